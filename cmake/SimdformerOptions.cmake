@@ -1,0 +1,38 @@
+# Every build switch of simdformer, with defaults for a top-level build.
+option(SIMDFORMER_BUILD_TESTS    "Build the Google Test suites"                      ${PROJECT_IS_TOP_LEVEL})
+option(SIMDFORMER_BUILD_EXAMPLES "Build the native examples"                         ${PROJECT_IS_TOP_LEVEL})
+option(SIMDFORMER_BUILD_BENCH    "Build the native Google Benchmark kernels bench"   OFF)
+option(SIMDFORMER_SIMD           "Vectorize kernels with xsimd (OFF: scalar kernels)" ON)
+option(SIMDFORMER_NATIVE_ARCH    "Compile for the build machine (-march=native)"     OFF)
+option(SIMDFORMER_WERROR         "Treat warnings as errors"                          OFF)
+set(SIMDFORMER_SANITIZE "" CACHE STRING "Sanitizers for native builds, e.g. address;undefined")
+set(SIMDFORMER_DEPS_PREFIX "${PROJECT_SOURCE_DIR}/.deps/prefix" CACHE PATH
+    "Prefix holding xsimd >= 11 and xtl unpacked by scripts/setup.sh")
+
+if(NOT CMAKE_BUILD_TYPE AND NOT CMAKE_CONFIGURATION_TYPES)
+  set(CMAKE_BUILD_TYPE Release CACHE STRING "Build type" FORCE)
+endif()
+
+# Warnings as an INTERFACE target, so third-party code (GoogleTest) is not affected.
+add_library(simdformer_warnings INTERFACE)
+target_compile_options(simdformer_warnings INTERFACE -Wall -Wextra -Wpedantic -Wshadow -Wconversion
+                       -Wno-sign-conversion $<$<BOOL:${SIMDFORMER_WERROR}>:-Werror>)
+
+# Sanitizers apply to everything in the build (library, tests and GoogleTest), as ASan requires.
+if(SIMDFORMER_SANITIZE AND NOT EMSCRIPTEN)
+  list(JOIN SIMDFORMER_SANITIZE "," _sf_san)
+  add_compile_options(-fsanitize=${_sf_san} -fno-omit-frame-pointer -fno-sanitize-recover=all)
+  add_link_options(-fsanitize=${_sf_san})
+endif()
+
+if(EMSCRIPTEN)
+  # Emscripten's optimizing linker runs acorn from Debian's node modules.
+  if(NOT DEFINED ENV{NODE_PATH})
+    set(CMAKE_CXX_LINKER_LAUNCHER ${CMAKE_COMMAND} -E env NODE_PATH=/usr/share/nodejs)
+  endif()
+  # The scalar wasm build must not contain a single SIMD opcode: it is the fallback for engines
+  # without SIMD128. xsimd cannot compile without -msimd128, so it is only added when SIMD is on.
+  if(SIMDFORMER_SIMD)
+    add_compile_options(-msimd128)
+  endif()
+endif()

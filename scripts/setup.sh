@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Installs what simdformer needs on a fresh Debian machine, and nothing that is already there.
+# Safe to re-run. Usage: scripts/setup.sh [core|test|bench|goldens]...
+#   core    : compilers, CMake, Ninja, Emscripten, GoogleTest sources, nlohmann-json, xsimd >= 11
+#   test    : core + what the browser/package/fuzz tests need
+#   bench   : core + Google Benchmark, wabt, python3-torch (exports the benchmark weights)
+#   goldens : python3-torch (regenerates tests/data with PyTorch)
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+DEPS="$ROOT/.deps"
+
+want=()
+add() { want+=("$@"); }
+for role in "${@:-core}"; do
+  case "$role" in
+    core)    add cmake ninja-build g++ googletest libgtest-dev nlohmann-json3-dev emscripten nodejs ;;
+    test)    add cmake ninja-build g++ googletest libgtest-dev nlohmann-json3-dev emscripten nodejs \
+                 chromium clang libclang-rt-14-dev ;;
+    bench)   add cmake ninja-build g++ googletest libgtest-dev nlohmann-json3-dev emscripten nodejs \
+                 libbenchmark-dev wabt python3-torch python3-onnx ;;
+    goldens) add python3-torch ;;
+    *) echo "setup.sh: unknown role '$role' (expected core, test, bench or goldens)" >&2; exit 2 ;;
+  esac
+done
+
+missing=()
+for p in $(printf '%s\n' "${want[@]}" | sort -u); do
+  # nodejs may come from another repository under the same name; any installed version will do.
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ "${#missing[@]}" -gt 0 ]; then
+  SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  echo "setup: installing ${missing[*]}"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# xsimd >= 11 (the first release with a WebAssembly architecture). Bookworm ships 8.1, so unless
+# the system already has a newer one, unpack trixie's header-only packages into a private prefix
+# through a private apt configuration. The system's apt sources are never touched.
+system_xsimd_ok() {
+  local v; v=$(dpkg-query -W -f='${Version}' libxsimd-dev 2>/dev/null || true)
+  [ -n "$v" ] && dpkg --compare-versions "$v" ge 11
+}
+if ! system_xsimd_ok && [ ! -f "$DEPS/prefix/usr/share/cmake/xsimd/xsimdConfig.cmake" ]; then
+  echo "setup: fetching xsimd and xtl headers (trixie) into .deps/"
+  mkdir -p "$DEPS/apt/lists/partial" "$DEPS/apt/cache/archives/partial" "$DEPS/prefix"
+  echo 'deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian trixie main' \
+    > "$DEPS/apt/trixie.list"
+  O=(-o "Dir::Etc::sourcelist=$DEPS/apt/trixie.list" -o Dir::Etc::sourceparts=- \
+     -o "Dir::State::Lists=$DEPS/apt/lists" -o "Dir::Cache=$DEPS/apt/cache")
+  apt-get "${O[@]}" update -qq
+  rm -f "$DEPS"/apt/*.deb
+  (cd "$DEPS/apt" && apt-get "${O[@]}" download libxsimd-dev/trixie xtl-dev/trixie 2>&1 | grep -v unsandboxed || true)
+  for f in "$DEPS"/apt/*.deb; do dpkg -x "$f" "$DEPS/prefix"; done
+fi

@@ -1,0 +1,57 @@
+#include "simdformer/buffer.h"
+
+#include <atomic>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+namespace simdformer {
+namespace {
+std::atomic<size_t> g_live_bytes{0};
+}
+
+Buffer::~Buffer() {
+    if (data_) {
+        g_live_bytes -= size_ * sizeof(float);
+        std::free(data_);
+    }
+}
+
+Buffer::Buffer(Buffer&& other) noexcept : data_(other.data_), size_(other.size_) {
+    other.data_ = nullptr;
+    other.size_ = 0;
+}
+
+Buffer& Buffer::operator=(Buffer&& other) noexcept {
+    if (this != &other) {
+        Buffer old(std::move(*this));
+        data_ = other.data_;
+        size_ = other.size_;
+        other.data_ = nullptr;
+        other.size_ = 0;
+    }
+    return *this;
+}
+
+Result<Buffer> Buffer::zeros(size_t size, const char* what) {
+    Buffer b;
+    if (size == 0) return b;
+    if (size > kMaxBufferFloats) {
+        return Status::oom(std::string(what) + ": " + std::to_string(size) +
+                           " floats exceed the per-buffer limit of " + std::to_string(kMaxBufferFloats));
+    }
+    const size_t bytes = round_up(size * sizeof(float), kAlignBytes);
+    void* p = std::aligned_alloc(kAlignBytes, bytes);
+    if (!p) {
+        return Status::oom(std::string(what) + ": cannot allocate " + std::to_string(bytes) + " bytes");
+    }
+    std::memset(p, 0, bytes);
+    b.data_ = static_cast<float*>(p);
+    b.size_ = size;
+    g_live_bytes += size * sizeof(float);
+    return b;
+}
+
+size_t Buffer::live_bytes() { return g_live_bytes.load(); }
+
+}  // namespace simdformer

@@ -1,0 +1,79 @@
+// Model and call configuration, with PyTorch's names where PyTorch has one.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "simdformer/kernels/kernels.h"
+#include "simdformer/status.h"
+
+namespace simdformer {
+
+using kernels::Activation;
+
+// How a query is compared with a key.
+enum class ScoreKind {
+    kScaledDot,  // q·k / sqrt(d_head)   (the Transformer's default)
+    kDot,        // q·k
+    kAdditive,   // w_vᵀ tanh(W_q q + W_k k)   (Bahdanau; needs additive weights)
+};
+
+// How scores become weights.
+enum class NormalizeKind {
+    kSoftmax,  // default
+    kRelu,     // relu(s) / n_valid_keys   (Wortsman et al. 2023)
+};
+
+struct AttentionOptions {
+    ScoreKind score = ScoreKind::kScaledDot;
+    NormalizeKind normalize = NormalizeKind::kSoftmax;
+};
+
+enum class ModelKind {
+    kMultiheadAttention,  // nn.MultiheadAttention
+    kEncoderLayer,        // nn.TransformerEncoderLayer
+    kEncoder,             // nn.TransformerEncoder
+    kDecoderLayer,        // nn.TransformerDecoderLayer
+    kDecoder,             // nn.TransformerDecoder
+    kTransformer,         // nn.Transformer
+};
+
+enum class PositionalKind { kNone, kSinusoidal, kLearned };
+
+// The JSON config of a model file. Field names follow PyTorch (d_model, nhead, ...); the token
+// fields (vocabularies, positions, generator) describe simdformer's optional embedding layers.
+struct ModelConfig {
+    ModelKind kind = ModelKind::kEncoder;
+    size_t d_model = 0;
+    size_t nhead = 1;
+    size_t dim_feedforward = 0;
+    Activation activation = Activation::kRelu;  // "relu" | "gelu" | "gelu_tanh"
+    bool norm_first = false;
+    float layer_norm_eps = 1e-5f;
+    size_t num_encoder_layers = 0;
+    size_t num_decoder_layers = 0;
+    size_t additive_dim = 0;  // d_a of the optional additive-score weights (0 = none)
+
+    // Token models: vocab 0 means the model takes vectors [n, d_model] directly.
+    size_t src_vocab_size = 0;
+    size_t tgt_vocab_size = 0;
+    size_t max_len = 512;            // longest sequence accepted (and learned-position table size)
+    PositionalKind positional = PositionalKind::kNone;
+    bool scale_embedding = false;    // multiply embeddings by sqrt(d_model) (Vaswani et al.)
+    int64_t bos_token = -1;
+    int64_t eos_token = -1;
+
+    size_t d_head() const { return nhead ? d_model / nhead : 0; }
+    bool has_encoder() const;
+    bool has_decoder() const;
+    Status validate() const;
+};
+
+// Parses a config JSON object. Unknown keys are ignored only if PyTorch has them (dropout,
+// batch_first, ...); any other unknown key is an error so typos do not pass silently.
+Result<ModelConfig> parse_model_config(const std::string& json);
+std::string model_kind_name(ModelKind kind);
+std::string activation_name(Activation act);
+
+}  // namespace simdformer

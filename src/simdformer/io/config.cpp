@@ -1,0 +1,213 @@
+// The model config JSON: PyTorch's constructor argument names, plus simdformer's token fields.
+#include <cmath>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "simdformer/config.h"
+
+namespace simdformer {
+namespace {
+
+using nlohmann::json;
+
+// Keys PyTorch's constructors accept that do not change inference (or that simdformer fixes).
+const std::set<std::string>& ignored_keys() {
+    static const std::set<std::string> keys = {"dropout", "batch_first", "device", "dtype", "bias",
+                                               "add_bias_kv", "add_zero_attn", "custom_encoder",
+                                               "custom_decoder", "enable_nested_tensor", "name", "description"};
+    return keys;
+}
+
+Status read_size(const json& j, const char* key, size_t* out) {
+    auto it = j.find(key);
+    if (it == j.end()) return Status::ok();
+    if (!it->is_number_integer() || it->get<int64_t>() < 0)
+        return Status::invalid(std::string("\"") + key + "\" must be a non-negative integer");
+    *out = size_t(it->get<uint64_t>());
+    return Status::ok();
+}
+
+Status read_int(const json& j, const char* key, int64_t* out) {
+    auto it = j.find(key);
+    if (it == j.end()) return Status::ok();
+    if (!it->is_number_integer()) return Status::invalid(std::string("\"") + key + "\" must be an integer");
+    *out = it->get<int64_t>();
+    return Status::ok();
+}
+
+Status read_bool(const json& j, const char* key, bool* out) {
+    auto it = j.find(key);
+    if (it == j.end()) return Status::ok();
+    if (!it->is_boolean()) return Status::invalid(std::string("\"") + key + "\" must be true or false");
+    *out = it->get<bool>();
+    return Status::ok();
+}
+
+Status read_string(const json& j, const char* key, std::string* out) {
+    auto it = j.find(key);
+    if (it == j.end()) return Status::ok();
+    if (!it->is_string()) return Status::invalid(std::string("\"") + key + "\" must be a string");
+    *out = it->get<std::string>();
+    return Status::ok();
+}
+
+Status parse_kind(const std::string& s, ModelKind* kind) {
+    static const std::pair<const char*, ModelKind> names[] = {
+        {"multihead_attention", ModelKind::kMultiheadAttention}, {"encoder_layer", ModelKind::kEncoderLayer},
+        {"encoder", ModelKind::kEncoder},                        {"decoder_layer", ModelKind::kDecoderLayer},
+        {"decoder", ModelKind::kDecoder},                        {"transformer", ModelKind::kTransformer}};
+    for (const auto& [name, k] : names)
+        if (s == name) {
+            *kind = k;
+            return Status::ok();
+        }
+    return Status::invalid("\"model_type\" '" + s +
+                           "' is not one of multihead_attention, encoder_layer, encoder, decoder_layer, decoder, transformer");
+}
+
+Status parse_activation(const std::string& s, Activation* act) {
+    if (s == "relu") *act = Activation::kRelu;
+    else if (s == "gelu") *act = Activation::kGeluErf;
+    else if (s == "gelu_tanh") *act = Activation::kGeluTanh;
+    else return Status::invalid("\"activation\" '" + s + "' is not one of relu, gelu, gelu_tanh");
+    return Status::ok();
+}
+
+Status parse_positional(const std::string& s, PositionalKind* p) {
+    if (s == "none") *p = PositionalKind::kNone;
+    else if (s == "sinusoidal") *p = PositionalKind::kSinusoidal;
+    else if (s == "learned") *p = PositionalKind::kLearned;
+    else return Status::invalid("\"positional\" '" + s + "' is not one of none, sinusoidal, learned");
+    return Status::ok();
+}
+
+}  // namespace
+
+std::string model_kind_name(ModelKind kind) {
+    switch (kind) {
+        case ModelKind::kMultiheadAttention: return "multihead_attention";
+        case ModelKind::kEncoderLayer: return "encoder_layer";
+        case ModelKind::kEncoder: return "encoder";
+        case ModelKind::kDecoderLayer: return "decoder_layer";
+        case ModelKind::kDecoder: return "decoder";
+        case ModelKind::kTransformer: return "transformer";
+    }
+    return "?";
+}
+
+std::string activation_name(Activation act) {
+    switch (act) {
+        case Activation::kNone: return "none";
+        case Activation::kRelu: return "relu";
+        case Activation::kGeluErf: return "gelu";
+        case Activation::kGeluTanh: return "gelu_tanh";
+    }
+    return "?";
+}
+
+bool ModelConfig::has_encoder() const {
+    return kind == ModelKind::kEncoderLayer || kind == ModelKind::kEncoder || kind == ModelKind::kTransformer;
+}
+
+bool ModelConfig::has_decoder() const {
+    return kind == ModelKind::kDecoderLayer || kind == ModelKind::kDecoder || kind == ModelKind::kTransformer;
+}
+
+Status ModelConfig::validate() const {
+    if (d_model == 0) return Status::invalid("d_model must be positive");
+    if (nhead == 0) return Status::invalid("nhead must be positive");
+    if (d_model % nhead != 0)
+        return Status::invalid("d_model=" + std::to_string(d_model) + " is not divisible by nhead=" + std::to_string(nhead));
+    if (d_model > 65536) return Status::invalid("d_model=" + std::to_string(d_model) + " exceeds 65536");
+    if (kind != ModelKind::kMultiheadAttention && dim_feedforward == 0)
+        return Status::invalid("dim_feedforward must be positive");
+    if (dim_feedforward > 1u << 20) return Status::invalid("dim_feedforward=" + std::to_string(dim_feedforward) + " exceeds 1048576");
+    if (!(layer_norm_eps > 0.0f) || !std::isfinite(layer_norm_eps)) return Status::invalid("layer_norm_eps must be a positive number");
+    if (max_len == 0 || max_len > 1u << 16) return Status::invalid("max_len=" + std::to_string(max_len) + " must be in [1, 65536]");
+    if (additive_dim > 65536) return Status::invalid("additive_dim exceeds 65536");
+    if (num_encoder_layers > 1024 || num_decoder_layers > 1024) return Status::invalid("more than 1024 layers");
+    if (kind == ModelKind::kEncoder && num_encoder_layers == 0)
+        return Status::invalid("an encoder needs num_encoder_layers >= 1");
+    if (kind == ModelKind::kDecoder && num_decoder_layers == 0)
+        return Status::invalid("a decoder needs num_decoder_layers >= 1");
+    if (kind == ModelKind::kTransformer && (num_encoder_layers == 0 || num_decoder_layers == 0))
+        return Status::invalid("a transformer needs num_encoder_layers >= 1 and num_decoder_layers >= 1");
+    if (src_vocab_size > (1u << 24) || tgt_vocab_size > (1u << 24)) return Status::invalid("vocabulary larger than 16M entries");
+    if (src_vocab_size && !has_encoder())
+        return Status::invalid("src_vocab_size is only meaningful for models with an encoder");
+    if (tgt_vocab_size && !has_decoder())
+        return Status::invalid("tgt_vocab_size is only meaningful for models with a decoder");
+    if (positional != PositionalKind::kNone && !src_vocab_size && !tgt_vocab_size)
+        return Status::invalid("positional encodings need token embeddings (src_vocab_size or tgt_vocab_size)");
+    if (tgt_vocab_size) {
+        if (bos_token >= int64_t(tgt_vocab_size)) return Status::invalid("bos_token is outside the target vocabulary");
+        if (eos_token >= int64_t(tgt_vocab_size)) return Status::invalid("eos_token is outside the target vocabulary");
+    }
+    return Status::ok();
+}
+
+Result<ModelConfig> parse_model_config(const std::string& text) {
+    json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
+    if (j.is_discarded()) return Status::invalid("config is not valid JSON");
+    if (!j.is_object()) return Status::invalid("config is not a JSON object");
+
+    static const std::set<std::string> known = {
+        "model_type", "d_model", "embed_dim", "nhead", "num_heads", "dim_feedforward", "activation", "norm_first",
+        "layer_norm_eps", "num_encoder_layers", "num_decoder_layers", "num_layers", "additive_dim",
+        "src_vocab_size", "tgt_vocab_size", "vocab_size", "max_len", "positional", "scale_embedding",
+        "bos_token", "eos_token"};
+    for (auto it = j.begin(); it != j.end(); ++it) {
+        if (!known.count(it.key()) && !ignored_keys().count(it.key()))
+            return Status::invalid("config has an unknown key \"" + it.key() + "\"");
+    }
+
+    ModelConfig c;
+    std::string kind = "encoder", activation = "relu", positional;
+    SF_RETURN_IF_ERROR(read_string(j, "model_type", &kind));
+    SF_RETURN_IF_ERROR(parse_kind(kind, &c.kind));
+    // nn.MultiheadAttention names its arguments embed_dim / num_heads.
+    SF_RETURN_IF_ERROR(read_size(j, "embed_dim", &c.d_model));
+    SF_RETURN_IF_ERROR(read_size(j, "d_model", &c.d_model));
+    SF_RETURN_IF_ERROR(read_size(j, "num_heads", &c.nhead));
+    SF_RETURN_IF_ERROR(read_size(j, "nhead", &c.nhead));
+    SF_RETURN_IF_ERROR(read_size(j, "dim_feedforward", &c.dim_feedforward));
+    SF_RETURN_IF_ERROR(read_string(j, "activation", &activation));
+    SF_RETURN_IF_ERROR(parse_activation(activation, &c.activation));
+    SF_RETURN_IF_ERROR(read_bool(j, "norm_first", &c.norm_first));
+    if (auto it = j.find("layer_norm_eps"); it != j.end()) {
+        if (!it->is_number()) return Status::invalid("\"layer_norm_eps\" must be a number");
+        c.layer_norm_eps = it->get<float>();
+    }
+    // nn.TransformerEncoder / nn.TransformerDecoder call it num_layers.
+    size_t num_layers = 0;
+    SF_RETURN_IF_ERROR(read_size(j, "num_layers", &num_layers));
+    if (c.kind == ModelKind::kEncoder) c.num_encoder_layers = num_layers;
+    if (c.kind == ModelKind::kDecoder) c.num_decoder_layers = num_layers;
+    SF_RETURN_IF_ERROR(read_size(j, "num_encoder_layers", &c.num_encoder_layers));
+    SF_RETURN_IF_ERROR(read_size(j, "num_decoder_layers", &c.num_decoder_layers));
+    if (c.kind == ModelKind::kEncoderLayer) c.num_encoder_layers = 1;
+    if (c.kind == ModelKind::kDecoderLayer) c.num_decoder_layers = 1;
+    if (c.kind == ModelKind::kMultiheadAttention) c.num_encoder_layers = c.num_decoder_layers = 0;
+    SF_RETURN_IF_ERROR(read_size(j, "additive_dim", &c.additive_dim));
+
+    size_t vocab = 0;
+    SF_RETURN_IF_ERROR(read_size(j, "vocab_size", &vocab));  // one shared vocabulary
+    if (vocab) {
+        if (c.has_encoder()) c.src_vocab_size = vocab;
+        if (c.kind == ModelKind::kTransformer || c.kind == ModelKind::kDecoder || c.kind == ModelKind::kDecoderLayer)
+            c.tgt_vocab_size = vocab;
+    }
+    SF_RETURN_IF_ERROR(read_size(j, "src_vocab_size", &c.src_vocab_size));
+    SF_RETURN_IF_ERROR(read_size(j, "tgt_vocab_size", &c.tgt_vocab_size));
+    SF_RETURN_IF_ERROR(read_size(j, "max_len", &c.max_len));
+    if (c.src_vocab_size || c.tgt_vocab_size) c.positional = PositionalKind::kSinusoidal;
+    SF_RETURN_IF_ERROR(read_string(j, "positional", &positional));
+    if (!positional.empty()) SF_RETURN_IF_ERROR(parse_positional(positional, &c.positional));
+    SF_RETURN_IF_ERROR(read_bool(j, "scale_embedding", &c.scale_embedding));
+    SF_RETURN_IF_ERROR(read_int(j, "bos_token", &c.bos_token));
+    SF_RETURN_IF_ERROR(read_int(j, "eos_token", &c.eos_token));
+    SF_RETURN_IF_ERROR(c.validate());
+    return c;
+}
+
+}  // namespace simdformer

@@ -1,0 +1,139 @@
+#include "simdformer/layers/decoder_layer.h"
+
+#include <cstring>
+
+namespace simdformer {
+
+Result<DecoderLayer> DecoderLayer::load(WeightReader& reader, const std::string& prefix, const ModelConfig& config) {
+    DecoderLayer l;
+    l.norm_first_ = config.norm_first;
+    l.d_model_ = config.d_model;
+    const size_t d = config.d_model;
+    const float eps = config.layer_norm_eps;
+    SF_ASSIGN_OR_RETURN(l.self_attn_, MultiHeadAttention::load(reader, prefix + "self_attn.", config));
+    SF_ASSIGN_OR_RETURN(l.cross_attn_, MultiHeadAttention::load(reader, prefix + "multihead_attn.", config));
+    SF_ASSIGN_OR_RETURN(l.feed_forward_, FeedForward::load(reader, prefix, config));
+    SF_ASSIGN_OR_RETURN(l.norm1_, LayerNorm::load(reader, prefix + "norm1.", d, eps));
+    SF_ASSIGN_OR_RETURN(l.norm2_, LayerNorm::load(reader, prefix + "norm2.", d, eps));
+    SF_ASSIGN_OR_RETURN(l.norm3_, LayerNorm::load(reader, prefix + "norm3.", d, eps));
+    return l;
+}
+
+void DecoderLayer::project_memory(size_t rows, const float* memory, float* k, float* v) const {
+    cross_attn_.project_kv(rows, memory, memory, d_model_, k, v, d_model_);
+}
+
+void DecoderLayer::cross_block(size_t n_batch, size_t n_seq_q, const float* in, float* out, const float* residual,
+                               const CrossMemory& m, const AttentionOptions& options, const LayerScratch& s,
+                               float* weights) const {
+    const size_t d = d_model_, tokens = n_batch * n_seq_q;
+    cross_attn_.project_q(tokens, in, d, s.q, d);
+    AttendArgs a;
+    a.n_batch = n_batch;
+    a.n_seq_q = n_seq_q;
+    a.n_seq_k = m.n_seq_src;
+    a.q = s.q;
+    a.ld_q = d;
+    a.q_batch_stride = n_seq_q * d;
+    a.k = m.k;
+    a.v = m.v;
+    a.ld_kv = d;
+    a.kv_batch_stride = m.batch_stride;
+    a.key_padding = m.key_padding;
+    a.key_padding_stride = m.key_padding_stride;
+    a.options = options;
+    a.context = s.context;
+    a.ld_context = d;
+    a.context_batch_stride = n_seq_q * d;
+    a.weights = weights;
+    cross_attn_.attend(a, s.attention);
+    cross_attn_.project_out(tokens, s.context, d, out, d, residual, d);
+}
+
+template <class SelfBlock>
+void DecoderLayer::run(size_t tokens, float* x, const SelfBlock& self_block, size_t n_batch, size_t n_seq_q,
+                       const CrossMemory& memory, const AttentionOptions& options, const LayerScratch& s,
+                       float* cross_weights) const {
+    const size_t d = d_model_;
+    if (!norm_first_) {
+        self_block(x, s.s1, x);                                                           // s1 = x + SA(x)
+        norm1_.forward(tokens, s.s1, d, x, d);
+        cross_block(n_batch, n_seq_q, x, s.s1, x, memory, options, s, cross_weights);     // s1 = x + CA(x, mem)
+        norm2_.forward(tokens, s.s1, d, x, d);
+        feed_forward_.forward(tokens, x, d, s.hidden, s.s1, d, x, d);                     // s1 = x + FF(x)
+        norm3_.forward(tokens, s.s1, d, x, d);
+    } else {
+        norm1_.forward(tokens, x, d, s.s1, d);
+        self_block(s.s1, s.s2, x);                                                        // s2 = x + SA(norm1(x))
+        norm2_.forward(tokens, s.s2, d, s.s1, d);
+        cross_block(n_batch, n_seq_q, s.s1, x, s.s2, memory, options, s, cross_weights);  // x = s2 + CA(norm2(s2))
+        norm3_.forward(tokens, x, d, s.s1, d);
+        feed_forward_.forward(tokens, s.s1, d, s.hidden, s.s2, d, x, d);                  // s2 = x + FF(norm3(x))
+        std::memcpy(x, s.s2, tokens * d * sizeof(float));
+    }
+}
+
+void DecoderLayer::forward(size_t n_batch, size_t n_seq, float* x, const SequenceMasks& masks,
+                           const CrossMemory& memory, const AttentionOptions& options, const LayerScratch& s,
+                           float* self_weights, float* cross_weights) const {
+    const size_t d = d_model_, tokens = n_batch * n_seq;
+    auto self_block = [&](const float* in, float* out, const float* residual) {
+        self_attn_.project_q(tokens, in, d, s.q, d);
+        self_attn_.project_kv(tokens, in, in, d, s.k, s.v, d);
+        AttendArgs a;
+        a.n_batch = n_batch;
+        a.n_seq_q = a.n_seq_k = n_seq;
+        a.q = s.q;
+        a.ld_q = d;
+        a.q_batch_stride = n_seq * d;
+        a.k = s.k;
+        a.v = s.v;
+        a.ld_kv = d;
+        a.kv_batch_stride = n_seq * d;
+        a.key_padding = masks.key_padding;
+        a.key_padding_stride = masks.key_padding_stride;
+        a.attn_mask = masks.attn_mask;
+        a.causal = masks.causal;
+        a.options = options;
+        a.context = s.context;
+        a.ld_context = d;
+        a.context_batch_stride = n_seq * d;
+        a.weights = self_weights;
+        self_attn_.attend(a, s.attention);
+        self_attn_.project_out(tokens, s.context, d, out, d, residual, d);
+    };
+    run(tokens, x, self_block, n_batch, n_seq, memory, options, s, cross_weights);
+}
+
+void DecoderLayer::forward_step(size_t n_batch, float* x, const SelfCache& cache, const CrossMemory& memory,
+                                const AttentionOptions& options, const LayerScratch& s, float* self_weights,
+                                float* cross_weights) const {
+    const size_t d = d_model_;
+    auto self_block = [&](const float* in, float* out, const float* residual) {
+        self_attn_.project_q(n_batch, in, d, s.q, d);
+        // Row b of the projection lands at position `cache.position` of batch item b's cache.
+        const size_t row = cache.position * d;
+        self_attn_.project_kv(n_batch, in, in, d, cache.k + row, cache.v + row, cache.batch_stride);
+        AttendArgs a;
+        a.n_batch = n_batch;
+        a.n_seq_q = 1;
+        a.n_seq_k = cache.position + 1;  // every earlier position and this one: causal by construction
+        a.q = s.q;
+        a.ld_q = d;
+        a.q_batch_stride = d;
+        a.k = cache.k;
+        a.v = cache.v;
+        a.ld_kv = d;
+        a.kv_batch_stride = cache.batch_stride;
+        a.options = options;
+        a.context = s.context;
+        a.ld_context = d;
+        a.context_batch_stride = d;
+        a.weights = self_weights;
+        self_attn_.attend(a, s.attention);
+        self_attn_.project_out(n_batch, s.context, d, out, d, residual, d);
+    };
+    run(n_batch, x, self_block, n_batch, 1, memory, options, s, cross_weights);
+}
+
+}  // namespace simdformer

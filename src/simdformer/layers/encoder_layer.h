@@ -1,0 +1,36 @@
+// nn.TransformerEncoderLayer: self-attention and feed-forward, each wrapped in Add & LayerNorm.
+//   post-norm (default, original paper):  x = norm1(x + SA(x));  x = norm2(x + FF(x))
+//   pre-norm  (norm_first):               x = x + SA(norm1(x));  x = x + FF(norm2(x))
+#pragma once
+
+#include "simdformer/layers/feed_forward.h"
+#include "simdformer/layers/layer_norm.h"
+#include "simdformer/layers/layer_scratch.h"
+
+namespace simdformer {
+
+class EncoderLayer {
+public:
+    // Reads `<prefix>self_attn.*`, `<prefix>linear{1,2}.*`, `<prefix>norm{1,2}.*`.
+    static Result<EncoderLayer> load(WeightReader& reader, const std::string& prefix, const ModelConfig& config);
+
+    // x [n_batch * n_seq, d_model] is transformed in place.
+    void forward(size_t n_batch, size_t n_seq, float* x, const SequenceMasks& masks,
+                 const AttentionOptions& options, const LayerScratch& scratch,
+                 float* weights /* [n_batch, nhead, n_seq, n_seq] or null */) const;
+
+    const MultiHeadAttention& self_attention() const { return self_attn_; }
+
+private:
+    void self_attention_block(size_t n_batch, size_t n_seq, const float* in, float* out, const float* residual,
+                              const SequenceMasks& masks, const AttentionOptions& options,
+                              const LayerScratch& s, float* weights) const;
+
+    bool norm_first_ = false;
+    size_t d_model_ = 0;
+    MultiHeadAttention self_attn_;
+    FeedForward feed_forward_;
+    LayerNorm norm1_, norm2_;
+};
+
+}  // namespace simdformer

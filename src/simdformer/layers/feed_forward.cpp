@@ -1,0 +1,20 @@
+#include "simdformer/layers/feed_forward.h"
+
+namespace simdformer {
+
+Result<FeedForward> FeedForward::load(WeightReader& reader, const std::string& prefix, const ModelConfig& config) {
+    FeedForward f;
+    f.activation_ = config.activation;
+    SF_ASSIGN_OR_RETURN(f.linear1_, Linear::load(reader, prefix + "linear1.", config.d_model, config.dim_feedforward));
+    SF_ASSIGN_OR_RETURN(f.linear2_, Linear::load(reader, prefix + "linear2.", config.dim_feedforward, config.d_model));
+    return f;
+}
+
+void FeedForward::forward(size_t rows, const float* x, size_t ldx, float* hidden, float* out, size_t ldo,
+                          const float* residual, size_t ld_residual) const {
+    const size_t d_ff = linear1_.out_features();
+    linear1_.forward(rows, x, ldx, hidden, d_ff, activation_);
+    linear2_.forward(rows, hidden, d_ff, out, ldo, Activation::kNone, residual, ld_residual);
+}
+
+}  // namespace simdformer

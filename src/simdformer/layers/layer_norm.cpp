@@ -1,0 +1,20 @@
+#include "simdformer/layers/layer_norm.h"
+
+#include "simdformer/kernels/kernels.h"
+
+namespace simdformer {
+
+Result<LayerNorm> LayerNorm::load(WeightReader& reader, const std::string& prefix, size_t d, float eps) {
+    LayerNorm n;
+    n.d_ = d;
+    n.eps_ = eps;
+    SF_ASSIGN_OR_RETURN(n.gamma_, reader.take(prefix + "weight", {d}));
+    SF_ASSIGN_OR_RETURN(n.beta_, reader.take(prefix + "bias", {d}));
+    return n;
+}
+
+void LayerNorm::forward(size_t rows, const float* x, size_t ldx, float* y, size_t ldy) const {
+    kernels::layernorm_rows_f32(rows, d_, x, ldx, gamma_.data(), beta_.data(), eps_, y, ldy);
+}
+
+}  // namespace simdformer

@@ -1,0 +1,21 @@
+// LayerNorm over the last dimension with learned gain and bias (nn.LayerNorm).
+#pragma once
+
+#include "simdformer/buffer.h"
+#include "simdformer/io/weight_reader.h"
+
+namespace simdformer {
+
+class LayerNorm {
+public:
+    // Reads `<prefix>weight` and `<prefix>bias`, both [d].
+    static Result<LayerNorm> load(WeightReader& reader, const std::string& prefix, size_t d, float eps);
+    void forward(size_t rows, const float* x, size_t ldx, float* y, size_t ldy) const;  // y may equal x
+
+private:
+    size_t d_ = 0;
+    float eps_ = 1e-5f;
+    Buffer gamma_, beta_;
+};
+
+}  // namespace simdformer

@@ -1,0 +1,31 @@
+// Scratch buffers and masks shared by the encoder and decoder layers. The buffers are views
+// into a Workspace sized once per model and maximum length, so layers never allocate.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "simdformer/layers/multi_head_attention.h"
+
+namespace simdformer {
+
+struct LayerScratch {
+    float* q = nullptr;       // [tokens, d_model]
+    float* k = nullptr;       // [kv tokens, d_model]
+    float* v = nullptr;       // [kv tokens, d_model]
+    float* context = nullptr; // [tokens, d_model]
+    float* s1 = nullptr;      // [tokens, d_model]
+    float* s2 = nullptr;      // [tokens, d_model]
+    float* hidden = nullptr;  // [tokens, dim_feedforward]
+    AttentionScratch attention;
+};
+
+// Masks of a self-attention over sequences of equal (padded) length.
+struct SequenceMasks {
+    const uint8_t* key_padding = nullptr;  // [n_batch, key_padding_stride]; 1 = padding
+    size_t key_padding_stride = 0;
+    const float* attn_mask = nullptr;      // [n_seq, n_seq] additive, or null
+    bool causal = false;
+};
+
+}  // namespace simdformer

@@ -1,0 +1,79 @@
+// Multi-head attention with nn.MultiheadAttention semantics:
+//   Q = X_q W_qᵀ + b_q,  K = X_kv W_kᵀ + b_k,  V = X_kv W_vᵀ + b_v   (packed in_proj_weight [3d, d])
+//   per head h:  A_h = normalize(mask(score(Q_h, K_h)))  [n_seq_q, n_seq_k]
+//                C_h = A_h V_h
+//   out = concat_h(C_h) W_oᵀ + b_o   (+ residual, fused)
+// The steps are separate methods so the decoder can cache projected K/V between tokens.
+#pragma once
+
+#include "simdformer/config.h"
+#include "simdformer/layers/linear.h"
+
+namespace simdformer {
+
+// Scratch memory for one attention call, carved out of a Workspace.
+struct AttentionScratch {
+    float* scores = nullptr;  // [n_seq_q, n_seq_k]
+    float* pack = nullptr;    // [MultiHeadAttention::pack_floats(n_seq_q, n_seq_k)]
+    float* add_q = nullptr;   // [n_seq_q, additive_dim]  (additive scores only)
+    float* add_k = nullptr;   // [n_seq_k, additive_dim]
+};
+
+// One attention computation over a batch. Row r of batch item b of the queries is at
+// q + b*q_batch_stride + r*ld_q (likewise for keys/values and the context output).
+struct AttendArgs {
+    size_t n_batch = 1, n_seq_q = 0, n_seq_k = 0;
+    const float* q = nullptr;  // [n_batch, n_seq_q, d_model]
+    size_t ld_q = 0, q_batch_stride = 0;
+    const float* k = nullptr;  // [n_batch, n_seq_k, d_model]
+    const float* v = nullptr;  // [n_batch, n_seq_k, d_model]
+    size_t ld_kv = 0, kv_batch_stride = 0;
+    const uint8_t* key_padding = nullptr;  // [n_batch, key_padding_stride]; 1 = masked (ignored key)
+    size_t key_padding_stride = 0;
+    const float* attn_mask = nullptr;  // [n_seq_q, n_seq_k] additive (-inf = masked), or null
+    bool causal = false;               // key j is masked for query i when j > i + causal_offset
+    size_t causal_offset = 0;
+    AttentionOptions options;
+    float* context = nullptr;  // [n_batch, n_seq_q, d_model] concatenated heads
+    size_t ld_context = 0, context_batch_stride = 0;
+    float* weights = nullptr;  // [n_batch, nhead, n_seq_q, n_seq_k] or null (not materialised)
+};
+
+class MultiHeadAttention {
+public:
+    // Reads `<prefix>in_proj_weight` [3d, d], `<prefix>in_proj_bias` [3d],
+    // `<prefix>out_proj.weight` [d, d], `<prefix>out_proj.bias` [d], and, when
+    // config.additive_dim > 0, `<prefix>additive.q_weight` / `k_weight` [nhead, d_a, d_head] and
+    // `<prefix>additive.v_weight` [nhead, d_a].
+    static Result<MultiHeadAttention> load(WeightReader& reader, const std::string& prefix,
+                                           const ModelConfig& config);
+
+    // Projections: rows [rows, d_model] -> q / k / v [rows, d_model]. Keys and values usually
+    // come from the same rows (x_k == x_v); nn.MultiheadAttention allows them to differ.
+    void project_q(size_t rows, const float* x, size_t ldx, float* q, size_t ldq) const;
+    void project_kv(size_t rows, const float* x_k, const float* x_v, size_t ldx, float* k, float* v,
+                    size_t ldkv) const;
+    // Scores, masks, normalisation and the weighted sum of values, per batch item and head.
+    void attend(const AttendArgs& args, const AttentionScratch& scratch) const;
+    // out = context W_oᵀ + b_o (+ residual).
+    void project_out(size_t rows, const float* context, size_t ldc, float* out, size_t ldo,
+                     const float* residual, size_t ld_residual) const;
+
+    bool has_additive() const { return additive_dim_ > 0; }
+    size_t d_model() const { return d_model_; }
+    size_t nhead() const { return nhead_; }
+    // Floats of AttentionScratch::pack needed for the given sequence lengths.
+    static size_t pack_floats(const ModelConfig& config, size_t n_seq_q, size_t n_seq_k);
+
+private:
+    void head_scores(const AttendArgs& args, const AttentionScratch& scratch, size_t b, size_t h,
+                     float* scores) const;
+
+    size_t d_model_ = 0, nhead_ = 0, d_head_ = 0, additive_dim_ = 0;
+    Linear q_proj_, k_proj_, v_proj_, out_proj_;
+    Buffer add_q_packed_;  // per head: pack_b of W_qᵀ [d_head, d_a]
+    Buffer add_k_packed_;  // per head: pack_b of W_kᵀ [d_head, d_a]
+    Buffer add_v_;         // [nhead, d_a]
+};
+
+}  // namespace simdformer

@@ -1,0 +1,140 @@
+// Model: any of the supported PyTorch modules (nn.MultiheadAttention, nn.TransformerEncoderLayer,
+// nn.TransformerEncoder, nn.TransformerDecoderLayer, nn.TransformerDecoder, nn.Transformer),
+// optionally with token embeddings and an output generator, loaded from safetensors.
+//
+// Usage:
+//   auto model = Model::load(bytes, size, config_json);          // weights packed once here
+//   auto ws = model.value().make_workspace({.max_batch = 4, .max_src_len = 128});
+//   EncodeInput in; in.n_seq = n; in.embeddings = x;
+//   Status st = model.value().encode(in, ws.value());             // allocation-free
+//   const float* out = ws.value().output();                       // [n_batch, n_seq, d_model]
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "simdformer/config.h"
+#include "simdformer/io/weight_reader.h"
+#include "simdformer/status.h"
+
+namespace simdformer {
+
+class Workspace;
+
+// Inputs of one forward pass. For token models set `tokens`, otherwise `embeddings`.
+struct SequenceInput {
+    size_t n_seq = 0;
+    const float* embeddings = nullptr;  // [n_batch, n_seq, d_model]
+    const int32_t* tokens = nullptr;    // [n_batch, n_seq]
+    const uint8_t* key_padding = nullptr;  // [n_batch, n_seq]; 1 = padding (ignored as a key)
+    const float* attn_mask = nullptr;   // [n_seq, n_seq] additive float mask (-inf = masked), or null
+    bool causal = false;                // mask keys after the query position
+};
+
+struct ForwardRequest {
+    size_t n_batch = 1;
+    SequenceInput src;  // encoder input, or the query of multihead_attention
+    SequenceInput tgt;  // decoder input (decoder, decoder_layer, transformer)
+    // multihead_attention only: key and value sequences (default: the query, i.e. self-attention).
+    const float* key = nullptr;    // [n_batch, n_seq_k, d_model]
+    const float* value = nullptr;  // [n_batch, n_seq_k, d_model]
+    size_t n_seq_k = 0;
+    const uint8_t* key_padding_k = nullptr;  // [n_batch, n_seq_k] padding of `key`
+    // decoder and decoder_layer only: the encoder memory [n_batch, n_seq_memory, d_model].
+    const float* memory = nullptr;
+    size_t n_seq_memory = 0;
+    const uint8_t* memory_key_padding = nullptr;  // [n_batch, n_seq_memory]
+    AttentionOptions options;
+    bool need_weights = false;  // record every layer's per-head attention weights
+};
+
+struct GenerateRequest {
+    size_t n_batch = 1;
+    SequenceInput src;      // source tokens (+ padding)
+    size_t max_length = 0;  // maximum target length including bos (0: config.max_len)
+    int64_t bos = -1;       // -1: config.bos_token
+    int64_t eos = -1;       // -1: config.eos_token (decoding of an item stops after eos)
+    AttentionOptions options;
+    bool need_weights = false;
+};
+
+// Attention weights recorded by the last call, as views into the workspace.
+struct AttentionMap {
+    const float* data = nullptr;  // [n_batch, nhead, n_seq_q, n_seq_k]
+    size_t n_batch = 0, nhead = 0, n_seq_q = 0, n_seq_k = 0;
+};
+
+struct WorkspaceLimits {
+    size_t max_batch = 1;
+    size_t max_src_len = 0;    // 0: config.max_len (also the query length of multihead_attention)
+    size_t max_tgt_len = 0;    // 0: config.max_len (also the key length of multihead_attention)
+    bool record_attention = true;  // reserve room for every layer's attention weights
+};
+
+class Model {
+public:
+    Model();
+    ~Model();
+    Model(Model&&) noexcept;
+    Model& operator=(Model&&) noexcept;
+
+    // Loads from safetensors bytes. config_json may be empty when the file's metadata holds
+    // the config under the key "config". Nothing is half-loaded: any problem fails the load.
+    static Result<Model> load(const uint8_t* data, size_t size, const std::string& config_json);
+    // Loads from any WeightReader; fails if a tensor is missing, misshapen or (for readers that
+    // can tell) left unused.
+    static Result<Model> load(WeightReader& reader, const ModelConfig& config);
+
+    const ModelConfig& config() const;
+    size_t parameter_count() const;
+
+    Result<Workspace> make_workspace(const WorkspaceLimits& limits) const;
+
+    // One forward pass. Output (ws.output()): the attention output for multihead_attention,
+    // the encoder output for encoder kinds, the decoder output for decoder kinds and
+    // transformer; ws.logits() holds generator scores [n_batch, n_seq_tgt, tgt_vocab] when the
+    // model has a generator.
+    Status forward(const ForwardRequest& request, Workspace& ws) const;
+
+    // Greedy decoding with a key/value cache (transformer with token embeddings and generator).
+    // Tokens land in ws.generated() [n_batch, ws.generated_length()]; positions after an item's
+    // eos hold eos.
+    Status generate(const GenerateRequest& request, Workspace& ws) const;
+
+    struct Impl;
+
+private:
+    std::unique_ptr<Impl> impl_;
+};
+
+// Buffers for forward passes of one model, allocated once (make_workspace), reused by every call.
+class Workspace {
+public:
+    Workspace();
+    ~Workspace();
+    Workspace(Workspace&&) noexcept;
+    Workspace& operator=(Workspace&&) noexcept;
+
+    const float* output() const;                  // [n_batch, n_seq, d_model]
+    size_t output_rows() const;                   // n_batch * n_seq of the last call
+    const float* logits() const;                  // [rows, vocab] or null
+    size_t logits_cols() const;
+    const int32_t* generated() const;             // [n_batch, generated_length()]
+    size_t generated_length() const;
+    const std::vector<AttentionMap>& encoder_attention() const;  // one per encoder layer
+    const std::vector<AttentionMap>& decoder_self_attention() const;
+    const std::vector<AttentionMap>& decoder_cross_attention() const;
+    const WorkspaceLimits& limits() const;
+    size_t bytes() const;
+
+    struct Impl;
+    Impl& impl() { return *impl_; }
+    const Impl& impl() const { return *impl_; }
+
+private:
+    friend class Model;
+    std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace simdformer

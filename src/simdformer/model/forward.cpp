@@ -1,0 +1,205 @@
+// Model::forward: validates a request completely, then runs the configured module on the
+// workspace without allocating.
+#include <cmath>
+#include <cstring>
+
+#include "simdformer/model/model_impl.h"
+
+namespace simdformer {
+namespace {
+
+std::string str(size_t v) { return std::to_string(v); }
+
+Status check_finite(const float* x, size_t n, const char* what) {
+    for (size_t i = 0; i < n; ++i)
+        if (!std::isfinite(x[i]))
+            return Status::invalid(std::string(what) + " holds a non-finite value (" + std::to_string(x[i]) +
+                                   ") at element " + str(i));
+    return Status::ok();
+}
+
+// Additive masks may hold -inf (masked) but never NaN or +inf.
+Status check_mask(const float* m, size_t n, const char* what) {
+    for (size_t i = 0; i < n; ++i)
+        if (std::isnan(m[i]) || m[i] == INFINITY)
+            return Status::invalid(std::string(what) + " holds " + (std::isnan(m[i]) ? "NaN" : "+Infinity") +
+                                   " at element " + str(i) + " (allowed: finite values and -Infinity)");
+    return Status::ok();
+}
+
+Status check_limits(size_t n_batch, size_t n_seq, size_t max_batch, size_t max_len, const char* which) {
+    if (n_batch == 0) return Status::invalid("n_batch must be at least 1");
+    if (n_batch > max_batch)
+        return Status::invalid("n_batch=" + str(n_batch) + " exceeds the workspace's max_batch=" + str(max_batch));
+    if (n_seq == 0) return Status::invalid(std::string(which) + " sequence is empty");
+    if (n_seq > max_len)
+        return Status::invalid(std::string(which) + " length " + str(n_seq) + " exceeds the workspace's limit of " + str(max_len));
+    return Status::ok();
+}
+
+}  // namespace
+
+Status Model::Impl::check_sequence(const SequenceInput& s, size_t n_batch, size_t max_len, const char* which,
+                                   const std::optional<TokenEmbedding>& embedding) const {
+    if (s.n_seq > config.max_len)
+        return Status::invalid(std::string(which) + " length " + str(s.n_seq) + " exceeds the model's max_len=" +
+                               str(config.max_len));
+    SF_RETURN_IF_ERROR(check_limits(n_batch, s.n_seq, n_batch, max_len, which));
+    const size_t tokens = n_batch * s.n_seq;
+    if (embedding) {
+        if (!s.tokens) return Status::invalid(std::string(which) + ": this model takes token ids, none given");
+        for (size_t i = 0; i < tokens; ++i)
+            if (s.tokens[i] < 0 || size_t(s.tokens[i]) >= embedding->vocab_size())
+                return Status::invalid(std::string(which) + " token " + std::to_string(s.tokens[i]) + " at index " +
+                                       str(i) + " is outside the vocabulary [0, " + str(embedding->vocab_size()) + ")");
+    } else {
+        if (!s.embeddings)
+            return Status::invalid(std::string(which) + ": this model takes vectors [n_seq, d_model], none given");
+        SF_RETURN_IF_ERROR(check_finite(s.embeddings, tokens * config.d_model, which));
+    }
+    if (s.attn_mask) SF_RETURN_IF_ERROR(check_mask(s.attn_mask, s.n_seq * s.n_seq, "attn_mask"));
+    return Status::ok();
+}
+
+void Model::Impl::embed(const SequenceInput& s, size_t n_batch, const std::optional<TokenEmbedding>& embedding,
+                        float* out) const {
+    const size_t d = config.d_model;
+    if (embedding) {
+        for (size_t b = 0; b < n_batch; ++b)
+            embedding->embed(s.n_seq, s.tokens + b * s.n_seq, 0, out + b * s.n_seq * d, d);
+    } else {
+        std::memcpy(out, s.embeddings, n_batch * s.n_seq * d * sizeof(float));
+    }
+}
+
+void Model::Impl::run_encoder(size_t n_batch, const SequenceInput& src, const AttentionOptions& options,
+                              bool need_weights, Workspace::Impl& ws, float* x) const {
+    const size_t n = src.n_seq;
+    SequenceMasks masks{src.key_padding, n, src.attn_mask, src.causal};
+    const LayerScratch scratch = ws.scratch();
+    for (size_t i = 0; i < encoder.size(); ++i) {
+        float* w = ws.record(ws.encoder_maps, i, i * ws.encoder_slot, n_batch, n, n, need_weights);
+        encoder[i].forward(n_batch, n, x, masks, options, scratch, w);
+    }
+    if (encoder_norm) encoder_norm->forward(n_batch * n, x, config.d_model, x, config.d_model);
+}
+
+void Model::Impl::run_decoder(size_t n_batch, const SequenceInput& tgt, const float* memory, size_t n_seq_memory,
+                              const uint8_t* memory_padding, const AttentionOptions& options, bool need_weights,
+                              Workspace::Impl& ws, float* y) const {
+    const size_t n = tgt.n_seq, d = config.d_model;
+    SequenceMasks masks{tgt.key_padding, n, tgt.attn_mask, tgt.causal};
+    const LayerScratch scratch = ws.scratch();
+    const size_t base = encoder.size() * ws.encoder_slot;
+    for (size_t i = 0; i < decoder.size(); ++i) {
+        decoder[i].project_memory(n_batch * n_seq_memory, memory, ws.cross_k[i].data(), ws.cross_v[i].data());
+        CrossMemory cross{ws.cross_k[i].data(), ws.cross_v[i].data(), n_seq_memory, n_seq_memory * d, memory_padding,
+                          n_seq_memory};
+        const size_t slot = base + i * (ws.decoder_self_slot + ws.decoder_cross_slot);
+        float* sw = ws.record(ws.decoder_self_maps, i, slot, n_batch, n, n, need_weights);
+        float* cw = ws.record(ws.decoder_cross_maps, i, slot + ws.decoder_self_slot, n_batch, n, n_seq_memory, need_weights);
+        decoder[i].forward(n_batch, n, y, masks, cross, options, scratch, sw, cw);
+    }
+    if (decoder_norm) decoder_norm->forward(n_batch * n, y, d, y, d);
+}
+
+Status Model::Impl::forward_mha(const ForwardRequest& r, Workspace::Impl& ws) const {
+    const size_t d = config.d_model, B = r.n_batch, nq = r.src.n_seq;
+    const size_t nk = r.key ? r.n_seq_k : nq;
+    SF_RETURN_IF_ERROR(check_sequence(r.src, B, ws.max_src, "query", std::nullopt));
+    if (r.key || r.value) {
+        if (!r.key || !r.value) return Status::invalid("give both key and value, or neither (self-attention)");
+        SF_RETURN_IF_ERROR(check_limits(B, nk, B, ws.max_tgt, "key"));
+        SF_RETURN_IF_ERROR(check_finite(r.key, B * nk * d, "key"));
+        SF_RETURN_IF_ERROR(check_finite(r.value, B * nk * d, "value"));
+    } else if (nq > ws.max_tgt) {
+        return Status::invalid("query length " + str(nq) + " exceeds the workspace's key limit of " + str(ws.max_tgt));
+    }
+    const float* xk = r.key ? r.key : r.src.embeddings;
+    const float* xv = r.value ? r.value : r.src.embeddings;
+    const uint8_t* padding = r.key ? r.key_padding_k : r.src.key_padding;
+    if (r.src.attn_mask) SF_RETURN_IF_ERROR(check_mask(r.src.attn_mask, nq * nk, "attn_mask"));
+
+    const LayerScratch s = ws.scratch();
+    mha->project_q(B * nq, r.src.embeddings, d, s.q, d);
+    mha->project_kv(B * nk, xk, xv, d, s.k, s.v, d);
+    AttendArgs a;
+    a.n_batch = B;
+    a.n_seq_q = nq;
+    a.n_seq_k = nk;
+    a.q = s.q;
+    a.ld_q = d;
+    a.q_batch_stride = nq * d;
+    a.k = s.k;
+    a.v = s.v;
+    a.ld_kv = d;
+    a.kv_batch_stride = nk * d;
+    a.key_padding = padding;
+    a.key_padding_stride = nk;
+    a.attn_mask = r.src.attn_mask;
+    a.causal = r.src.causal;
+    a.options = r.options;
+    a.context = s.context;
+    a.ld_context = d;
+    a.context_batch_stride = nq * d;
+    a.weights = ws.record(ws.encoder_maps, 0, 0, B, nq, nk, r.need_weights);
+    mha->attend(a, s.attention);
+    mha->project_out(B * nq, s.context, d, ws.x.data(), d, nullptr, 0);
+    ws.output = ws.x.data();
+    ws.output_rows = B * nq;
+    return Status::ok();
+}
+
+Status Model::forward(const ForwardRequest& r, Workspace& workspace) const {
+    const Impl& m = *impl_;
+    Workspace::Impl& ws = workspace.impl();
+    const ModelConfig& c = m.config;
+    if (ws.d_model != c.d_model || ws.nhead != c.nhead) return Status::invalid("workspace was made for another model");
+    if (r.n_batch > ws.limits.max_batch)
+        return Status::invalid("n_batch=" + str(r.n_batch) + " exceeds the workspace's max_batch=" + str(ws.limits.max_batch));
+    if (r.need_weights && ws.attention.empty() && (m.mha || !m.encoder.empty() || !m.decoder.empty()))
+        return Status::invalid("attention weights requested, but the workspace was made with record_attention=false");
+    if (r.options.score == ScoreKind::kAdditive && c.additive_dim == 0)
+        return Status::invalid("score 'additive' needs a model with additive-score weights (additive_dim > 0)");
+    ws.clear_maps();
+    ws.logits_out = nullptr;
+    ws.logits_cols = 0;
+    ws.generated_length = 0;
+
+    if (m.mha) return m.forward_mha(r, ws);
+
+    const size_t B = r.n_batch, d = c.d_model;
+    const float* memory = r.memory;
+    size_t n_mem = r.n_seq_memory;
+    const uint8_t* memory_padding = r.memory_key_padding;
+    if (!m.encoder.empty()) {
+        SF_RETURN_IF_ERROR(m.check_sequence(r.src, B, ws.max_src, "src", m.src_embedding));
+        if (!m.decoder.empty()) SF_RETURN_IF_ERROR(m.check_sequence(r.tgt, B, ws.max_tgt, "tgt", m.tgt_embedding));
+        m.embed(r.src, B, m.src_embedding, ws.x.data());
+        m.run_encoder(B, r.src, r.options, r.need_weights, ws, ws.x.data());
+        ws.output = ws.x.data();
+        ws.output_rows = B * r.src.n_seq;
+        if (m.decoder.empty()) return Status::ok();
+        memory = ws.x.data();
+        n_mem = r.src.n_seq;
+        // Unless given separately, the memory is masked like the source (nn.Transformer usage).
+        memory_padding = r.memory_key_padding ? r.memory_key_padding : r.src.key_padding;
+    } else {
+        SF_RETURN_IF_ERROR(m.check_sequence(r.tgt, B, ws.max_tgt, "tgt", m.tgt_embedding));
+        if (!memory) return Status::invalid("a decoder needs the encoder memory [n_batch, n_seq_memory, d_model]");
+        SF_RETURN_IF_ERROR(check_limits(B, n_mem, B, ws.max_src, "memory"));
+        SF_RETURN_IF_ERROR(check_finite(memory, B * n_mem * d, "memory"));
+    }
+    m.embed(r.tgt, B, m.tgt_embedding, ws.y.data());
+    m.run_decoder(B, r.tgt, memory, n_mem, memory_padding, r.options, r.need_weights, ws, ws.y.data());
+    ws.output = ws.y.data();
+    ws.output_rows = B * r.tgt.n_seq;
+    if (m.generator) {
+        m.generator->forward(ws.output_rows, ws.y.data(), d, ws.logits.data(), m.generator->out_features());
+        ws.logits_out = ws.logits.data();
+        ws.logits_cols = m.generator->out_features();
+    }
+    return Status::ok();
+}
+
+}  // namespace simdformer

@@ -1,0 +1,118 @@
+// Model loading: builds the layers of the configured PyTorch module from state_dict names.
+#include <string>
+
+#include "simdformer/io/safetensors.h"
+#include "simdformer/model/model_impl.h"
+
+namespace simdformer {
+namespace {
+
+std::string layer_prefix(const std::string& stack, size_t i) { return stack + "layers." + std::to_string(i) + "."; }
+
+Status load_encoder_stack(WeightReader& r, const ModelConfig& c, const std::string& stack, Model::Impl& m) {
+    for (size_t i = 0; i < c.num_encoder_layers; ++i) {
+        SF_ASSIGN_OR_RETURN(EncoderLayer layer, EncoderLayer::load(r, layer_prefix(stack, i), c));
+        m.encoder.push_back(std::move(layer));
+    }
+    // nn.TransformerEncoder(norm=None) has no final norm; its presence is read from the file.
+    if (r.has(stack + "norm.weight")) {
+        SF_ASSIGN_OR_RETURN(LayerNorm norm, LayerNorm::load(r, stack + "norm.", c.d_model, c.layer_norm_eps));
+        m.encoder_norm = std::move(norm);
+    }
+    return Status::ok();
+}
+
+Status load_decoder_stack(WeightReader& r, const ModelConfig& c, const std::string& stack, Model::Impl& m) {
+    for (size_t i = 0; i < c.num_decoder_layers; ++i) {
+        SF_ASSIGN_OR_RETURN(DecoderLayer layer, DecoderLayer::load(r, layer_prefix(stack, i), c));
+        m.decoder.push_back(std::move(layer));
+    }
+    if (r.has(stack + "norm.weight")) {
+        SF_ASSIGN_OR_RETURN(LayerNorm norm, LayerNorm::load(r, stack + "norm.", c.d_model, c.layer_norm_eps));
+        m.decoder_norm = std::move(norm);
+    }
+    return Status::ok();
+}
+
+Status load_layers(WeightReader& r, const ModelConfig& c, Model::Impl& m) {
+    switch (c.kind) {
+        case ModelKind::kMultiheadAttention: {
+            SF_ASSIGN_OR_RETURN(MultiHeadAttention mha, MultiHeadAttention::load(r, "", c));
+            m.mha = std::move(mha);
+            return Status::ok();
+        }
+        case ModelKind::kEncoderLayer: {
+            SF_ASSIGN_OR_RETURN(EncoderLayer layer, EncoderLayer::load(r, "", c));
+            m.encoder.push_back(std::move(layer));
+            return Status::ok();
+        }
+        case ModelKind::kDecoderLayer: {
+            SF_ASSIGN_OR_RETURN(DecoderLayer layer, DecoderLayer::load(r, "", c));
+            m.decoder.push_back(std::move(layer));
+            return Status::ok();
+        }
+        case ModelKind::kEncoder: return load_encoder_stack(r, c, "", m);
+        case ModelKind::kDecoder: return load_decoder_stack(r, c, "", m);
+        case ModelKind::kTransformer:
+            SF_RETURN_IF_ERROR(load_encoder_stack(r, c, "encoder.", m));
+            return load_decoder_stack(r, c, "decoder.", m);
+    }
+    return Status::invalid("unknown model kind");
+}
+
+Status load_token_layers(WeightReader& r, const ModelConfig& c, Model::Impl& m) {
+    const bool transformer = c.kind == ModelKind::kTransformer;
+    if (c.src_vocab_size > 0) {
+        SF_ASSIGN_OR_RETURN(TokenEmbedding e, TokenEmbedding::load(r, transformer ? "src_" : "", c.src_vocab_size, c));
+        m.src_embedding = std::move(e);
+    }
+    if (c.tgt_vocab_size > 0) {
+        SF_ASSIGN_OR_RETURN(TokenEmbedding e, TokenEmbedding::load(r, transformer ? "tgt_" : "", c.tgt_vocab_size, c));
+        m.tgt_embedding = std::move(e);
+        SF_ASSIGN_OR_RETURN(Linear g, Linear::load(r, "generator.", c.d_model, c.tgt_vocab_size));
+        m.generator = std::move(g);
+    }
+    return Status::ok();
+}
+
+}  // namespace
+
+Model::Model() : impl_(std::make_unique<Impl>()) {}
+Model::~Model() = default;
+Model::Model(Model&&) noexcept = default;
+Model& Model::operator=(Model&&) noexcept = default;
+
+const ModelConfig& Model::config() const { return impl_->config; }
+size_t Model::parameter_count() const { return impl_->parameters; }
+
+Result<Model> Model::load(WeightReader& reader, const ModelConfig& config) {
+    SF_RETURN_IF_ERROR(config.validate().with_context("config"));
+    Model model;
+    model.impl_->config = config;
+    SF_RETURN_IF_ERROR(load_layers(reader, config, *model.impl_));
+    SF_RETURN_IF_ERROR(load_token_layers(reader, config, *model.impl_));
+    const std::vector<std::string> extra = reader.unused();
+    if (!extra.empty()) {
+        std::string names;
+        for (size_t i = 0; i < extra.size() && i < 5; ++i) names += (i ? ", " : "") + extra[i];
+        if (extra.size() > 5) names += ", ...";
+        return Status::invalid(std::to_string(extra.size()) + " unexpected tensor(s) for a " +
+                               model_kind_name(config.kind) + " with this config: " + names);
+    }
+    model.impl_->parameters = reader.elements_taken();
+    return model;
+}
+
+Result<Model> Model::load(const uint8_t* data, size_t size, const std::string& config_json) {
+    SF_ASSIGN_OR_RETURN(SafetensorsFile file, SafetensorsFile::parse(data, size));
+    std::string json = config_json;
+    if (json.empty()) {
+        json = file.metadata("config");
+        if (json.empty())
+            return Status::invalid("no config given and the safetensors metadata has no \"config\" entry");
+    }
+    SF_ASSIGN_OR_RETURN(ModelConfig config, parse_model_config(json));
+    return load(file, config);
+}
+
+}  // namespace simdformer

@@ -1,0 +1,74 @@
+// Internal definitions behind Model and Workspace (not part of the public API).
+#pragma once
+
+#include <optional>
+#include <vector>
+
+#include "simdformer/buffer.h"
+#include "simdformer/layers/decoder_layer.h"
+#include "simdformer/layers/encoder_layer.h"
+#include "simdformer/layers/positional_encoding.h"
+#include "simdformer/model.h"
+
+namespace simdformer {
+
+struct Model::Impl {
+    ModelConfig config;
+    size_t parameters = 0;
+    std::optional<MultiHeadAttention> mha;  // multihead_attention
+    std::vector<EncoderLayer> encoder;      // encoder kinds and transformer
+    std::optional<LayerNorm> encoder_norm;
+    std::vector<DecoderLayer> decoder;      // decoder kinds and transformer
+    std::optional<LayerNorm> decoder_norm;
+    std::optional<TokenEmbedding> src_embedding, tgt_embedding;
+    std::optional<Linear> generator;        // [tgt_vocab, d_model]
+
+    // Stages of a forward pass (model/forward.cpp).
+    Status check_sequence(const SequenceInput& s, size_t n_batch, size_t max_len, const char* which,
+                          std::optional<TokenEmbedding> const& embedding) const;
+    void embed(const SequenceInput& s, size_t n_batch, const std::optional<TokenEmbedding>& embedding,
+               float* out) const;
+    void run_encoder(size_t n_batch, const SequenceInput& src, const AttentionOptions& options, bool need_weights,
+                     Workspace::Impl& ws, float* x) const;
+    void run_decoder(size_t n_batch, const SequenceInput& tgt, const float* memory, size_t n_seq_memory,
+                     const uint8_t* memory_padding, const AttentionOptions& options, bool need_weights,
+                     Workspace::Impl& ws, float* y) const;
+    Status forward_mha(const ForwardRequest& r, Workspace::Impl& ws) const;
+};
+
+struct Workspace::Impl {
+    WorkspaceLimits limits;
+    size_t d_model = 0, nhead = 0;
+    size_t max_src = 0, max_tgt = 0;
+    size_t bytes = 0;
+
+    Buffer x, y;                               // [B*max_src, d], [B*max_tgt, d] activations
+    Buffer q, k, v, context, s1, s2;           // [B*max(src, tgt), d]
+    Buffer hidden;                             // [B*max(src, tgt), d_ff]
+    Buffer scores, pack, add_q, add_k;         // attention scratch (one head at a time)
+    std::vector<Buffer> cross_k, cross_v;      // per decoder layer [B*max_src, d]
+    std::vector<Buffer> cache_k, cache_v;      // per decoder layer [B*max_tgt, d]
+    std::vector<CrossMemory> cross;            // per decoder layer, during generate()
+    Buffer logits;                             // [B*max_tgt, vocab]
+    Buffer attention;                          // every recorded map, one slot per layer
+    Buffer step_self, step_cross;              // one decoding step: [B, h, 1, max_tgt], [B, h, 1, max_src]
+    std::vector<int32_t> generated;            // [B, max_tgt]
+    std::vector<int32_t> step_tokens;          // [B]
+    std::vector<uint8_t> finished;             // [B]
+    size_t encoder_slot = 0, decoder_self_slot = 0, decoder_cross_slot = 0;  // floats per layer slot
+
+    std::vector<AttentionMap> encoder_maps, decoder_self_maps, decoder_cross_maps;
+    const float* output = nullptr;
+    size_t output_rows = 0;
+    const float* logits_out = nullptr;
+    size_t logits_cols = 0;
+    size_t generated_length = 0;
+
+    LayerScratch scratch();
+    // Where layer `layer` of a kind records its map of the given shape (null when not recording).
+    float* record(std::vector<AttentionMap>& maps, size_t layer, size_t slot_offset, size_t n_batch,
+                  size_t n_seq_q, size_t n_seq_k, bool need_weights);
+    void clear_maps();
+};
+
+}  // namespace simdformer

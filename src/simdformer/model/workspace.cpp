@@ -1,0 +1,163 @@
+// Workspace: every buffer a forward pass needs, sized once from the model config and limits.
+#include <algorithm>
+#include <initializer_list>
+
+#include "simdformer/model/model_impl.h"
+
+namespace simdformer {
+namespace {
+
+// Product of sizes, or 0 with *overflow set when it does not fit in size_t.
+size_t product(std::initializer_list<size_t> sizes, bool* overflow) {
+    size_t p = 1;
+    for (size_t s : sizes)
+        if (!checked_mul(p, s, &p)) *overflow = true;
+    return *overflow ? 0 : p;
+}
+
+}  // namespace
+
+Workspace::Workspace() : impl_(std::make_unique<Impl>()) {}
+Workspace::~Workspace() = default;
+Workspace::Workspace(Workspace&&) noexcept = default;
+Workspace& Workspace::operator=(Workspace&&) noexcept = default;
+
+const float* Workspace::output() const { return impl_->output; }
+size_t Workspace::output_rows() const { return impl_->output_rows; }
+const float* Workspace::logits() const { return impl_->logits_out; }
+size_t Workspace::logits_cols() const { return impl_->logits_cols; }
+const int32_t* Workspace::generated() const { return impl_->generated.data(); }
+size_t Workspace::generated_length() const { return impl_->generated_length; }
+const std::vector<AttentionMap>& Workspace::encoder_attention() const { return impl_->encoder_maps; }
+const std::vector<AttentionMap>& Workspace::decoder_self_attention() const { return impl_->decoder_self_maps; }
+const std::vector<AttentionMap>& Workspace::decoder_cross_attention() const { return impl_->decoder_cross_maps; }
+const WorkspaceLimits& Workspace::limits() const { return impl_->limits; }
+size_t Workspace::bytes() const { return impl_->bytes; }
+
+LayerScratch Workspace::Impl::scratch() {
+    LayerScratch s;
+    s.q = q.data();
+    s.k = k.data();
+    s.v = v.data();
+    s.context = context.data();
+    s.s1 = s1.data();
+    s.s2 = s2.data();
+    s.hidden = hidden.data();
+    s.attention.scores = scores.data();
+    s.attention.pack = pack.data();
+    s.attention.add_q = add_q.data();
+    s.attention.add_k = add_k.data();
+    return s;
+}
+
+float* Workspace::Impl::record(std::vector<AttentionMap>& maps, size_t layer, size_t slot_offset, size_t n_batch,
+                               size_t n_seq_q, size_t n_seq_k, bool need_weights) {
+    if (!need_weights || attention.empty()) return nullptr;
+    float* p = attention.data() + slot_offset;
+    maps[layer] = AttentionMap{p, n_batch, nhead, n_seq_q, n_seq_k};
+    return p;
+}
+
+void Workspace::Impl::clear_maps() {
+    for (auto* maps : {&encoder_maps, &decoder_self_maps, &decoder_cross_maps})
+        for (auto& m : *maps) m = AttentionMap{};
+}
+
+Result<Workspace> Model::make_workspace(const WorkspaceLimits& requested) const {
+    const ModelConfig& c = impl_->config;
+    Workspace ws;
+    Workspace::Impl& w = *ws.impl_;
+    w.limits = requested;
+    const size_t B = requested.max_batch;
+    const size_t Ls = requested.max_src_len ? requested.max_src_len : c.max_len;
+    const size_t Lt = requested.max_tgt_len ? requested.max_tgt_len : c.max_len;
+    if (B == 0) return Status::invalid("workspace: max_batch must be at least 1");
+    w.limits.max_src_len = Ls;
+    w.limits.max_tgt_len = Lt;
+    w.max_src = Ls;
+    w.max_tgt = Lt;
+    w.d_model = c.d_model;
+    w.nhead = c.nhead;
+
+    const size_t L = std::max(Ls, Lt);
+    const size_t d = c.d_model, h = c.nhead;
+    const size_t n_enc = impl_->encoder.size() + (impl_->mha ? 1 : 0);
+    const size_t n_dec = impl_->decoder.size();
+    const size_t vocab = impl_->generator ? impl_->generator->out_features() : 0;
+    bool overflow = false;
+
+    const size_t rows_src = product({B, Ls}, &overflow), rows_tgt = product({B, Lt}, &overflow);
+    const size_t rows = product({B, L}, &overflow);
+    // multihead_attention: queries are "src", keys are "tgt"; encoders: src only.
+    w.encoder_slot = impl_->mha ? product({B, h, Ls, Lt}, &overflow) : product({B, h, Ls, Ls}, &overflow);
+    w.decoder_self_slot = product({B, h, Lt, Lt}, &overflow);
+    w.decoder_cross_slot = product({B, h, Lt, Ls}, &overflow);
+    const size_t attention_floats =
+        requested.record_attention
+            ? product({n_enc, w.encoder_slot}, &overflow) + product({n_dec, w.decoder_self_slot + w.decoder_cross_slot}, &overflow)
+            : 0;
+    const size_t pack = MultiHeadAttention::pack_floats(c, L, L);
+    if (overflow) return Status::oom("workspace: sizes overflow (max_batch=" + std::to_string(B) +
+                                     ", max lengths " + std::to_string(Ls) + "/" + std::to_string(Lt) + ")");
+
+    struct Plan {
+        Buffer* buffer;
+        size_t floats;
+        const char* what;
+    };
+    std::vector<Plan> plan = {
+        {&w.x, product({rows_src, d}, &overflow), "workspace.x"},
+        {&w.y, product({rows_tgt, d}, &overflow), "workspace.y"},
+        {&w.q, product({rows, d}, &overflow), "workspace.q"},
+        {&w.k, product({rows, d}, &overflow), "workspace.k"},
+        {&w.v, product({rows, d}, &overflow), "workspace.v"},
+        {&w.context, product({rows, d}, &overflow), "workspace.context"},
+        {&w.s1, product({rows, d}, &overflow), "workspace.s1"},
+        {&w.s2, product({rows, d}, &overflow), "workspace.s2"},
+        {&w.hidden, product({rows, c.dim_feedforward}, &overflow), "workspace.hidden"},
+        {&w.scores, product({L, L}, &overflow), "workspace.scores"},
+        {&w.pack, pack, "workspace.pack"},
+        {&w.add_q, product({L, c.additive_dim}, &overflow), "workspace.add_q"},
+        {&w.add_k, product({L, c.additive_dim}, &overflow), "workspace.add_k"},
+        {&w.logits, product({rows_tgt, vocab}, &overflow), "workspace.logits"},
+        {&w.attention, attention_floats, "workspace.attention"},
+        {&w.step_self, n_dec ? product({B, h, Lt}, &overflow) : 0, "workspace.step_self"},
+        {&w.step_cross, n_dec ? product({B, h, Ls}, &overflow) : 0, "workspace.step_cross"},
+    };
+    w.cross_k.resize(n_dec);
+    w.cross_v.resize(n_dec);
+    w.cache_k.resize(n_dec);
+    w.cache_v.resize(n_dec);
+    w.cross.resize(n_dec);
+    for (size_t i = 0; i < n_dec; ++i) {
+        plan.push_back({&w.cross_k[i], product({rows_src, d}, &overflow), "workspace.cross_k"});
+        plan.push_back({&w.cross_v[i], product({rows_src, d}, &overflow), "workspace.cross_v"});
+        plan.push_back({&w.cache_k[i], product({rows_tgt, d}, &overflow), "workspace.cache_k"});
+        plan.push_back({&w.cache_v[i], product({rows_tgt, d}, &overflow), "workspace.cache_v"});
+    }
+    size_t total = 0;
+    for (const Plan& p : plan) {
+        if (total > kMaxBufferFloats * 2 || p.floats > kMaxBufferFloats) overflow = true;
+        total += p.floats;
+    }
+    if (overflow || total > kMaxBufferFloats * 2) {
+        return Status::oom("workspace for max_batch=" + std::to_string(B) + ", max lengths " + std::to_string(Ls) +
+                           "/" + std::to_string(Lt) + " would need more memory than simdformer allows (" +
+                           std::to_string(kMaxBufferFloats * 2 * sizeof(float) >> 20) + " MiB)");
+    }
+    for (const Plan& p : plan) {
+        SF_ASSIGN_OR_RETURN(*p.buffer, Buffer::zeros(p.floats, p.what));
+    }
+    w.bytes = total * sizeof(float);
+    if (n_dec) {
+        w.generated.assign(rows_tgt, 0);
+        w.step_tokens.assign(B, 0);
+        w.finished.assign(B, 0);
+    }
+    w.encoder_maps.assign(n_enc, AttentionMap{});
+    w.decoder_self_maps.assign(n_dec, AttentionMap{});
+    w.decoder_cross_maps.assign(n_dec, AttentionMap{});
+    return ws;
+}
+
+}  // namespace simdformer

@@ -1,0 +1,72 @@
+// The only place that includes xsimd. Kernels are written once against `vf32`/`kLanes` and the
+// helpers below; with SIMDFORMER_SIMD=0 the same kernels compile to plain scalar code (kLanes 1),
+// which is the fallback build for engines without wasm SIMD128 and the baseline in benchmarks.
+// Never include this from a header outside kernels/ (SIMD types stay out of the public API).
+#pragma once
+
+#include <cmath>
+#include <cstddef>
+
+#ifndef SIMDFORMER_SIMD
+#define SIMDFORMER_SIMD 1
+#endif
+
+#if SIMDFORMER_SIMD
+#include <xsimd/xsimd.hpp>
+#endif
+
+namespace simdformer::simd {
+
+#if SIMDFORMER_SIMD
+
+using vf32 = xsimd::batch<float>;
+constexpr size_t kLanes = vf32::size;
+inline const char* arch_name() { return vf32::arch_type::name(); }
+
+inline vf32 load(const float* p) { return vf32::load_unaligned(p); }
+inline void store(float* p, vf32 v) { v.store_unaligned(p); }
+inline vf32 splat(float x) { return vf32(x); }
+// On wasm (no relaxed SIMD) and baseline x86-64 this is mul + add, not a fused operation.
+inline vf32 fma(vf32 a, vf32 b, vf32 c) { return xsimd::fma(a, b, c); }
+inline vf32 max(vf32 a, vf32 b) { return xsimd::max(a, b); }
+inline vf32 min(vf32 a, vf32 b) { return xsimd::min(a, b); }
+inline vf32 exp(vf32 x) { return xsimd::exp(x); }
+inline vf32 tanh(vf32 x) { return xsimd::tanh(x); }
+inline vf32 erf(vf32 x) { return xsimd::erf(x); }
+inline float reduce_add(vf32 v) { return xsimd::reduce_add(v); }
+inline float reduce_max(vf32 v) { return xsimd::reduce_max(v); }
+
+#else  // scalar stand-in with the same interface
+
+struct vf32 {
+    static constexpr size_t size = 1;
+    float x = 0.0f;  // zero like a value-initialised batch; keeps GCC's flow analysis quiet
+    vf32() = default;
+    vf32(float v) : x(v) {}  // NOLINT: mirrors xsimd's broadcasting constructor
+};
+constexpr size_t kLanes = 1;
+inline const char* arch_name() { return "scalar"; }
+
+inline vf32 operator+(vf32 a, vf32 b) { return a.x + b.x; }
+inline vf32 operator-(vf32 a, vf32 b) { return a.x - b.x; }
+inline vf32 operator*(vf32 a, vf32 b) { return a.x * b.x; }
+inline vf32 operator/(vf32 a, vf32 b) { return a.x / b.x; }
+inline vf32 operator-(vf32 a) { return -a.x; }
+inline vf32& operator+=(vf32& a, vf32 b) { a.x += b.x; return a; }
+inline vf32& operator*=(vf32& a, vf32 b) { a.x *= b.x; return a; }
+
+inline vf32 load(const float* p) { return *p; }
+inline void store(float* p, vf32 v) { *p = v.x; }
+inline vf32 splat(float x) { return x; }
+inline vf32 fma(vf32 a, vf32 b, vf32 c) { return a.x * b.x + c.x; }
+inline vf32 max(vf32 a, vf32 b) { return a.x > b.x ? a.x : b.x; }
+inline vf32 min(vf32 a, vf32 b) { return a.x < b.x ? a.x : b.x; }
+inline vf32 exp(vf32 v) { return std::exp(v.x); }
+inline vf32 tanh(vf32 v) { return std::tanh(v.x); }
+inline vf32 erf(vf32 v) { return std::erf(v.x); }
+inline float reduce_add(vf32 v) { return v.x; }
+inline float reduce_max(vf32 v) { return v.x; }
+
+#endif
+
+}  // namespace simdformer::simd

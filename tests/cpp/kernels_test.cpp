@@ -1,0 +1,237 @@
+// Every kernel against its scalar double-precision reference, over sizes around the SIMD width
+// and the GEMM tile sizes (1, 3, 17, 129, ...), with strides and all epilogues.
+#include <limits>
+
+#include "simdformer/kernels/kernels.h"
+#include "test_util.h"
+
+namespace simdformer::test {
+namespace {
+
+namespace k = kernels;
+constexpr float kInf = std::numeric_limits<float>::infinity();
+
+const size_t kSizes[] = {1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 33, 64, 129};
+
+struct GemmCase {
+    size_t m, n, k;
+};
+
+class GemmTest : public ::testing::TestWithParam<GemmCase> {};
+
+TEST_P(GemmTest, PackedMatchesReferenceWithEveryEpilogue) {
+    const auto [m, n, kk] = GetParam();
+    const size_t lda = kk + 3, ldc = n + 5, ldr = n + 1;  // padded rows: strides are honoured
+    const auto a = random_vector(m * lda, 1);
+    const auto b = random_vector(kk * n, 2);
+    const auto bias = random_vector(n, 3);
+    const auto residual = random_vector(m * ldr, 4);
+    std::vector<float> packed(k::packed_b_size(kk, n));
+    k::pack_b(kk, n, b.data(), n, 1, packed.data());
+    for (auto act : {k::Activation::kNone, k::Activation::kRelu, k::Activation::kGeluErf, k::Activation::kGeluTanh}) {
+        for (bool with_extras : {false, true}) {
+            k::Epilogue ep;
+            ep.activation = act;
+            if (with_extras) {
+                ep.alpha = 0.37f;
+                ep.bias = bias.data();
+                ep.residual = residual.data();
+                ep.ld_residual = ldr;
+            }
+            std::vector<float> c(m * ldc, 42.0f), want(m * ldc, 42.0f);
+            k::gemm_f32_packed(m, n, kk, a.data(), lda, packed.data(), c.data(), ldc, ep);
+            k::ref::gemm_f32(m, n, kk, a.data(), lda, b.data(), n, 1, want.data(), ldc, ep);
+            // Tolerance grows with the depth of the sum.
+            EXPECT_LT(max_abs_diff(c, want), 2e-6 * double(kk + 1)) << "act " << int(act) << " extras " << with_extras;
+            for (size_t i = 0; i < m; ++i)  // padding columns of C untouched
+                for (size_t j = n; j < ldc; ++j) ASSERT_EQ(c[i * ldc + j], 42.0f);
+        }
+    }
+}
+
+TEST_P(GemmTest, TransposedOperandMatchesReference) {
+    const auto [m, n, kk] = GetParam();
+    const auto a = random_vector(m * kk, 5);
+    const auto bt = random_vector(n * kk, 6);  // B stored as [n, k]
+    std::vector<float> scratch(k::packed_b_size(kk, n)), c(m * n), want(m * n);
+    k::gemm_f32_nt(m, n, kk, a.data(), kk, bt.data(), kk, c.data(), n, scratch.data());
+    k::ref::gemm_f32(m, n, kk, a.data(), kk, bt.data(), 1, kk, want.data(), n);
+    EXPECT_LT(max_abs_diff(c, want), 2e-6 * double(kk + 1));
+    std::vector<float> c2(m * n);
+    const auto b = random_vector(kk * n, 7);
+    k::gemm_f32(m, n, kk, a.data(), kk, b.data(), n, c2.data(), n, scratch.data());
+    k::ref::gemm_f32(m, n, kk, a.data(), kk, b.data(), n, 1, want.data(), n);
+    EXPECT_LT(max_abs_diff(c2, want), 2e-6 * double(kk + 1));
+}
+
+std::vector<GemmCase> gemm_cases() {
+    std::vector<GemmCase> cases;
+    for (size_t m : {1, 3, 4, 5, 17}) for (size_t n : {1, 3, 8, 17, 129}) for (size_t kk : {1, 3, 17, 129}) cases.push_back({m, n, kk});
+    cases.push_back({64, 96, 300});  // more than one k-block
+    cases.push_back({33, 65, 513});
+    cases.push_back({2, 5, 0});      // empty sum: C = epilogue(0)
+    return cases;
+}
+
+INSTANTIATE_TEST_SUITE_P(Shapes, GemmTest, ::testing::ValuesIn(gemm_cases()), [](const auto& info) {
+    return "m" + std::to_string(info.param.m) + "_n" + std::to_string(info.param.n) + "_k" + std::to_string(info.param.k);
+});
+
+TEST(Gemm, RowResultDoesNotDependOnTheOtherRows) {
+    // The same row computed inside a 4-row tile and alone must be bit-identical (batching
+    // must not change results).
+    const size_t n = 19, kk = 37;
+    const auto a = random_vector(7 * kk, 8);
+    const auto b = random_vector(kk * n, 9);
+    std::vector<float> packed(k::packed_b_size(kk, n)), all(7 * n), one(n);
+    k::pack_b(kk, n, b.data(), n, 1, packed.data());
+    k::gemm_f32_packed(7, n, kk, a.data(), kk, packed.data(), all.data(), n);
+    for (size_t i = 0; i < 7; ++i) {
+        k::gemm_f32_packed(1, n, kk, a.data() + i * kk, kk, packed.data(), one.data(), n);
+        for (size_t j = 0; j < n; ++j) ASSERT_EQ(one[j], all[i * n + j]) << "row " << i;
+    }
+}
+
+TEST(Softmax, MatchesReferenceAndSumsToOne) {
+    for (size_t cols : kSizes) {
+        const size_t rows = 3, ld = cols + 2;
+        auto x = random_vector(rows * ld, uint32_t(cols), -20.0f, 20.0f);
+        auto want = x;
+        k::softmax_rows_f32(rows, cols, x.data(), ld);
+        k::ref::softmax_rows_f32(rows, cols, want.data(), ld);
+        EXPECT_LT(max_abs_diff(x, want), 1e-6) << cols;
+        for (size_t i = 0; i < rows; ++i) {
+            double s = 0;
+            for (size_t j = 0; j < cols; ++j) s += x[i * ld + j];
+            EXPECT_NEAR(s, 1.0, 1e-5);
+        }
+    }
+}
+
+TEST(Softmax, IsStableForHugeScores) {
+    std::vector<float> x = {1e30f, 1e30f, -1e30f, 3e38f, 0.0f};
+    k::softmax_rows_f32(1, 5, x.data(), 5);
+    for (float v : x) EXPECT_TRUE(std::isfinite(v));
+    EXPECT_FLOAT_EQ(x[3], 1.0f);
+}
+
+TEST(Softmax, MaskedKeysGetZeroAndFullyMaskedRowsAreZeroNotNaN) {
+    for (size_t cols : kSizes) {
+        auto x = random_vector(2 * cols, 11);
+        for (size_t j = 0; j < cols; ++j) x[j] = -kInf;           // row 0: every key masked
+        x[cols + cols - 1] = -kInf;                                // row 1: last key masked
+        k::softmax_rows_f32(2, cols, x.data(), cols);
+        for (size_t j = 0; j < cols; ++j) EXPECT_EQ(x[j], 0.0f);
+        EXPECT_EQ(x[2 * cols - 1], 0.0f);
+        for (float v : x) EXPECT_FALSE(std::isnan(v));
+    }
+}
+
+TEST(ReluNormalize, DividesByValidKeysAndIgnoresMasked) {
+    for (size_t cols : kSizes) {
+        auto x = random_vector(3 * cols, 12, -2.0f, 2.0f);
+        for (size_t j = 0; j < cols; j += 2) x[cols + j] = -kInf;  // row 1: every other key masked
+        for (size_t j = 0; j < cols; ++j) x[2 * cols + j] = -kInf;  // row 2: all masked
+        auto want = x;
+        k::relu_normalize_rows_f32(3, cols, x.data(), cols);
+        k::ref::relu_normalize_rows_f32(3, cols, want.data(), cols);
+        EXPECT_LT(max_abs_diff(x, want), 1e-6);
+        for (size_t j = 0; j < cols; ++j) EXPECT_EQ(x[2 * cols + j], 0.0f);
+        // Hand check of one entry: relu(x) / n_valid.
+        const size_t valid = cols / 2;
+        if (cols > 1) EXPECT_NEAR(x[cols + 1], std::max(0.0f, want[cols + 1]) , 1e-7);
+        if (cols > 1 && valid) EXPECT_LE(x[cols + 1] * float(valid), 2.0f + 1e-5f);
+    }
+}
+
+TEST(MaskScores, PaddingCausalAndAdditiveCombine) {
+    const size_t rows = 5, cols = 7;
+    auto s = random_vector(rows * cols, 13);
+    auto add = random_vector(rows * cols, 14);
+    add[3] = -kInf;
+    const std::vector<uint8_t> pad = {0, 0, 1, 0, 0, 0, 1};
+    for (bool causal : {false, true}) {
+        for (size_t offset : {size_t(0), size_t(2)}) {
+            auto got = s, want = s;
+            k::mask_scores_f32(rows, cols, got.data(), cols, pad.data(), add.data(), cols, causal, offset);
+            k::ref::mask_scores_f32(rows, cols, want.data(), cols, pad.data(), add.data(), cols, causal, offset);
+            for (size_t i = 0; i < rows * cols; ++i) {
+                if (std::isinf(want[i])) EXPECT_EQ(got[i], want[i]);
+                else EXPECT_NEAR(got[i], want[i], 1e-6);
+            }
+            if (causal) EXPECT_EQ(got[0 * cols + offset + 1], -kInf);
+            EXPECT_EQ(got[1 * cols + 2], -kInf);
+        }
+    }
+}
+
+TEST(AdditiveScores, MatchesReference) {
+    for (size_t da : {1, 3, 4, 9, 32}) {
+        const size_t n = 3, m = 5;
+        const auto pq = random_vector(n * da, 15), pk = random_vector(m * da, 16), w = random_vector(da, 17);
+        std::vector<float> got(n * m), want(n * m);
+        k::additive_scores_f32(n, m, da, pq.data(), da, pk.data(), da, w.data(), got.data(), m);
+        k::ref::additive_scores_f32(n, m, da, pq.data(), da, pk.data(), da, w.data(), want.data(), m);
+        EXPECT_LT(max_abs_diff(got, want), 1e-5) << da;
+    }
+}
+
+TEST(LayerNorm, MatchesReferenceInAndOutOfPlace) {
+    for (size_t d : kSizes) {
+        const size_t rows = 4, ld = d + 3;
+        auto x = random_vector(rows * ld, uint32_t(d), -3.0f, 5.0f);
+        const auto g = random_vector(d, 18), b = random_vector(d, 19);
+        std::vector<float> y(rows * ld), want(rows * ld);
+        k::layernorm_rows_f32(rows, d, x.data(), ld, g.data(), b.data(), 1e-5f, y.data(), ld);
+        k::ref::layernorm_rows_f32(rows, d, x.data(), ld, g.data(), b.data(), 1e-5f, want.data(), ld);
+        EXPECT_LT(max_abs_diff(y, want), 2e-5) << d;
+        k::layernorm_rows_f32(rows, d, x.data(), ld, g.data(), b.data(), 1e-5f, x.data(), ld);
+        for (size_t i = 0; i < rows; ++i) EXPECT_LT(max_abs_diff(x.data() + i * ld, y.data() + i * ld, d), 1e-7);
+    }
+}
+
+TEST(Activations, MatchReference) {
+    for (size_t n : kSizes) {
+        const auto x = random_vector(n, 20, -6.0f, 6.0f);
+        for (auto act : {k::Activation::kNone, k::Activation::kRelu, k::Activation::kGeluErf, k::Activation::kGeluTanh}) {
+            std::vector<float> y(n), want(n);
+            k::activation_f32(act, n, x.data(), y.data());
+            k::ref::activation_f32(act, n, x.data(), want.data());
+            EXPECT_LT(max_rel_diff(y.data(), want.data(), n), 2e-6) << int(act) << " n=" << n;
+            auto inplace = x;
+            k::activation_f32(act, n, inplace.data(), inplace.data());
+            EXPECT_EQ(inplace, y);
+        }
+    }
+}
+
+TEST(Elementwise, AddAndScaleMatchReference) {
+    for (size_t n : kSizes) {
+        const auto a = random_vector(n, 21), b = random_vector(n, 22);
+        std::vector<float> y(n), want(n);
+        k::add_f32(n, a.data(), b.data(), y.data());
+        k::ref::add_f32(n, a.data(), b.data(), want.data());
+        EXPECT_EQ(y, want);
+        k::scale_f32(n, 1.5f, a.data(), y.data());
+        k::ref::scale_f32(n, 1.5f, a.data(), want.data());
+        EXPECT_EQ(y, want);
+    }
+}
+
+TEST(Simd, ReportsTheArchitectureItWasBuiltFor) {
+#if SIMDFORMER_SIMD
+    EXPECT_GE(k::simd_lanes(), 4u);
+    EXPECT_STRNE(k::simd_arch(), "scalar");
+#else
+    EXPECT_EQ(k::simd_lanes(), 1u);
+    EXPECT_STREQ(k::simd_arch(), "scalar");
+#endif
+#ifdef __EMSCRIPTEN__
+#if SIMDFORMER_SIMD
+    EXPECT_STREQ(k::simd_arch(), "wasm");
+#endif
+#endif
+}
+
+}  // namespace
+}  // namespace simdformer::test

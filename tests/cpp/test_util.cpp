@@ -1,0 +1,97 @@
+#include "test_util.h"
+
+#include <fstream>
+#include <iterator>
+
+namespace simdformer::test {
+
+std::vector<float> random_vector(size_t n, uint32_t seed, float lo, float hi) {
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<float> dist(lo, hi);
+    std::vector<float> v(n);
+    for (float& x : v) x = dist(rng);
+    return v;
+}
+
+double max_abs_diff(const float* a, const float* b, size_t n) {
+    double m = 0;
+    for (size_t i = 0; i < n; ++i) {
+        const double d = std::fabs(double(a[i]) - double(b[i]));
+        if (std::isnan(d)) return INFINITY;
+        m = std::max(m, d);
+    }
+    return m;
+}
+
+double max_rel_diff(const float* a, const float* b, size_t n) {
+    double m = 0;
+    for (size_t i = 0; i < n; ++i) {
+        const double d = std::fabs(double(a[i]) - double(b[i])) / (std::fabs(double(b[i])) + 1.0);
+        if (std::isnan(d)) return INFINITY;
+        m = std::max(m, d);
+    }
+    return m;
+}
+
+std::string data_path(const std::string& file) { return std::string(SIMDFORMER_TEST_DATA_DIR) + "/" + file; }
+
+std::vector<uint8_t> read_file(const std::string& path) {
+    std::ifstream f(path, std::ios::binary);
+    EXPECT_TRUE(f.good()) << "cannot open " << path;
+    return std::vector<uint8_t>(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
+}
+
+std::string read_text(const std::string& path) {
+    const std::vector<uint8_t> b = read_file(path);
+    return std::string(b.begin(), b.end());
+}
+
+const std::vector<float>& Golden::at(const std::string& name) const {
+    auto it = values.find(name);
+    if (it == values.end()) {
+        ADD_FAILURE() << "golden tensor '" << name << "' missing";
+        static const std::vector<float> empty;
+        return empty;
+    }
+    return it->second;
+}
+
+std::vector<uint8_t> Golden::mask(const std::string& name) const {
+    std::vector<uint8_t> m;
+    for (float v : at(name)) m.push_back(v != 0.0f);
+    return m;
+}
+
+std::vector<int32_t> Golden::tokens(const std::string& name) const {
+    std::vector<int32_t> t;
+    for (float v : at(name)) t.push_back(int32_t(v));
+    return t;
+}
+
+Golden load_golden(const std::string& file) {
+    Golden g;
+    const std::vector<uint8_t> bytes = read_file(data_path(file));
+    auto parsed = SafetensorsFile::parse(bytes.data(), bytes.size());
+    EXPECT_TRUE(parsed.is_ok()) << parsed.status().message();
+    if (!parsed.is_ok()) return g;
+    SafetensorsFile& f = parsed.value();
+    const std::vector<TensorInfo> infos = f.tensors();
+    for (const TensorInfo& t : infos) {
+        auto b = f.read(t);
+        EXPECT_TRUE(b.is_ok()) << b.status().message();
+        if (!b.is_ok()) continue;
+        g.values[t.name] = std::vector<float>(b.value().data(), b.value().data() + b.value().size());
+        g.shapes[t.name] = t.shape;
+    }
+    return g;
+}
+
+Model load_case(const std::string& name) {
+    const std::vector<uint8_t> bytes = read_file(data_path(name + ".safetensors"));
+    auto m = Model::load(bytes.data(), bytes.size(), read_text(data_path(name + ".json")));
+    EXPECT_TRUE(m.is_ok()) << name << ": " << m.status().message();
+    if (!m.is_ok()) return Model();
+    return std::move(m).value();
+}
+
+}  // namespace simdformer::test

@@ -1,0 +1,52 @@
+// Helpers shared by the test suites: seeded data, error measures, golden files.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <map>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "simdformer/simdformer.h"
+
+namespace simdformer::test {
+
+// Uniform values in [lo, hi) from a fixed seed.
+std::vector<float> random_vector(size_t n, uint32_t seed, float lo = -1.0f, float hi = 1.0f);
+
+double max_abs_diff(const float* a, const float* b, size_t n);
+inline double max_abs_diff(const std::vector<float>& a, const std::vector<float>& b) {
+    EXPECT_EQ(a.size(), b.size());
+    return max_abs_diff(a.data(), b.data(), std::min(a.size(), b.size()));
+}
+// max |a - b| / (|b| + 1): relative for large values, absolute near zero.
+double max_rel_diff(const float* a, const float* b, size_t n);
+
+std::string data_path(const std::string& file);  // tests/data/<file>
+std::vector<uint8_t> read_file(const std::string& path);
+std::string read_text(const std::string& path);
+
+// All tensors of a golden safetensors file, as float vectors with shapes.
+struct Golden {
+    std::map<std::string, std::vector<float>> values;
+    std::map<std::string, Shape> shapes;
+    const std::vector<float>& at(const std::string& name) const;
+    std::vector<uint8_t> mask(const std::string& name) const;   // 0/1 floats -> bytes
+    std::vector<int32_t> tokens(const std::string& name) const; // integral floats -> ids
+};
+Golden load_golden(const std::string& file);
+
+// A model loaded from tests/data/<name>.safetensors + <name>.json (fails the test on error).
+Model load_case(const std::string& name);
+
+#define SF_ASSERT_OK(expr)                                                              \
+    do {                                                                                \
+        const ::simdformer::Status sf_st_ = (expr);                                     \
+        ASSERT_TRUE(sf_st_.is_ok()) << ::simdformer::status_code_name(sf_st_.code())    \
+                                    << ": " << sf_st_.message();                        \
+    } while (0)
+
+}  // namespace simdformer::test
