@@ -26,10 +26,9 @@ if(SIMDFORMER_SANITIZE AND NOT EMSCRIPTEN)
 endif()
 
 if(EMSCRIPTEN)
-  # Emscripten's optimizing linker runs acorn from Debian's node modules.
-  if(NOT DEFINED ENV{NODE_PATH})
-    set(CMAKE_CXX_LINKER_LAUNCHER ${CMAKE_COMMAND} -E env NODE_PATH=/usr/share/nodejs)
-  endif()
+  # Emscripten's optimizing linker runs acorn from Debian's node modules; set for every link,
+  # since a build step does not inherit the configure preset's environment.
+  set(CMAKE_CXX_LINKER_LAUNCHER ${CMAKE_COMMAND} -E env NODE_PATH=/usr/share/nodejs)
   # The scalar wasm build must not contain a single SIMD opcode: it is the fallback for engines
   # without SIMD128. xsimd cannot compile without -msimd128, so it is only added when SIMD is on.
   if(SIMDFORMER_SIMD)

@@ -74,6 +74,8 @@ struct ModelConfig {
 // batch_first, ...); any other unknown key is an error so typos do not pass silently.
 Result<ModelConfig> parse_model_config(const std::string& json);
 std::string model_kind_name(ModelKind kind);
+// The config as JSON with the same keys parse_model_config reads.
+std::string model_config_to_json(const ModelConfig& config);
 std::string activation_name(Activation act);
 
 }  // namespace simdformer

@@ -47,6 +47,7 @@ struct ForwardRequest {
     const uint8_t* memory_key_padding = nullptr;  // [n_batch, n_seq_memory]
     AttentionOptions options;
     bool need_weights = false;  // record every layer's per-head attention weights
+    bool encoder_only = false;  // transformer: run only the encoder (output = memory)
 };
 
 struct GenerateRequest {
@@ -57,6 +58,9 @@ struct GenerateRequest {
     int64_t eos = -1;       // -1: config.eos_token (decoding of an item stops after eos)
     AttentionOptions options;
     bool need_weights = false;
+    // Called after every decoding step with (user, steps done, most steps possible); optional.
+    void (*on_step)(void* user, size_t step, size_t max_steps) = nullptr;
+    void* on_step_user = nullptr;
 };
 
 // Attention weights recorded by the last call, as views into the workspace.

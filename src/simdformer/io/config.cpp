@@ -105,6 +105,29 @@ std::string activation_name(Activation act) {
     return "?";
 }
 
+std::string model_config_to_json(const ModelConfig& c) {
+    json j = {{"model_type", model_kind_name(c.kind)},
+              {"d_model", c.d_model},
+              {"nhead", c.nhead},
+              {"dim_feedforward", c.dim_feedforward},
+              {"activation", activation_name(c.activation)},
+              {"norm_first", c.norm_first},
+              {"layer_norm_eps", c.layer_norm_eps},
+              {"num_encoder_layers", c.num_encoder_layers},
+              {"num_decoder_layers", c.num_decoder_layers},
+              {"additive_dim", c.additive_dim},
+              {"src_vocab_size", c.src_vocab_size},
+              {"tgt_vocab_size", c.tgt_vocab_size},
+              {"max_len", c.max_len},
+              {"positional", c.positional == PositionalKind::kNone       ? "none"
+                             : c.positional == PositionalKind::kLearned ? "learned"
+                                                                        : "sinusoidal"},
+              {"scale_embedding", c.scale_embedding},
+              {"bos_token", c.bos_token},
+              {"eos_token", c.eos_token}};
+    return j.dump();
+}
+
 bool ModelConfig::has_encoder() const {
     return kind == ModelKind::kEncoderLayer || kind == ModelKind::kEncoder || kind == ModelKind::kTransformer;
 }

@@ -51,16 +51,17 @@ float bf16_to_f32(uint16_t h) {
     return f;
 }
 
-// Reads a JSON array of non-negative integers; false if it is anything else.
-bool read_sizes(const json& j, std::vector<size_t>* out) {
-    if (!j.is_array()) return false;
+// Reads a JSON array of non-negative integers that fit in size_t.
+Status read_sizes(const json& j, const char* what, std::vector<size_t>* out) {
+    const Status bad = Status::io(std::string("\"") + what + "\" is not an array of non-negative integers");
+    if (!j.is_array()) return bad;
     for (const json& e : j) {
-        if (!e.is_number_unsigned()) return false;
+        if (!e.is_number_unsigned()) return bad;
         const uint64_t v = e.get<uint64_t>();
-        if (v > SIZE_MAX) return false;
+        if (v > SIZE_MAX) return Status::io(std::string("\"") + what + "\" value " + std::to_string(v) + " is too large");
         out->push_back(size_t(v));
     }
-    return true;
+    return Status::ok();
 }
 
 Status parse_entry(const std::string& name, const json& e, size_t data_size, TensorInfo* t) {
@@ -76,9 +77,10 @@ Status parse_entry(const std::string& name, const json& e, size_t data_size, Ten
     const std::string dtype = dt->get<std::string>();
     if (!parse_dtype(dtype, &t->dtype))
         return Status::unsupported("tensor '" + name + "': dtype " + dtype + " is not supported (F32, F16, BF16, F64)");
-    if (!read_sizes(*sh, &t->shape)) return bad("\"shape\" is not an array of non-negative integers");
+    SF_RETURN_IF_ERROR(read_sizes(*sh, "shape", &t->shape).with_context("tensor '" + name + "'"));
     std::vector<size_t> offsets;
-    if (!read_sizes(*off, &offsets) || offsets.size() != 2) return bad("\"data_offsets\" is not [begin, end]");
+    SF_RETURN_IF_ERROR(read_sizes(*off, "data_offsets", &offsets).with_context("tensor '" + name + "'"));
+    if (offsets.size() != 2) return bad("\"data_offsets\" is not [begin, end]");
     t->begin = offsets[0];
     t->end = offsets[1];
     if (t->begin > t->end) return bad("data_offsets begin " + std::to_string(t->begin) + " > end " + std::to_string(t->end));
@@ -205,6 +207,20 @@ std::vector<std::string> SafetensorsFile::unused() const {
     for (size_t i = 0; i < tensors_.size(); ++i)
         if (!used_[i]) names.push_back(tensors_[i].name);
     return names;
+}
+
+Result<std::string> describe_safetensors(const uint8_t* data, size_t size) {
+    SF_ASSIGN_OR_RETURN(SafetensorsFile f, SafetensorsFile::parse(data, size));
+    json tensors = json::array();
+    size_t parameters = 0;
+    for (const TensorInfo& t : f.tensors()) {
+        size_t n = 1;
+        for (size_t s : t.shape) n *= s;
+        parameters += n;
+        tensors.push_back({{"name", t.name}, {"dtype", dtype_name(t.dtype)}, {"shape", t.shape}});
+    }
+    json out = {{"tensors", tensors}, {"metadata", f.all_metadata()}, {"parameters", parameters}};
+    return out.dump();
 }
 
 std::vector<uint8_t> write_safetensors(const std::vector<std::pair<std::string, std::pair<Shape, const float*>>>& tensors,

@@ -174,12 +174,13 @@ Status Model::forward(const ForwardRequest& r, Workspace& workspace) const {
     const uint8_t* memory_padding = r.memory_key_padding;
     if (!m.encoder.empty()) {
         SF_RETURN_IF_ERROR(m.check_sequence(r.src, B, ws.max_src, "src", m.src_embedding));
-        if (!m.decoder.empty()) SF_RETURN_IF_ERROR(m.check_sequence(r.tgt, B, ws.max_tgt, "tgt", m.tgt_embedding));
+        const bool with_decoder = !m.decoder.empty() && !r.encoder_only;
+        if (with_decoder) SF_RETURN_IF_ERROR(m.check_sequence(r.tgt, B, ws.max_tgt, "tgt", m.tgt_embedding));
         m.embed(r.src, B, m.src_embedding, ws.x.data());
         m.run_encoder(B, r.src, r.options, r.need_weights, ws, ws.x.data());
         ws.output = ws.x.data();
         ws.output_rows = B * r.src.n_seq;
-        if (m.decoder.empty()) return Status::ok();
+        if (!with_decoder) return Status::ok();
         memory = ws.x.data();
         n_mem = r.src.n_seq;
         // Unless given separately, the memory is masked like the source (nn.Transformer usage).

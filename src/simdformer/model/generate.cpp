@@ -110,6 +110,7 @@ Status Model::generate(const GenerateRequest& r, Workspace& workspace) const {
             all_done = all_done && ws.finished[b];
         }
         length = t + 2;
+        if (r.on_step) r.on_step(r.on_step_user, t + 1, max_length - 1);
         if (all_done) break;
     }
 

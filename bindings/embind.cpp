@@ -1,0 +1,302 @@
+// Embind bindings: translate between JavaScript and the C++ API, nothing more.
+//
+// Arrays travel as addresses in wasm memory (the JS wrapper copies typed arrays in with one
+// set() and copies results out with slice()), so no view into the heap is ever handed to users.
+// Fallible calls return "" on success or "<status code>\t<message>", which the wrapper turns
+// into an Error; nothing here throws, so the module always stays usable.
+#include <emscripten/bind.h>
+#include <emscripten/val.h>
+
+#include <optional>
+#include <string>
+
+#include "simdformer/kernels/kernels.h"
+#include "simdformer/simdformer.h"
+
+using emscripten::val;
+
+namespace simdformer::bindings {
+namespace {
+
+std::string error_of(const Status& s) {
+    return s.is_ok() ? std::string() : std::string(status_code_name(s.code())) + "\t" + s.message();
+}
+
+template <class T>
+const T* ptr(uintptr_t address) {
+    return reinterpret_cast<const T*>(address);
+}
+
+struct SequenceArgs {
+    size_t n_seq = 0;
+    uintptr_t embeddings = 0, tokens = 0, key_padding = 0, attn_mask = 0;
+    bool causal = false;
+};
+
+struct ForwardArgs {
+    size_t n_batch = 1;
+    SequenceArgs src, tgt;
+    uintptr_t key = 0, value = 0;
+    size_t n_seq_k = 0;
+    uintptr_t key_padding_k = 0, memory = 0;
+    size_t n_seq_memory = 0;
+    uintptr_t memory_key_padding = 0;
+    int score = 0, normalize = 0;
+    bool need_weights = false;
+    bool encoder_only = false;
+};
+
+struct GenerateArgs {
+    size_t n_batch = 1;
+    SequenceArgs src;
+    size_t max_length = 0;
+    int bos = -1, eos = -1;
+    int score = 0, normalize = 0;
+    bool need_weights = false;
+};
+
+struct AttentionArgs {
+    size_t n_seq_q = 0, n_seq_k = 0, d_k = 0, d_v = 0;
+    uintptr_t q = 0, k = 0, v = 0;
+    int score = 0, normalize = 0;
+    size_t additive_dim = 0;
+    uintptr_t w_q = 0, w_k = 0, w_v = 0, key_padding = 0, attn_mask = 0;
+    bool causal = false;
+    uintptr_t out = 0, weights = 0;
+};
+
+SequenceInput to_input(const SequenceArgs& a) {
+    SequenceInput s;
+    s.n_seq = a.n_seq;
+    s.embeddings = ptr<float>(a.embeddings);
+    s.tokens = ptr<int32_t>(a.tokens);
+    s.key_padding = ptr<uint8_t>(a.key_padding);
+    s.attn_mask = ptr<float>(a.attn_mask);
+    s.causal = a.causal;
+    return s;
+}
+
+AttentionOptions to_options(int score, int normalize) {
+    return {static_cast<ScoreKind>(score), static_cast<NormalizeKind>(normalize)};
+}
+
+bool valid_options(int score, int normalize) { return score >= 0 && score <= 2 && normalize >= 0 && normalize <= 1; }
+
+void call_step_callback(void* user, size_t step, size_t max_steps) {
+    (*static_cast<val*>(user))(step, max_steps);
+}
+
+// A loaded model and the workspace its calls run in.
+class ModelHandle {
+public:
+    std::string load(uintptr_t data, size_t size, const std::string& config) {
+        auto m = Model::load(ptr<uint8_t>(data), size, config);
+        if (!m.is_ok()) return error_of(m.status());
+        model_ = std::move(m).value();
+        return "";
+    }
+
+    std::string config_json() const { return model_ ? model_config_to_json(model_->config()) : "{}"; }
+    double parameter_count() const { return model_ ? double(model_->parameter_count()) : 0.0; }
+
+    // Makes sure the workspace fits these limits (re-created, larger, only when it does not).
+    std::string reserve(size_t max_batch, size_t max_src, size_t max_tgt, bool record) {
+        if (!model_) return error_of(Status::invalid("no model loaded"));
+        if (ws_) {
+            const WorkspaceLimits& l = ws_->limits();
+            if (l.max_batch >= max_batch && l.max_src_len >= max_src && l.max_tgt_len >= max_tgt &&
+                (l.record_attention || !record))
+                return "";
+            max_batch = std::max(max_batch, l.max_batch);
+            max_src = std::max(max_src, l.max_src_len);
+            max_tgt = std::max(max_tgt, l.max_tgt_len);
+            record = record || l.record_attention;
+        }
+        ws_.reset();  // free the old one first: the new one may need that memory
+        auto ws = model_->make_workspace({max_batch, max_src, max_tgt, record});
+        if (!ws.is_ok()) return error_of(ws.status());
+        ws_ = std::move(ws).value();
+        return "";
+    }
+
+    std::string forward(const ForwardArgs& a) {
+        if (!model_ || !ws_) return error_of(Status::invalid("no workspace reserved"));
+        if (!valid_options(a.score, a.normalize)) return error_of(Status::invalid("unknown score or normalize option"));
+        ForwardRequest r;
+        r.n_batch = a.n_batch;
+        r.src = to_input(a.src);
+        r.tgt = to_input(a.tgt);
+        r.key = ptr<float>(a.key);
+        r.value = ptr<float>(a.value);
+        r.n_seq_k = a.n_seq_k;
+        r.key_padding_k = ptr<uint8_t>(a.key_padding_k);
+        r.memory = ptr<float>(a.memory);
+        r.n_seq_memory = a.n_seq_memory;
+        r.memory_key_padding = ptr<uint8_t>(a.memory_key_padding);
+        r.options = to_options(a.score, a.normalize);
+        r.need_weights = a.need_weights;
+        r.encoder_only = a.encoder_only;
+        return error_of(model_->forward(r, *ws_));
+    }
+
+    std::string generate(const GenerateArgs& a, val on_step) {
+        if (!model_ || !ws_) return error_of(Status::invalid("no workspace reserved"));
+        if (!valid_options(a.score, a.normalize)) return error_of(Status::invalid("unknown score or normalize option"));
+        GenerateRequest r;
+        r.n_batch = a.n_batch;
+        r.src = to_input(a.src);
+        r.max_length = a.max_length;
+        r.bos = a.bos;
+        r.eos = a.eos;
+        r.options = to_options(a.score, a.normalize);
+        r.need_weights = a.need_weights;
+        if (!on_step.isUndefined() && !on_step.isNull()) {
+            r.on_step = call_step_callback;
+            r.on_step_user = &on_step;
+        }
+        return error_of(model_->generate(r, *ws_));
+    }
+
+    uintptr_t output() const { return ws_ ? uintptr_t(ws_->output()) : 0; }
+    size_t output_rows() const { return ws_ ? ws_->output_rows() : 0; }
+    uintptr_t logits() const { return ws_ ? uintptr_t(ws_->logits()) : 0; }
+    size_t logits_cols() const { return ws_ ? ws_->logits_cols() : 0; }
+    uintptr_t generated() const { return ws_ ? uintptr_t(ws_->generated()) : 0; }
+    size_t generated_length() const { return ws_ ? ws_->generated_length() : 0; }
+    double workspace_bytes() const { return ws_ ? double(ws_->bytes()) : 0.0; }
+
+    // kind: 0 encoder (or multihead_attention), 1 decoder self, 2 decoder cross.
+    val attention(int kind, size_t layer) const {
+        if (!ws_ || kind < 0 || kind > 2) return val::null();
+        const auto& maps = kind == 0 ? ws_->encoder_attention()
+                                     : kind == 1 ? ws_->decoder_self_attention() : ws_->decoder_cross_attention();
+        if (layer >= maps.size() || !maps[layer].data) return val::null();
+        const AttentionMap& m = maps[layer];
+        val o = val::object();
+        o.set("ptr", uintptr_t(m.data));
+        o.set("nBatch", m.n_batch);
+        o.set("nhead", m.nhead);
+        o.set("nSeqQ", m.n_seq_q);
+        o.set("nSeqK", m.n_seq_k);
+        return o;
+    }
+
+private:
+    std::optional<Model> model_;
+    std::optional<Workspace> ws_;
+};
+
+std::string attention_op(const AttentionArgs& a) {
+    if (!valid_options(a.score, a.normalize)) return error_of(Status::invalid("unknown score or normalize option"));
+    AttentionRequest r;
+    r.n_seq_q = a.n_seq_q;
+    r.n_seq_k = a.n_seq_k;
+    r.d_k = a.d_k;
+    r.d_v = a.d_v;
+    r.q = ptr<float>(a.q);
+    r.k = ptr<float>(a.k);
+    r.v = ptr<float>(a.v);
+    r.options = to_options(a.score, a.normalize);
+    r.additive_dim = a.additive_dim;
+    r.w_q = ptr<float>(a.w_q);
+    r.w_k = ptr<float>(a.w_k);
+    r.w_v = ptr<float>(a.w_v);
+    r.key_padding = ptr<uint8_t>(a.key_padding);
+    r.attn_mask = ptr<float>(a.attn_mask);
+    r.causal = a.causal;
+    return error_of(attention(r, reinterpret_cast<float*>(a.out), reinterpret_cast<float*>(a.weights)));
+}
+
+std::string positional_op(size_t n, size_t d, uintptr_t out) {
+    return error_of(positional_encoding(n, d, reinterpret_cast<float*>(out)));
+}
+
+// {"ok": true, ...description} or {"ok": false, "error": "..."} as JSON text.
+std::string describe_op(uintptr_t data, size_t size) {
+    auto d = describe_safetensors(ptr<uint8_t>(data), size);
+    return d.is_ok() ? d.value() : std::string("\t") + d.status().message();
+}
+
+std::string simd_arch() { return kernels::simd_arch(); }
+size_t simd_lanes() { return kernels::simd_lanes(); }
+double live_bytes() { return double(Buffer::live_bytes()); }
+
+}  // namespace
+}  // namespace simdformer::bindings
+
+EMSCRIPTEN_BINDINGS(simdformer) {
+    using namespace emscripten;
+    using namespace simdformer::bindings;
+    value_object<SequenceArgs>("SequenceArgs")
+        .field("nSeq", &SequenceArgs::n_seq)
+        .field("embeddings", &SequenceArgs::embeddings)
+        .field("tokens", &SequenceArgs::tokens)
+        .field("keyPadding", &SequenceArgs::key_padding)
+        .field("attnMask", &SequenceArgs::attn_mask)
+        .field("causal", &SequenceArgs::causal);
+    value_object<ForwardArgs>("ForwardArgs")
+        .field("nBatch", &ForwardArgs::n_batch)
+        .field("src", &ForwardArgs::src)
+        .field("tgt", &ForwardArgs::tgt)
+        .field("key", &ForwardArgs::key)
+        .field("value", &ForwardArgs::value)
+        .field("nSeqK", &ForwardArgs::n_seq_k)
+        .field("keyPaddingK", &ForwardArgs::key_padding_k)
+        .field("memory", &ForwardArgs::memory)
+        .field("nSeqMemory", &ForwardArgs::n_seq_memory)
+        .field("memoryKeyPadding", &ForwardArgs::memory_key_padding)
+        .field("score", &ForwardArgs::score)
+        .field("normalize", &ForwardArgs::normalize)
+        .field("needWeights", &ForwardArgs::need_weights)
+        .field("encoderOnly", &ForwardArgs::encoder_only);
+    value_object<GenerateArgs>("GenerateArgs")
+        .field("nBatch", &GenerateArgs::n_batch)
+        .field("src", &GenerateArgs::src)
+        .field("maxLength", &GenerateArgs::max_length)
+        .field("bos", &GenerateArgs::bos)
+        .field("eos", &GenerateArgs::eos)
+        .field("score", &GenerateArgs::score)
+        .field("normalize", &GenerateArgs::normalize)
+        .field("needWeights", &GenerateArgs::need_weights);
+    value_object<AttentionArgs>("AttentionArgs")
+        .field("nSeqQ", &AttentionArgs::n_seq_q)
+        .field("nSeqK", &AttentionArgs::n_seq_k)
+        .field("dK", &AttentionArgs::d_k)
+        .field("dV", &AttentionArgs::d_v)
+        .field("q", &AttentionArgs::q)
+        .field("k", &AttentionArgs::k)
+        .field("v", &AttentionArgs::v)
+        .field("score", &AttentionArgs::score)
+        .field("normalize", &AttentionArgs::normalize)
+        .field("additiveDim", &AttentionArgs::additive_dim)
+        .field("wQ", &AttentionArgs::w_q)
+        .field("wK", &AttentionArgs::w_k)
+        .field("wV", &AttentionArgs::w_v)
+        .field("keyPadding", &AttentionArgs::key_padding)
+        .field("attnMask", &AttentionArgs::attn_mask)
+        .field("causal", &AttentionArgs::causal)
+        .field("out", &AttentionArgs::out)
+        .field("weights", &AttentionArgs::weights);
+    class_<ModelHandle>("ModelHandle")
+        .constructor<>()
+        .function("load", &ModelHandle::load)
+        .function("configJson", &ModelHandle::config_json)
+        .function("parameterCount", &ModelHandle::parameter_count)
+        .function("reserve", &ModelHandle::reserve)
+        .function("forward", &ModelHandle::forward)
+        .function("generate", &ModelHandle::generate)
+        .function("output", &ModelHandle::output)
+        .function("outputRows", &ModelHandle::output_rows)
+        .function("logits", &ModelHandle::logits)
+        .function("logitsCols", &ModelHandle::logits_cols)
+        .function("generated", &ModelHandle::generated)
+        .function("generatedLength", &ModelHandle::generated_length)
+        .function("workspaceBytes", &ModelHandle::workspace_bytes)
+        .function("attention", &ModelHandle::attention);
+    function("attention", &attention_op);
+    function("positionalEncoding", &positional_op);
+    function("describeSafetensors", &describe_op);
+    function("simdArch", &simd_arch);
+    function("simdLanes", &simd_lanes);
+    function("liveBytes", &live_bytes);
+}

@@ -1,0 +1,49 @@
+// Browser and bundler entry. The glue locates its .wasm with new URL(..., import.meta.url),
+// which bundlers (Vite, webpack) rewrite; options.wasmUrl / wasmBinary override it (CDNs).
+import { Model, Simdformer, SimdformerError, initOptions } from './api.mjs';
+import { chooseSimd, wasmSimdSupported } from './simd-detect.mjs';
+
+export { Model, Simdformer, SimdformerError, wasmSimdSupported };
+
+// Reads a model from bytes or a URL (fetch, with download progress when the size is known).
+async function readSource(source, progress) {
+  if (source instanceof Uint8Array || source instanceof ArrayBuffer || ArrayBuffer.isView(source)) return source;
+  if (typeof source !== 'string' && !(source instanceof URL)) {
+    throw new SimdformerError('model source must be bytes or a URL in the browser');
+  }
+  const response = await fetch(source);
+  if (!response.ok) throw new SimdformerError(`cannot fetch model '${source}': HTTP ${response.status}`, 'io_error');
+  const total = Number(response.headers.get('content-length')) || 0;
+  if (!response.body || !total) return new Uint8Array(await response.arrayBuffer());
+  const bytes = new Uint8Array(total);
+  const reader = response.body.getReader();
+  let loaded = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    if (loaded + value.length > total) throw new SimdformerError(`model '${source}' is larger than its Content-Length`, 'io_error');
+    bytes.set(value, loaded);
+    loaded += value.length;
+    progress({ stage: 'download', loaded, total });
+  }
+  return bytes.subarray(0, loaded);
+}
+
+/** Loads the wasm module (SIMD128 when the browser has it, unless options.simd says otherwise). */
+export async function init(options = {}) {
+  const o = initOptions(options);
+  const simd = chooseSimd(o.simd);
+  const name = simd ? 'simdformer' : 'simdformer-scalar';
+  // Only the chosen build's glue is loaded (bundlers split the two imports).
+  const factory = (simd ? await import('./simdformer.mjs') : await import('./simdformer-scalar.mjs')).default;
+  const moduleOptions = {};
+  if (o.wasmBinary) moduleOptions.wasmBinary = o.wasmBinary;
+  else if (o.wasmUrl) {
+    const url = typeof o.wasmUrl === 'function' ? o.wasmUrl(`${name}.wasm`) : o.wasmUrl;
+    moduleOptions.locateFile = (file) => (file.endsWith('.wasm') ? String(url) : file);
+  }
+  const module = await factory(moduleOptions);
+  return new Simdformer(module, { simd, readSource });
+}
+
+export default init;

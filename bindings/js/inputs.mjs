@@ -1,0 +1,131 @@
+// Turns the forms users pass (typed arrays, nested arrays, lists of sequences) into the flat,
+// padded arrays the engine takes, validating as it goes.
+import { fail } from './errors.mjs';
+
+const isTyped = (x) => ArrayBuffer.isView(x) && !(x instanceof DataView);
+
+export function isBatch(input, tokens) {
+  if (!Array.isArray(input) || input.length === 0) return false;
+  const first = input[0];
+  if (tokens) return Array.isArray(first) || isTyped(first);
+  // vectors: a batch is a list of flat typed arrays or a list of n x d nested arrays
+  return isTyped(first) || (Array.isArray(first) && first.length > 0 && (Array.isArray(first[0]) || isTyped(first[0])));
+}
+
+// One sequence of vectors -> Float32Array [n * d].
+export function vectorSequence(seq, d, what) {
+  let flat;
+  if (isTyped(seq)) {
+    if (!(seq instanceof Float32Array) && !(seq instanceof Float64Array)) fail(`${what}: expected a Float32Array, got ${seq.constructor.name}`);
+    flat = seq instanceof Float32Array ? seq : Float32Array.from(seq);
+  } else if (Array.isArray(seq)) {
+    if (seq.length && (Array.isArray(seq[0]) || isTyped(seq[0]))) {
+      flat = new Float32Array(seq.length * d);
+      seq.forEach((row, i) => {
+        if (!row || row.length !== d) fail(`${what}: row ${i} has ${row ? row.length : 'no'} values, expected d_model=${d}`);
+        flat.set(row, i * d);
+      });
+    } else {
+      flat = Float32Array.from(seq);
+    }
+  } else {
+    fail(`${what}: expected a Float32Array or an array of rows, got ${seq === null ? 'null' : typeof seq}`);
+  }
+  if (flat.length === 0) fail(`${what}: the sequence is empty`);
+  if (flat.length % d !== 0) fail(`${what}: ${flat.length} values is not a whole number of d_model=${d} vectors`);
+  for (let i = 0; i < flat.length; i++) {
+    if (!Number.isFinite(flat[i])) fail(`${what}: value ${flat[i]} at index ${i} is not finite`);
+  }
+  return flat;
+}
+
+// One sequence of token ids -> Int32Array.
+export function tokenSequence(seq, vocab, what) {
+  if (!Array.isArray(seq) && !isTyped(seq)) fail(`${what}: expected token ids (an array or Int32Array), got ${seq === null ? 'null' : typeof seq}`);
+  if (seq.length === 0) fail(`${what}: the sequence is empty`);
+  const out = new Int32Array(seq.length);
+  for (let i = 0; i < seq.length; i++) {
+    const t = seq[i];
+    if (!Number.isInteger(t) || t < 0 || t >= vocab) fail(`${what}: token ${t} at index ${i} is not an id in [0, ${vocab})`);
+    out[i] = t;
+  }
+  return out;
+}
+
+// A per-sequence mask (true/1 = masked) -> Uint8Array of length n.
+export function maskArray(mask, n, what) {
+  if (mask === undefined || mask === null) return null;
+  if (!Array.isArray(mask) && !isTyped(mask)) fail(`${what}: expected an array of booleans or 0/1`);
+  if (mask.length !== n) fail(`${what}: has ${mask.length} entries, expected ${n} (one per key)`);
+  const out = new Uint8Array(n);
+  for (let i = 0; i < n; i++) {
+    const v = mask[i];
+    if (v !== true && v !== false && v !== 0 && v !== 1) fail(`${what}: entry ${i} is ${v}; use true/1 for masked, false/0 for kept`);
+    out[i] = v ? 1 : 0;
+  }
+  return out;
+}
+
+// An [rows, cols] float matrix (nested arrays, {data, shape} or a flat Float32Array of rows*cols).
+export function matrix(m, rows, cols, what, { allowNegInf = false } = {}) {
+  let flat;
+  if (m && typeof m === 'object' && !Array.isArray(m) && !isTyped(m) && 'data' in m) {
+    if (!Array.isArray(m.shape) || m.shape[0] !== rows || m.shape[1] !== cols) fail(`${what}: shape ${JSON.stringify(m.shape)}, expected [${rows}, ${cols}]`);
+    flat = Float32Array.from(m.data);
+  } else if (Array.isArray(m) && m.length && (Array.isArray(m[0]) || isTyped(m[0]))) {
+    if (m.length !== rows) fail(`${what}: has ${m.length} rows, expected ${rows}`);
+    flat = new Float32Array(rows * cols);
+    m.forEach((row, i) => {
+      if (row.length !== cols) fail(`${what}: row ${i} has ${row.length} values, expected ${cols}`);
+      flat.set(row, i * cols);
+    });
+  } else if (isTyped(m) || Array.isArray(m)) {
+    flat = Float32Array.from(m);
+  } else {
+    fail(`${what}: expected a matrix [${rows}, ${cols}]`);
+  }
+  if (flat.length !== rows * cols) fail(`${what}: has ${flat.length} values, expected ${rows} x ${cols} = ${rows * cols}`);
+  for (let i = 0; i < flat.length; i++) {
+    const v = flat[i];
+    if (Number.isNaN(v) || v === Infinity || (v === -Infinity && !allowNegInf)) fail(`${what}: value ${v} at index ${i} is not allowed`);
+  }
+  return flat;
+}
+
+// A matrix whose shape is read from the value itself: nested arrays or {data, shape}.
+export function shapedMatrix(m, what) {
+  if (m && typeof m === 'object' && !Array.isArray(m) && 'data' in m && Array.isArray(m.shape) && m.shape.length === 2) {
+    return { data: matrix(m, m.shape[0], m.shape[1], what), rows: m.shape[0], cols: m.shape[1] };
+  }
+  if (Array.isArray(m) && m.length && (Array.isArray(m[0]) || isTyped(m[0]))) {
+    const rows = m.length, cols = m[0].length;
+    if (cols === 0) fail(`${what}: rows are empty`);
+    return { data: matrix(m, rows, cols, what), rows, cols };
+  }
+  fail(`${what}: expected a matrix as nested arrays or {data, shape: [rows, cols]}`);
+}
+
+// Pads sequences of different lengths to one [b, n_max, width] array plus a padding mask.
+// userMasks[i] (true = masked) are merged in. Sequences longer than maxLen are cut when
+// `truncation`, otherwise they are an error.
+export function padBatch(seqs, width, maxLen, truncation, userMasks, ArrayType, what) {
+  const lengths = seqs.map((s, i) => {
+    const n = s.length / width;
+    if (n > maxLen) {
+      if (!truncation) fail(`${what}: sequence ${i} has ${n} positions, more than the model's max_len=${maxLen} (pass truncation: true to cut it)`);
+      return maxLen;
+    }
+    return n;
+  });
+  const nMax = Math.max(...lengths);
+  const data = new ArrayType(seqs.length * nMax * width);
+  const padding = new Uint8Array(seqs.length * nMax);
+  let anyPadding = false;
+  seqs.forEach((s, b) => {
+    data.set(s.subarray(0, lengths[b] * width), b * nMax * width);
+    for (let i = lengths[b]; i < nMax; i++) { padding[b * nMax + i] = 1; anyPadding = true; }
+    const user = userMasks ? userMasks[b] : null;
+    if (user) for (let i = 0; i < lengths[b]; i++) if (user[i]) { padding[b * nMax + i] = 1; anyPadding = true; }
+  });
+  return { data, padding: anyPadding ? padding : null, lengths, nMax };
+}

@@ -1,0 +1,55 @@
+// Node.js entry (ESM). Reads the .wasm with fs and hands the bytes to the Emscripten glue,
+// which cannot fetch a file path under Node 18+ itself.
+import { open, readFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+
+import { Model, Simdformer, SimdformerError, initOptions } from './api.mjs';
+import { chooseSimd, wasmSimdSupported } from './simd-detect.mjs';
+
+export { Model, Simdformer, SimdformerError, wasmSimdSupported };
+
+// Reads a model from bytes or a file path, reporting progress in chunks.
+async function readSource(source, progress) {
+  if (source instanceof Uint8Array || source instanceof ArrayBuffer || ArrayBuffer.isView(source)) return source;
+  if (source instanceof URL && source.protocol === 'file:') source = fileURLToPath(source);
+  if (typeof source !== 'string') {
+    throw new SimdformerError('model source must be bytes or a file path in Node.js');
+  }
+  let file;
+  try {
+    file = await open(source, 'r');
+  } catch (e) {
+    throw new SimdformerError(`cannot open model file '${source}': ${e.code ?? e.message}`, 'io_error');
+  }
+  try {
+    const { size } = await file.stat();
+    const bytes = new Uint8Array(size);
+    const chunk = 1 << 22;
+    for (let offset = 0; offset < size;) {
+      const { bytesRead } = await file.read(bytes, offset, Math.min(chunk, size - offset), offset);
+      if (bytesRead === 0) break;
+      offset += bytesRead;
+      progress({ stage: 'read', loaded: offset, total: size });
+    }
+    return bytes;
+  } finally {
+    await file.close();
+  }
+}
+
+/** Loads the wasm module (SIMD128 when the engine has it, unless options.simd says otherwise). */
+export async function init(options = {}) {
+  const o = initOptions(options);
+  const simd = chooseSimd(o.simd);
+  const name = simd ? 'simdformer' : 'simdformer-scalar';
+  const glue = await import(`./${name}.mjs`);
+  let wasmBinary = o.wasmBinary;
+  if (!wasmBinary) {
+    const url = typeof o.wasmUrl === 'function' ? o.wasmUrl(`${name}.wasm`) : o.wasmUrl;
+    wasmBinary = await readFile(url ? (url instanceof URL ? url : new URL(url, 'file://' + process.cwd() + '/')) : new URL(`./${name}.wasm`, import.meta.url));
+  }
+  const module = await glue.default({ wasmBinary });
+  return new Simdformer(module, { simd, readSource });
+}
+
+export default init;

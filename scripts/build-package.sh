@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Builds the npm package into dist/: both wasm builds (SIMD128 and scalar) of the Embind module
+# plus the JavaScript entry points and types from bindings/js.
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+bash scripts/setup.sh core
+for preset in wasm-release wasm-scalar; do
+  cmake --preset "$preset" >/dev/null
+  cmake --build --preset "$preset" --target simdformer_js >/dev/null
+done
+rm -rf dist && mkdir -p dist
+cp build/wasm-release/bindings/simdformer.mjs build/wasm-release/bindings/simdformer.wasm dist/
+cp build/wasm-scalar/bindings/simdformer-scalar.mjs build/wasm-scalar/bindings/simdformer-scalar.wasm dist/
+cp bindings/js/*.mjs bindings/js/*.cjs bindings/js/*.d.ts bindings/js/*.d.cts dist/
+chmod +x dist/cli.mjs
+echo "dist/ built: $(du -sh dist | cut -f1)"

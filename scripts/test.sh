@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Runs every simdformer test suite from a clean checkout: installs what is missing, builds the
+# native (SIMD and scalar) and wasm (SIMD128 and scalar) configurations, and runs their Google
+# Test suites through CTest (wasm under node), then the JavaScript suites.
+# Ends with one summary line: "N passed, N failed".
+set -uo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+JOBS="${JOBS:-$(nproc)}"
+
+bash scripts/setup.sh test || { echo "setup failed"; echo "0 passed, 1 failed"; exit 1; }
+
+passed=0
+failed=0
+failures=()
+record() {  # record <suite> <passed> <failed>
+  passed=$((passed + $2)); failed=$((failed + $3))
+  [ "$3" -eq 0 ] || failures+=("$1")
+  echo "== $1: $2 passed, $3 failed"
+}
+
+run_ctest_preset() {
+  local preset="$1" log="build/$1.ctest.log"
+  echo "== building $preset"
+  if ! { cmake --preset "$preset" >/dev/null && cmake --build --preset "$preset" -j "$JOBS"; } > "build/$preset.build.log" 2>&1; then
+    tail -40 "build/$preset.build.log"
+    record "$preset (build)" 0 1
+    return
+  fi
+  ctest --preset "$preset" -j "$JOBS" > "$log" 2>&1
+  grep -E "tests passed|FAILED|Failed|\*\*\*" "$log" | tail -20
+  local line total bad
+  line=$(grep -E "tests passed, [0-9]+ tests failed out of [0-9]+" "$log" | tail -1)
+  if [ -z "$line" ]; then tail -40 "$log"; record "$preset (ctest)" 0 1; return; fi
+  bad=$(sed -E 's/.* ([0-9]+) tests failed out of ([0-9]+).*/\1/' <<<"$line")
+  total=$(sed -E 's/.* ([0-9]+) tests failed out of ([0-9]+).*/\2/' <<<"$line")
+  record "$preset" $((total - bad)) "$bad"
+}
+
+mkdir -p build
+for preset in ${SIMDFORMER_PRESETS:-native-release native-scalar wasm-release wasm-scalar}; do
+  run_ctest_preset "$preset"
+done
+
+if [ "${#failures[@]}" -gt 0 ]; then echo "failing suites: ${failures[*]}"; fi
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
