@@ -37,10 +37,31 @@ run_ctest_preset() {
   record "$preset" $((total - bad)) "$bad"
 }
 
+run_node_tests() {  # run_node_tests <suite> <files...>
+  local suite="$1" log="build/$1.node.log"; shift
+  node --test --test-concurrency=1 "$@" > "$log" 2>&1
+  local pass fail
+  pass=$(grep -E '^# pass [0-9]+' "$log" | tail -1 | awk '{print $3}')
+  fail=$(grep -E '^# fail [0-9]+' "$log" | tail -1 | awk '{print $3}')
+  if [ -z "$pass" ]; then tail -40 "$log"; record "$suite" 0 1; return; fi
+  if [ "$fail" != "0" ]; then grep -E '^not ok|Error|error' "$log" | head -40; fi
+  record "$suite" "$pass" "$fail"
+}
+
 mkdir -p build
 for preset in ${SIMDFORMER_PRESETS:-native-release native-scalar wasm-release wasm-scalar}; do
   run_ctest_preset "$preset"
 done
+
+echo "== building the npm package"
+if ! { npm ci --no-audit --no-fund --loglevel=error && bash scripts/build-package.sh; } > build/package.build.log 2>&1; then
+  tail -40 build/package.build.log
+  record "package (build)" 0 1
+else
+  run_node_tests js-api tests/js/api.test.mjs tests/js/cjs.test.cjs
+  run_node_tests js-package tests/js/package.test.mjs
+  run_node_tests js-browser tests/js/browser.test.mjs
+fi
 
 if [ "${#failures[@]}" -gt 0 ]; then echo "failing suites: ${failures[*]}"; fi
 echo "$passed passed, $failed failed"

@@ -8,9 +8,12 @@ export type Matrix = number[][] | Float32Array[] | { data: ArrayLike<number>; sh
 /** One sequence: token ids, or vectors (flat Float32Array of n * d_model, or n rows). */
 export type Sequence = Int32Array | number[] | Float32Array | number[][] | Float32Array[];
 
+/** A URL string or URL object (structural, so the types need no DOM or Node typings). */
+export type UrlLike = string | { readonly href: string };
+
 export interface InitOptions {
   /** URL of the .wasm (or a function of its file name) for bundlers and CDNs. */
-  wasmUrl?: string | URL | ((fileName: string) => string | URL);
+  wasmUrl?: UrlLike | ((fileName: string) => UrlLike);
   /** The .wasm bytes themselves. */
   wasmBinary?: ArrayBuffer | Uint8Array;
   /** 'auto' (default) picks SIMD128 when the engine supports it. */
@@ -128,8 +131,12 @@ export declare class Model {
   readonly parameterCount: number;
   readonly disposed: boolean;
   readonly workspaceBytes: number;
-  encode(input: Sequence, options?: EncodeOptions): SequenceResult;
-  encode(input: Sequence[], options?: EncodeOptions): BatchResult;
+  /** One sequence (token ids, or a flat Float32Array of n * d_model). */
+  encode(input: Int32Array | Float32Array | number[], options?: EncodeOptions): SequenceResult;
+  /** A batch of sequences of any lengths (padded and masked internally). */
+  encode(input: Int32Array[] | Float32Array[] | number[][][], options?: EncodeOptions): BatchResult;
+  /** number[][] is n vector rows for vector models but a batch of token sequences for token models. */
+  encode(input: number[][], options?: EncodeOptions): SequenceResult | BatchResult;
   forward(src: Sequence, tgt: Sequence, options?: ForwardOptions): ForwardResult;
   forward(src: Sequence[], tgt: Sequence[], options?: ForwardOptions): { sequences: ForwardResult[]; lengths: number[] };
   generate(src: Int32Array | number[], options?: GenerateOptions): GenerateResult;
@@ -166,9 +173,9 @@ export declare class Simdformer {
   readonly lanes: number;
   readonly liveBytes: number;
   readonly heapBytes: number;
-  loadModel(source: Uint8Array | ArrayBuffer | string | URL, config?: object | string,
+  loadModel(source: Uint8Array | ArrayBuffer | UrlLike, config?: object | string,
             options?: { onProgress?: (p: Progress) => void }): Promise<Model>;
-  inspect(source: Uint8Array | ArrayBuffer | string | URL): Promise<SafetensorsDescription>;
+  inspect(source: Uint8Array | ArrayBuffer | UrlLike): Promise<SafetensorsDescription>;
   attention(Q: Matrix, K: Matrix, V: Matrix, options?: AttentionOptions): { output: Tensor2D; weights?: Tensor2D };
   positionalEncoding(n: number, d: number): Tensor2D;
 }

@@ -1,0 +1,144 @@
+// The packed tarball, installed elsewhere the way users get it: ESM import, CJS require, the
+// CLI, and a strict TypeScript consumer of the types.
+import assert from 'node:assert/strict';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+
+import { ROOT, configOf, modelPath } from './helpers.mjs';
+
+let dir;
+const bin = () => join(dir, 'node_modules', '.bin', 'simdformer');
+
+before(() => {
+  dir = mkdtempSync(join(tmpdir(), 'simdformer-package-'));
+  const tarball = execFileSync('npm', ['pack', '--silent', '--pack-destination', dir], { cwd: ROOT, encoding: 'utf8' }).trim().split('\n').pop();
+  writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'consumer', private: true }));
+  execFileSync('npm', ['install', '--silent', '--no-audit', '--no-fund', join(dir, tarball)], { cwd: dir, stdio: 'inherit' });
+  writeFileSync(join(dir, 'config.json'), JSON.stringify(configOf('seq2seq')));
+});
+
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+const run = (file, source) => {
+  writeFileSync(join(dir, file), source);
+  return execFileSync(process.execPath, [join(dir, file)], { cwd: dir, encoding: 'utf8' });
+};
+
+test('the tarball holds only the package files', () => {
+  const files = JSON.parse(execFileSync('npm', ['pack', '--dry-run', '--json'], { cwd: ROOT, encoding: 'utf8' }))[0].files.map((f) => f.path);
+  assert.ok(files.includes('dist/simdformer.wasm') && files.includes('dist/simdformer-scalar.wasm'));
+  assert.ok(files.every((f) => f === 'package.json' || f === 'README.md' || f.startsWith('dist/')), files.join(', '));
+});
+
+test('ESM import works from an installed package', () => {
+  const out = run('esm.mjs', `
+    import { init, SimdformerError } from 'simdformer';
+    import { readFileSync } from 'node:fs';
+    const sf = await init();
+    const model = await sf.loadModel(${JSON.stringify(modelPath('seq2seq'))}, JSON.parse(readFileSync('config.json', 'utf8')));
+    const r = model.generate([3, 4, 5, 6, 7, 8], { maxLength: 8 });
+    let threw = false;
+    try { model.encode([99]); } catch (e) { threw = e instanceof SimdformerError; }
+    console.log(JSON.stringify({ simd: sf.simd, tokens: Array.from(r.tokens), threw }));
+    model.dispose();
+  `);
+  const r = JSON.parse(out);
+  assert.equal(r.simd, true);
+  assert.equal(r.tokens[0], 1);
+  assert.equal(r.threw, true);
+});
+
+test('CommonJS require works from an installed package', () => {
+  const out = run('cjs.cjs', `
+    const { init } = require('simdformer');
+    init({ simd: false }).then(async (sf) => {
+      const model = await sf.loadModel(${JSON.stringify(modelPath('mha_self'))}, ${JSON.stringify(configOf('mha_self'))});
+      const r = model.encode([[...Array(16).keys()].map((i) => i / 16)]);
+      console.log(JSON.stringify({ arch: sf.arch, shape: r.shape }));
+      model.dispose();
+    });
+  `);
+  assert.deepEqual(JSON.parse(out), { arch: 'scalar', shape: [1, 16] });
+});
+
+test('the CLI: help, info, encode with attention, generate, and failures', () => {
+  const help = spawnSync(bin(), ['--help'], { encoding: 'utf8' });
+  assert.equal(help.status, 0);
+  assert.match(help.stdout, /simdformer encode/);
+  const info = spawnSync(bin(), ['info', '--model', modelPath('encoder'), '--config', join(ROOT, 'tests/data/encoder.json')], { encoding: 'utf8' });
+  assert.equal(info.status, 0, info.stderr);
+  const described = JSON.parse(info.stdout);
+  assert.equal(described.config.model_type, 'encoder');
+  assert.equal(described.parameters, 2392);
+  assert.ok(described.tensors.some((t) => t.name === 'layers.1.norm2.weight'));
+
+  writeFileSync(join(dir, 'input.json'), JSON.stringify({ input: [[3, 4, 5], [6, 7]] }));
+  const enc = spawnSync(bin(), ['encode', '--model', modelPath('seq2seq'), '--config', join(dir, 'config.json'),
+    '--input', join(dir, 'input.json'), '--attention', join(dir, 'att.json'), '--mean'], { encoding: 'utf8' });
+  assert.equal(enc.status, 0, enc.stderr);
+  const encoded = JSON.parse(enc.stdout);
+  assert.deepEqual(encoded.results.map((r) => r.shape), [[3, 16], [2, 16]]);
+  const att = JSON.parse(readFileSync(join(dir, 'att.json'), 'utf8'));
+  assert.equal(att[1].attentions.length, 2);
+  assert.deepEqual(att[1].attentions[0][0].shape, [2, 2]);
+
+  writeFileSync(join(dir, 'src.json'), JSON.stringify([3, 4, 5, 6, 7, 8]));
+  const gen = spawnSync(bin(), ['generate', '--model', modelPath('seq2seq'), '--config', join(dir, 'config.json'),
+    '--input', join(dir, 'src.json'), '--max-length', '8', '--progress'], { encoding: 'utf8' });
+  assert.equal(gen.status, 0, gen.stderr);
+  assert.equal(JSON.parse(gen.stdout).results[0].tokens[0], 1);
+  assert.match(gen.stderr, /generate: \d+\/7/);
+
+  const missing = spawnSync(bin(), ['encode', '--model', '/nope.safetensors', '--input', join(dir, 'src.json')], { encoding: 'utf8' });
+  assert.equal(missing.status, 1);
+  assert.match(missing.stderr, /cannot open model file '\/nope.safetensors'/);
+  const usage = spawnSync(bin(), ['encode', '--modle', 'x'], { encoding: 'utf8' });
+  assert.equal(usage.status, 2);
+  assert.match(usage.stderr, /Unknown option '--modle'/);
+  const noInput = spawnSync(bin(), ['encode', '--model', modelPath('seq2seq'), '--config', join(dir, 'config.json'),
+    '--input', join(dir, 'config.json')], { encoding: 'utf8' });
+  assert.equal(noInput.status, 2);
+  assert.match(noInput.stderr, /input file has no "input" entry/);
+  writeFileSync(join(dir, 'bad.json'), JSON.stringify({ input: [3, 4], colour: 'red' }));
+  const badOption = spawnSync(bin(), ['encode', '--model', modelPath('seq2seq'), '--config', join(dir, 'config.json'),
+    '--input', join(dir, 'bad.json')], { encoding: 'utf8' });
+  assert.equal(badOption.status, 1);
+  assert.match(badOption.stderr, /unknown option 'colour'/);
+});
+
+test('a strict TypeScript consumer type-checks against the shipped types', () => {
+  writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({
+    compilerOptions: { strict: true, noEmit: true, module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022', lib: ['es2022', 'esnext.disposable'], types: [] },
+    files: ['consumer.mts', 'consumer.cts'],
+  }));
+  writeFileSync(join(dir, 'consumer.mts'), `
+    import { init, SimdformerError, type Attentions, type GenerateResult } from 'simdformer';
+    const sf = await init({ simd: 'auto' });
+    const model = await sf.loadModel(new Uint8Array(8), { d_model: 8 });
+    const r = model.encode(new Float32Array(16), { returnAttention: 'mean', paddingMask: [false, true] });
+    const heads: Attentions | undefined = r.attentions;
+    const shape: [number, number] = r.shape;
+    const batch = model.encode([new Int32Array([1, 2]), new Int32Array([3])]);
+    const first: number = batch.sequences[0].output[0];
+    const g: GenerateResult = model.generate([1, 2, 3], { maxLength: 4, onProgress: (p) => p.step });
+    const w = sf.attention([[1]], [[1]], [[1]], { returnWeights: true, normalize: 'relu' });
+    const pe: Float32Array = sf.positionalEncoding(4, 8).data;
+    const e = new SimdformerError('x');
+    const code: string = e.code;
+    // @ts-expect-error: scores are 'scaled-dot' | 'dot' | 'additive'
+    model.encode(new Float32Array(8), { score: 'cosine' });
+    // @ts-expect-error: init takes no such option
+    await init({ threads: 4 });
+    model.dispose();
+    export const used = [heads, shape, first, g.tokens, w.weights?.shape, pe, code];
+  `);
+  writeFileSync(join(dir, 'consumer.cts'), `
+    import simdformer = require('simdformer');
+    simdformer.init({ simd: false }).then((sf) => sf.positionalEncoding(2, 2).shape);
+  `);
+  const tsc = spawnSync(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', dir], { encoding: 'utf8' });
+  assert.equal(tsc.status, 0, tsc.stdout + tsc.stderr);
+});

@@ -1,0 +1,55 @@
+// A small static file server bound to 127.0.0.1: correct MIME types (application/wasm for the
+// engine), no caching, no directory listings, nothing outside the served roots.
+//   node web/serve.mjs [--port 8080] [--root DIR]   (default: the demo, web/ + dist/)
+import { createReadStream, statSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { extname, join, normalize, resolve, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const TYPES = {
+  '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '.mjs': 'text/javascript', '.css': 'text/css',
+  '.json': 'application/json', '.wasm': 'application/wasm', '.png': 'image/png', '.svg': 'image/svg+xml',
+  '.safetensors': 'application/octet-stream', '.txt': 'text/plain; charset=utf-8', '.ico': 'image/x-icon',
+};
+
+// mounts: [[urlPrefix, directory]], longest prefix first.
+export function startServer({ mounts, port = 0, host = '127.0.0.1' } = {}) {
+  const roots = mounts.map(([prefix, dir]) => [prefix, resolve(dir)]).sort((a, b) => b[0].length - a[0].length);
+  const server = createServer((req, res) => {
+    let path;
+    try {
+      path = decodeURIComponent(new URL(req.url, 'http://localhost').pathname);
+    } catch {
+      res.writeHead(400).end('bad request');
+      return;
+    }
+    if (path.endsWith('/')) path += 'index.html';
+    const mount = roots.find(([prefix]) => path.startsWith(prefix));
+    if (!mount) { res.writeHead(404).end('not found'); return; }
+    const file = normalize(join(mount[1], path.slice(mount[0].length)));
+    if (file !== mount[1] && !file.startsWith(mount[1] + sep)) { res.writeHead(403).end('forbidden'); return; }
+    let stat;
+    try { stat = statSync(file); } catch { stat = null; }
+    if (!stat || !stat.isFile()) { res.writeHead(404).end('not found'); return; }
+    res.writeHead(200, {
+      'Content-Type': TYPES[extname(file)] ?? 'application/octet-stream',
+      'Content-Length': stat.size,
+      'Cache-Control': 'no-store',
+    });
+    createReadStream(file).pipe(res);
+  });
+  return new Promise((ok, fail) => {
+    server.once('error', fail);
+    server.listen(port, host, () => ok({ server, url: `http://${host}:${server.address().port}/`, close: () => new Promise((r) => { server.close(r); server.closeAllConnections(); }) }));
+  });
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const args = process.argv.slice(2);
+  const opt = (name, fallback) => { const i = args.indexOf(name); return i >= 0 ? args[i + 1] : fallback; };
+  const here = fileURLToPath(new URL('.', import.meta.url));
+  const root = opt('--root');
+  const mounts = root ? [['/', root]] : [['/dist/', join(here, '..', 'dist')], ['/', here]];
+  const { url } = await startServer({ mounts, port: Number(opt('--port', 8080)) });
+  console.log(`simdformer demo: ${url}`);
+}
