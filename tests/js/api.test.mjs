@@ -208,3 +208,12 @@ test('init rejects bad options', async () => {
   await assert.rejects(init({ wasm: 'x' }), /unknown option 'wasm'/);
   await assert.rejects(init({ wasmBinary: 'abc' }), /wasmBinary must be an ArrayBuffer/);
 });
+
+test('the Node examples run', async () => {
+  const { execFileSync } = await import('node:child_process');
+  const { ROOT } = await import('./helpers.mjs');
+  for (const example of ['attention.mjs', 'encode.mjs', 'generate.mjs']) {
+    const out = execFileSync(process.execPath, [`${ROOT}/examples/node/${example}`], { encoding: 'utf8' });
+    assert.ok(out.length > 50, example);
+  }
+});
