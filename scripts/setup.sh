@@ -18,7 +18,7 @@ for role in "${@:-core}"; do
                  chromium clang libclang-rt-14-dev ;;
     bench)   add cmake ninja-build g++ googletest libgtest-dev nlohmann-json3-dev emscripten nodejs \
                  libbenchmark-dev wabt python3-torch python3-onnx ;;
-    goldens) add python3-torch ;;
+    goldens) add python3-torch libopenblas0-pthread ;;
     *) echo "setup.sh: unknown role '$role' (expected core, test, bench or goldens)" >&2; exit 2 ;;
   esac
 done

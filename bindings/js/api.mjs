@@ -236,7 +236,7 @@ export class Model {
    * generator logits for token models, and every attention map when asked.
    */
   forward(src, tgt, options = {}) {
-    checkOptions(options, ['srcPaddingMask', 'tgtPaddingMask', 'causal', 'returnAttention', 'score', 'normalize', 'truncation'], 'forward');
+    checkOptions(options, ['srcPaddingMask', 'tgtPaddingMask', 'causal', 'srcCausal', 'returnAttention', 'score', 'normalize', 'truncation'], 'forward');
     if (this.kind !== 'transformer') fail(`forward(src, tgt) is for transformer models; use encode() for ${this.kind}`);
     const h = this.#live();
     const mode = attentionMode(options.returnAttention);
@@ -247,7 +247,8 @@ export class Model {
       if (s.lengths.length !== t.lengths.length) fail(`forward: ${s.lengths.length} source(s) but ${t.lengths.length} target(s)`);
       const nBatch = s.lengths.length;
       const args = {
-        nBatch, src: this.#sequenceArgs(heap, s, {}), tgt: this.#sequenceArgs(heap, t, { causal: options.causal !== false }),
+        nBatch, src: this.#sequenceArgs(heap, s, { causal: options.srcCausal === true }),
+        tgt: this.#sequenceArgs(heap, t, { causal: options.causal !== false }),
         key: 0, value: 0, nSeqK: 0, keyPaddingK: 0, memory: 0, nSeqMemory: 0, memoryKeyPadding: 0,
         score: scoreCode(options.score), normalize: normalizeCode(options.normalize), needWeights: mode !== false, encoderOnly: false,
       };
@@ -274,7 +275,7 @@ export class Model {
    * Returns tokens (starting with bos) and, when asked, encoder, decoder and cross attentions.
    */
   generate(src, options = {}) {
-    checkOptions(options, ['maxLength', 'bos', 'eos', 'paddingMask', 'returnAttention', 'score', 'normalize', 'truncation', 'onProgress'], 'generate');
+    checkOptions(options, ['maxLength', 'bos', 'eos', 'paddingMask', 'causal', 'returnAttention', 'score', 'normalize', 'truncation', 'onProgress'], 'generate');
     if (this.kind !== 'transformer' || !this.#config.tgt_vocab_size) fail('generate needs a transformer with token embeddings and a generator');
     const h = this.#live();
     const mode = attentionMode(options.returnAttention);
@@ -293,7 +294,7 @@ export class Model {
       check(h.reserve(nBatch, s.nMax, maxLength, mode !== false));
       const progress = options.onProgress ? (step, total) => options.onProgress({ stage: 'generate', step, total }) : undefined;
       check(h.generate({
-        nBatch, src: this.#sequenceArgs(heap, s, {}), maxLength, bos: options.bos ?? -1, eos: options.eos ?? -1,
+        nBatch, src: this.#sequenceArgs(heap, s, { causal: options.causal === true }), maxLength, bos: options.bos ?? -1, eos: options.eos ?? -1,
         score: scoreCode(options.score), normalize: normalizeCode(options.normalize), needWeights: mode !== false,
       }, progress));
       const length = h.generatedLength();

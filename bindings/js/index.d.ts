@@ -92,6 +92,8 @@ export interface ForwardOptions {
   tgtPaddingMask?: Mask | Mask[];
   /** Causal target self-attention (default true). */
   causal?: boolean;
+  /** Causal mask on the encoder's self-attention too (default false). */
+  srcCausal?: boolean;
   returnAttention?: boolean | 'mean';
   score?: ScoreKind;
   normalize?: NormalizeKind;
@@ -110,6 +112,8 @@ export interface GenerateOptions {
   bos?: number;
   eos?: number;
   paddingMask?: Mask | Mask[];
+  /** Causal mask on the encoder's self-attention (default false). */
+  causal?: boolean;
   returnAttention?: boolean | 'mean';
   score?: ScoreKind;
   normalize?: NormalizeKind;

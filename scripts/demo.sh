@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# The main job: builds the npm package when it is missing or older than its sources, then serves
+# the demo page (web/ + dist/) on 127.0.0.1 and prints its URL.
+#   scripts/demo.sh [--port 8080]
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+stale=0
+if [ ! -f dist/simdformer.wasm ] || [ ! -f dist/simdformer-scalar.wasm ]; then
+  stale=1
+elif [ -n "$(find src bindings CMakeLists.txt cmake -newer dist/simdformer.wasm -type f -print -quit)" ]; then
+  stale=1
+fi
+if [ "$stale" -eq 1 ]; then
+  echo "building the package (first run takes a few minutes)…"
+  bash scripts/build-package.sh
+fi
+exec node web/serve.mjs "$@"
