@@ -186,6 +186,23 @@ private:
     std::optional<Workspace> ws_;
 };
 
+// A Linear layer (nn.Linear layout) for direct use and benchmarks.
+class LinearHandle {
+public:
+    std::string create(uintptr_t weight, uintptr_t bias, size_t in_features, size_t out_features) {
+        auto op = LinearOp::create(ptr<float>(weight), ptr<float>(bias), in_features, out_features);
+        if (!op.is_ok()) return error_of(op.status());
+        op_ = std::move(op).value();
+        return "";
+    }
+    std::string forward(uintptr_t x, size_t rows, uintptr_t y) const {
+        return error_of(op_.forward(rows, ptr<float>(x), reinterpret_cast<float*>(y)));
+    }
+
+private:
+    LinearOp op_;
+};
+
 std::string attention_op(const AttentionArgs& a) {
     if (!valid_options(a.score, a.normalize)) return error_of(Status::invalid("unknown score or normalize option"));
     AttentionRequest r;
@@ -293,6 +310,10 @@ EMSCRIPTEN_BINDINGS(simdformer) {
         .function("generatedLength", &ModelHandle::generated_length)
         .function("workspaceBytes", &ModelHandle::workspace_bytes)
         .function("attention", &ModelHandle::attention);
+    class_<LinearHandle>("LinearHandle")
+        .constructor<>()
+        .function("create", &LinearHandle::create)
+        .function("forward", &LinearHandle::forward);
     function("attention", &attention_op);
     function("positionalEncoding", &positional_op);
     function("describeSafetensors", &describe_op);

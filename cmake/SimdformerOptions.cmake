@@ -2,6 +2,7 @@
 option(SIMDFORMER_BUILD_TESTS    "Build the Google Test suites"                      ${PROJECT_IS_TOP_LEVEL})
 option(SIMDFORMER_BUILD_EXAMPLES "Build the native examples"                         ${PROJECT_IS_TOP_LEVEL})
 option(SIMDFORMER_BUILD_BENCH    "Build the native Google Benchmark kernels bench"   OFF)
+option(SIMDFORMER_BUILD_FUZZERS  "Build the libFuzzer targets (clang)"               OFF)
 option(SIMDFORMER_SIMD           "Vectorize kernels with xsimd (OFF: scalar kernels)" ON)
 option(SIMDFORMER_NATIVE_ARCH    "Compile for the build machine (-march=native)"     OFF)
 option(SIMDFORMER_WERROR         "Treat warnings as errors"                          OFF)

@@ -23,7 +23,7 @@ OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "web", "mod
 PAD, BOS, EOS = 0, 1, 2
 DIGITS = [str(i) for i in range(10)]
 VOCAB = ["<pad>", "<bos>", "<eos>"] + DIGITS
-MIN_LEN, MAX_LEN = 2, 12
+MIN_LEN, MAX_LEN = 2, 10
 D, HEADS, FF, LAYERS, MAX_POS = 64, 4, 128, 2, 16
 
 
@@ -78,7 +78,8 @@ def main():
     model = Seq2Seq(len(VOCAB), D, HEADS, FF, LAYERS, MAX_POS)
     opt = torch.optim.Adam(model.parameters(), lr=1e-3)
     loss_fn = nn.CrossEntropyLoss(ignore_index=PAD)
-    steps, started = 1200, time.time()
+    steps, started = 3000, time.time()
+    peak, warmup = 2e-3, 100
     for step in range(steps):
         model.train()
         src, tgt, _ = batch(rng, 128)
@@ -87,8 +88,8 @@ def main():
         opt.zero_grad()
         loss.backward()
         opt.step()
-        for g in opt.param_groups:  # cosine decay
-            g["lr"] = 1e-3 * 0.5 * (1 + math.cos(math.pi * step / steps))
+        for g in opt.param_groups:  # linear warm-up, then cosine decay
+            g["lr"] = peak * min(1.0, (step + 1) / warmup) * 0.5 * (1 + math.cos(math.pi * step / steps))
         if step % 250 == 0:
             print(f"step {step} loss {loss.item():.4f} ({time.time() - started:.0f}s)", flush=True)
 
@@ -129,7 +130,7 @@ def main():
             correct16 += decode(ids) == s[::-1]
             total16 += 1
     with open(os.path.join(OUT, "metrics.json"), "w") as f:
-        json.dump({"task": "reverse a digit string of length 2-12", "train_steps": steps, "batch": 128,
+        json.dump({"task": f"reverse a digit string of length {MIN_LEN}-{MAX_LEN}", "train_steps": steps, "batch": 128,
                    "held_out_examples": total16, "held_out_exact_match": correct16 / total16,
                    "train_seconds": round(time.time() - started)}, f, indent=1)
     print(f"F16 weights: {correct16}/{total16}")

@@ -37,7 +37,7 @@ function readInput() {
   const text = $('text').value;
   const c = state.config;
   if (state.model === 'reverse') {
-    const digits = text.replace(/[^0-9]/g, '').slice(0, 12);
+    const digits = text.replace(/[^0-9]/g, '').slice(0, 10);
     if (digits.length < 1) throw new Error('type at least one digit');
     const tokens = Array.from(digits, (d) => 3 + Number(d));
     return { mode: 'generate', tokens, srcLabels: Array.from(digits), maxLength: digits.length + 2 };
@@ -46,7 +46,8 @@ function readInput() {
     const chars = Array.from(text).filter((ch) => ch >= ' ' && ch <= '~').slice(0, 48);
     if (!chars.length) throw new Error('type some text');
     const tokens = chars.map((ch) => 3 + ch.charCodeAt(0) - 32);
-    return { mode: 'forward', tokens, target: [1, ...tokens], srcLabels: chars, tgtLabels: ['<bos>', ...chars] };
+    const shown = chars.map((ch) => (ch === ' ' ? '␣' : ch));
+    return { mode: 'forward', tokens, target: [1, ...tokens], srcLabels: shown, tgtLabels: ['<bos>', ...shown] };
   }
   if (c.src_vocab_size > 0 || c.tgt_vocab_size > 0) {
     const tokens = text.split(/[\s,]+/).filter(Boolean).map(Number);
@@ -171,7 +172,7 @@ function render() {
   const scale = window.devicePixelRatio || 1;
   canvas.width = Math.round(Math.min(560, canvas.parentElement.clientWidth || 480) * scale);
   geometry = drawHeatmap(canvas, map, rows, cols, { scale });
-  $('heatmap-title').textContent = `Heatmap — ${KIND_NAMES[state.kind]}, layer ${state.layer}, head ${state.head}`;
+  $('heatmap-title').textContent = `Heatmap — ${KIND_NAMES[state.kind]}, layer ${state.layer}, head ${state.head} (colour 0 … ${geometry.top.toFixed(3)})`;
   renderHeadToggles(layers[state.layer].length);
   state.headLines = drawHeadView($('headview'), layers[state.layer], state.visible, rows, cols);
   state.thumbnails = drawModelView($('modelview'), layers, state, (l, h) => {
@@ -255,7 +256,7 @@ async function selectModel(kind) {
   $('file-options').hidden = kind !== 'file';
   try {
     if (kind === 'reverse') {
-      $('input-help').textContent = 'digits 0–9, up to 12: the model writes them backwards';
+      $('input-help').textContent = 'digits 0–9, up to 10: the model writes them backwards';
       if (!/^[0-9]+$/.test($('text').value)) $('text').value = '0123456789';
       const [config, vocab] = await Promise.all([fetch('models/reverse/config.json').then((r) => r.json()),
                                                  fetch('models/reverse/vocab.json').then((r) => r.json())]);

@@ -323,6 +323,45 @@ export class Model {
 }
 if (typeof Symbol.dispose === 'symbol') Model.prototype[Symbol.dispose] = Model.prototype.dispose;
 
+/** A Linear layer y = x Wᵀ + b (nn.Linear layout), weights packed once at creation. */
+export class LinearLayer {
+  #module;
+  #handle;
+
+  constructor(module, handle, inFeatures, outFeatures) {
+    this.#module = module;
+    this.#handle = handle;
+    this.inFeatures = inFeatures;
+    this.outFeatures = outFeatures;
+    leakRegistry?.register(this, 'a linear layer', this);
+  }
+
+  /** x: Float32Array [rows * inFeatures] -> Float32Array [rows * outFeatures]. */
+  forward(x) {
+    if (!this.#handle) fail('this LinearLayer has been disposed', 'disposed');
+    if (!(x instanceof Float32Array)) fail('linear.forward: x must be a Float32Array');
+    if (x.length === 0 || x.length % this.inFeatures !== 0) fail(`linear.forward: ${x.length} values is not a whole number of rows of ${this.inFeatures}`);
+    const rows = x.length / this.inFeatures;
+    const heap = new CallHeap(this.#module);
+    try {
+      const y = heap.alloc(rows * this.outFeatures * 4);
+      check(this.#handle.forward(heap.f32(x), rows, y), 'linear.forward');
+      return copyF32(this.#module, y, rows * this.outFeatures);
+    } finally {
+      heap.free();
+    }
+  }
+
+  dispose() {
+    if (this.#handle) {
+      this.#handle.delete();
+      this.#handle = null;
+      leakRegistry?.unregister(this);
+    }
+  }
+}
+if (typeof Symbol.dispose === 'symbol') LinearLayer.prototype[Symbol.dispose] = LinearLayer.prototype.dispose;
+
 /** Wraps a loaded Emscripten module; created by init() in the Node and browser entries. */
 export class Simdformer {
   #module;
@@ -447,6 +486,31 @@ export class Simdformer {
     } finally {
       heap.free();
     }
+  }
+
+  /** A Linear layer from an nn.Linear weight [outFeatures * inFeatures] and optional bias. */
+  linear(weight, bias, inFeatures, outFeatures) {
+    for (const [name, x] of [['inFeatures', inFeatures], ['outFeatures', outFeatures]]) {
+      if (!Number.isInteger(x) || x < 1) fail(`linear: ${name} must be a positive integer, got ${x}`);
+    }
+    if (!(weight instanceof Float32Array) || weight.length !== inFeatures * outFeatures) {
+      fail(`linear: weight must be a Float32Array of ${outFeatures} x ${inFeatures} = ${inFeatures * outFeatures} values`);
+    }
+    if (bias !== undefined && bias !== null && (!(bias instanceof Float32Array) || bias.length !== outFeatures)) {
+      fail(`linear: bias must be a Float32Array of ${outFeatures} values`);
+    }
+    const heap = new CallHeap(this.#module);
+    const handle = new this.#module.LinearHandle();
+    try {
+      const err = handle.create(heap.f32(weight), heap.f32(bias ?? null), inFeatures, outFeatures);
+      if (err) {
+        handle.delete();
+        check(err, 'linear');
+      }
+    } finally {
+      heap.free();
+    }
+    return new LinearLayer(this.#module, handle, inFeatures, outFeatures);
   }
 
   /** The sinusoidal table p[i, 2j] = sin(i / 10000^(2j/d)), p[i, 2j+1] = cos(...): {data, shape}. */

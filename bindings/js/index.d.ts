@@ -171,6 +171,14 @@ export interface SafetensorsDescription {
   parameters: number;
 }
 
+export declare class LinearLayer {
+  readonly inFeatures: number;
+  readonly outFeatures: number;
+  forward(x: Float32Array): Float32Array;
+  dispose(): void;
+  [Symbol.dispose](): void;
+}
+
 export declare class Simdformer {
   readonly simd: boolean;
   readonly arch: string;
@@ -182,6 +190,8 @@ export declare class Simdformer {
   inspect(source: Uint8Array | ArrayBuffer | UrlLike): Promise<SafetensorsDescription>;
   attention(Q: Matrix, K: Matrix, V: Matrix, options?: AttentionOptions): { output: Tensor2D; weights?: Tensor2D };
   positionalEncoding(n: number, d: number): Tensor2D;
+  /** y = x Wᵀ + b with an nn.Linear weight [outFeatures * inFeatures]. */
+  linear(weight: Float32Array, bias: Float32Array | null | undefined, inFeatures: number, outFeatures: number): LinearLayer;
 }
 
 export declare class SimdformerError extends Error {

@@ -5,4 +5,5 @@
 #include "simdformer/config.h"
 #include "simdformer/io/safetensors.h"
 #include "simdformer/model.h"
+#include "simdformer/ops.h"
 #include "simdformer/status.h"

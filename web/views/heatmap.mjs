@@ -19,13 +19,16 @@ export function drawHeatmap(canvas, { data, shape }, rowLabels, colLabels, { sca
   ctx.textAlign = 'right';
   ctx.textBaseline = 'middle';
   rowLabels.forEach((l, q) => ctx.fillText(String(l), labelW - 6, labelH + q * cell + cell / 2));
+  // Colours run from 0 to the matrix's largest weight, so near-uniform attention stays visible;
+  // the tooltip shows exact values.
+  const top = Math.max(1e-6, ...data);
   for (let q = 0; q < nq; q++) {
     for (let k = 0; k < nk; k++) {
-      ctx.fillStyle = weightColor(data[q * nk + k]);
+      ctx.fillStyle = weightColor(data[q * nk + k] / top);
       ctx.fillRect(labelW + k * cell, labelH + q * cell, cell - 1, cell - 1);
     }
   }
-  return { labelW, labelH, cell, nq, nk };
+  return { labelW, labelH, cell, nq, nk, top };
 }
 
 // The (query, key) cell under canvas pixel (x, y), or null.

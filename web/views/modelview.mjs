@@ -17,8 +17,9 @@ export function drawModelView(container, layers, selected, onPick) {
     canvas.width = nk;
     canvas.height = nq;
     const ctx = canvas.getContext('2d');
+    const top = Math.max(1e-6, ...data);
     for (let q = 0; q < nq; q++) for (let k = 0; k < nk; k++) {
-      ctx.fillStyle = weightColor(data[q * nk + k]);
+      ctx.fillStyle = weightColor(data[q * nk + k] / top);
       ctx.fillRect(k, q, 1, 1);
     }
     const label = document.createElement('div');

@@ -97,8 +97,12 @@ Result<Workspace> Model::make_workspace(const WorkspaceLimits& requested) const 
             ? product({n_enc, w.encoder_slot}, &overflow) + product({n_dec, w.decoder_self_slot + w.decoder_cross_slot}, &overflow)
             : 0;
     const size_t pack = MultiHeadAttention::pack_floats(c, L, L);
-    if (overflow) return Status::oom("workspace: sizes overflow (max_batch=" + std::to_string(B) +
-                                     ", max lengths " + std::to_string(Ls) + "/" + std::to_string(Lt) + ")");
+    const auto too_large = [&] {
+        return Status::oom("workspace for max_batch=" + std::to_string(B) + ", max lengths " + std::to_string(Ls) + "/" +
+                           std::to_string(Lt) + " would need more memory than simdformer allows (" +
+                           std::to_string(kMaxBufferFloats * 2 * sizeof(float) >> 20) + " MiB)");
+    };
+    if (overflow) return too_large();
 
     struct Plan {
         Buffer* buffer;
@@ -140,11 +144,7 @@ Result<Workspace> Model::make_workspace(const WorkspaceLimits& requested) const 
         if (total > kMaxBufferFloats * 2 || p.floats > kMaxBufferFloats) overflow = true;
         total += p.floats;
     }
-    if (overflow || total > kMaxBufferFloats * 2) {
-        return Status::oom("workspace for max_batch=" + std::to_string(B) + ", max lengths " + std::to_string(Ls) +
-                           "/" + std::to_string(Lt) + " would need more memory than simdformer allows (" +
-                           std::to_string(kMaxBufferFloats * 2 * sizeof(float) >> 20) + " MiB)");
-    }
+    if (overflow || total > kMaxBufferFloats * 2) return too_large();
     for (const Plan& p : plan) {
         SF_ASSIGN_OR_RETURN(*p.buffer, Buffer::zeros(p.floats, p.what));
     }

@@ -1,0 +1,41 @@
+#include <cmath>
+#include <string>
+
+#include "simdformer/layers/linear.h"
+#include "simdformer/ops.h"
+
+namespace simdformer {
+
+LinearOp::LinearOp() = default;
+LinearOp::~LinearOp() = default;
+LinearOp::LinearOp(LinearOp&&) noexcept = default;
+LinearOp& LinearOp::operator=(LinearOp&&) noexcept = default;
+
+Result<LinearOp> LinearOp::create(const float* weight, const float* bias, size_t in_features, size_t out_features) {
+    if (!weight) return Status::invalid("linear: weight is missing");
+    if (in_features == 0 || out_features == 0)
+        return Status::invalid("linear: in_features=" + std::to_string(in_features) + " and out_features=" +
+                               std::to_string(out_features) + " must be positive");
+    size_t n;
+    if (!checked_mul(in_features, out_features, &n) || n > kMaxBufferFloats) return Status::oom("linear: weight too large");
+    for (size_t i = 0; i < n; ++i)
+        if (!std::isfinite(weight[i])) return Status::invalid("linear: weight holds a non-finite value at element " + std::to_string(i));
+    for (size_t i = 0; bias && i < out_features; ++i)
+        if (!std::isfinite(bias[i])) return Status::invalid("linear: bias holds a non-finite value at element " + std::to_string(i));
+    SF_ASSIGN_OR_RETURN(Linear l, Linear::from_data(weight, bias, in_features, out_features));
+    LinearOp op;
+    op.linear_ = std::make_unique<Linear>(std::move(l));
+    return op;
+}
+
+Status LinearOp::forward(size_t rows, const float* x, float* y) const {
+    if (!linear_) return Status::invalid("linear: not created");
+    if (rows == 0 || !x || !y) return Status::invalid("linear: needs at least one input row");
+    linear_->forward(rows, x, linear_->in_features(), y, linear_->out_features());
+    return Status::ok();
+}
+
+size_t LinearOp::in_features() const { return linear_ ? linear_->in_features() : 0; }
+size_t LinearOp::out_features() const { return linear_ ? linear_->out_features() : 0; }
+
+}  // namespace simdformer
