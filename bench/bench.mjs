@@ -208,6 +208,14 @@ async function main() {
       `(weights ${(mem.weightBytes / 2 ** 20).toFixed(1)} MiB, workspace ${(mem.workspaceBytes / 2 ** 20).toFixed(2)} MiB, one activation ${(mem.activationBytes / 2 ** 10).toFixed(0)} KiB)`);
   }
   writeFileSync(jsonOut, JSON.stringify({ date: new Date().toISOString(), ceiling, size, results }, null, 1));
+  const f = (x, digits = 2) => x.toFixed(digits);
+  const span = (t) => `${f(t.median)} (${f(t.p10)}–${f(t.p90)})`;
+  const table = ['| workload | simdformer ms (p10–p90) | GFLOP/s (% of ceiling) | onnxruntime-web ms | TF.js wasm ms | sf / ort | sf / tfjs | scalar ms (SIMD speed-up) | + all weights |',
+    '| --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+    ...results.map((r) => `| ${r.name} | ${span(r.times.simdformer)} | ${f(r.gflops, 1)} (${f(100 * r.efficiency, 0)}%) | ${span(r.times.ort)} | ` +
+      `${span(r.times.tfjs)} | ${f(r.vsOrt)} | ${f(r.vsTfjs)} | ${f(r.times.scalar.median)} (×${f(r.simdSpeedup, 1)}) | ` +
+      `${r.weightsCost === null ? '–' : `${r.weightsCost >= 0 ? '+' : ''}${f(100 * r.weightsCost, 1)}%`} |`)];
+  writeFileSync(jsonOut.replace(/\.json$/, '.md'), table.join('\n') + '\n');
   console.log(`results: ${jsonOut}`);
 }
 

@@ -49,9 +49,16 @@ run_node_tests() {  # run_node_tests <suite> <files...>
 }
 
 mkdir -p build
-for preset in ${SIMDFORMER_PRESETS:-native-release native-scalar wasm-release wasm-scalar}; do
+for preset in ${SIMDFORMER_PRESETS:-native-release native-scalar native-asan wasm-release wasm-scalar}; do
   run_ctest_preset "$preset"
 done
+
+echo "== fuzzing (libFuzzer, ASan + UBSan, ${FUZZ_SECONDS:-60} s per target)"
+if bash scripts/fuzz.sh "${FUZZ_SECONDS:-60}" | tee build/fuzz.log; then
+  record fuzz "$(grep -c ', OK$' build/fuzz.log)" 0
+else
+  record fuzz "$(grep -c ', OK$' build/fuzz.log)" "$(grep -c 'FAILED' build/fuzz.log || true)"
+fi
 
 echo "== building the npm package"
 if ! { npm ci --no-audit --no-fund --loglevel=error && bash scripts/build-package.sh; } > build/package.build.log 2>&1; then
@@ -61,6 +68,9 @@ else
   run_node_tests js-api tests/js/api.test.mjs tests/js/cjs.test.cjs
   run_node_tests js-package tests/js/package.test.mjs
   run_node_tests js-browser tests/js/browser.test.mjs
+  run_node_tests js-hardening tests/js/hardening.test.mjs
+  grep -h '^# hardening' build/js-hardening.node.log || true
+  run_node_tests e2e-demo tests/e2e/demo.test.mjs
 fi
 
 if [ "${#failures[@]}" -gt 0 ]; then echo "failing suites: ${failures[*]}"; fi

@@ -71,6 +71,19 @@ def decode(ids):
     return s
 
 
+def held_out_accuracy(model):
+    """Exact-match accuracy on 1000 fresh random strings (a different generator than training)."""
+    test_rng = random.Random(12345)
+    correct = total = 0
+    for _ in range(8):
+        src, _, strings = batch(test_rng, 125)
+        out = greedy(model, src, MAX_LEN + 2)
+        for s, ids in zip(strings, out.tolist()):
+            correct += decode(ids) == s[::-1]
+            total += 1
+    return correct, total
+
+
 def main():
     torch.manual_seed(7)
     torch.set_num_threads(2)
@@ -93,17 +106,8 @@ def main():
         if step % 250 == 0:
             print(f"step {step} loss {loss.item():.4f} ({time.time() - started:.0f}s)", flush=True)
 
-    # Held-out accuracy: fresh random strings (a different generator than training).
-    test_rng = random.Random(12345)
-    correct = total = 0
-    for _ in range(8):
-        src, _, strings = batch(test_rng, 125)
-        out = greedy(model, src, MAX_LEN + 2)
-        for s, ids in zip(strings, out.tolist()):
-            correct += decode(ids) == s[::-1]
-            total += 1
-    accuracy = correct / total
-    print(f"held-out exact-match accuracy: {correct}/{total} = {accuracy:.4f}")
+    correct, total = held_out_accuracy(model)
+    print(f"held-out exact-match accuracy: {correct}/{total} = {correct / total:.4f}")
 
     os.makedirs(OUT, exist_ok=True)
     config = {"model_type": "transformer", "d_model": D, "nhead": HEADS, "dim_feedforward": FF,
@@ -120,15 +124,7 @@ def main():
         json.dump(config, f, indent=1)
     with open(os.path.join(OUT, "vocab.json"), "w") as f:
         json.dump(VOCAB, f)
-    # Accuracy of the F16 weights as shipped.
-    correct16 = total16 = 0
-    test_rng = random.Random(12345)
-    for _ in range(8):
-        src, _, strings = batch(test_rng, 125)
-        out = greedy(model, src, MAX_LEN + 2)
-        for s, ids in zip(strings, out.tolist()):
-            correct16 += decode(ids) == s[::-1]
-            total16 += 1
+    correct16, total16 = held_out_accuracy(model)  # the F16 weights as shipped
     with open(os.path.join(OUT, "metrics.json"), "w") as f:
         json.dump({"task": f"reverse a digit string of length {MIN_LEN}-{MAX_LEN}", "train_steps": steps, "batch": 128,
                    "held_out_examples": total16, "held_out_exact_match": correct16 / total16,

@@ -28,23 +28,11 @@ void DecoderLayer::cross_block(size_t n_batch, size_t n_seq_q, const float* in, 
                                float* weights) const {
     const size_t d = d_model_, tokens = n_batch * n_seq_q;
     cross_attn_.project_q(tokens, in, d, s.q, d);
-    AttendArgs a;
-    a.n_batch = n_batch;
-    a.n_seq_q = n_seq_q;
-    a.n_seq_k = m.n_seq_src;
-    a.q = s.q;
-    a.ld_q = d;
-    a.q_batch_stride = n_seq_q * d;
-    a.k = m.k;
-    a.v = m.v;
-    a.ld_kv = d;
+    AttendArgs a = contiguous_attend_args(n_batch, n_seq_q, m.n_seq_src, d, s.q, m.k, m.v, s.context);
     a.kv_batch_stride = m.batch_stride;
     a.key_padding = m.key_padding;
     a.key_padding_stride = m.key_padding_stride;
     a.options = options;
-    a.context = s.context;
-    a.ld_context = d;
-    a.context_batch_stride = n_seq_q * d;
     a.weights = weights;
     cross_attn_.attend(a, s.attention);
     cross_attn_.project_out(tokens, s.context, d, out, d, residual, d);
@@ -80,24 +68,12 @@ void DecoderLayer::forward(size_t n_batch, size_t n_seq, float* x, const Sequenc
     auto self_block = [&](const float* in, float* out, const float* residual) {
         self_attn_.project_q(tokens, in, d, s.q, d);
         self_attn_.project_kv(tokens, in, in, d, s.k, s.v, d);
-        AttendArgs a;
-        a.n_batch = n_batch;
-        a.n_seq_q = a.n_seq_k = n_seq;
-        a.q = s.q;
-        a.ld_q = d;
-        a.q_batch_stride = n_seq * d;
-        a.k = s.k;
-        a.v = s.v;
-        a.ld_kv = d;
-        a.kv_batch_stride = n_seq * d;
+        AttendArgs a = contiguous_attend_args(n_batch, n_seq, n_seq, d, s.q, s.k, s.v, s.context);
         a.key_padding = masks.key_padding;
         a.key_padding_stride = masks.key_padding_stride;
         a.attn_mask = masks.attn_mask;
         a.causal = masks.causal;
         a.options = options;
-        a.context = s.context;
-        a.ld_context = d;
-        a.context_batch_stride = n_seq * d;
         a.weights = self_weights;
         self_attn_.attend(a, s.attention);
         self_attn_.project_out(tokens, s.context, d, out, d, residual, d);
@@ -114,21 +90,10 @@ void DecoderLayer::forward_step(size_t n_batch, float* x, const SelfCache& cache
         // Row b of the projection lands at position `cache.position` of batch item b's cache.
         const size_t row = cache.position * d;
         self_attn_.project_kv(n_batch, in, in, d, cache.k + row, cache.v + row, cache.batch_stride);
-        AttendArgs a;
-        a.n_batch = n_batch;
-        a.n_seq_q = 1;
-        a.n_seq_k = cache.position + 1;  // every earlier position and this one: causal by construction
-        a.q = s.q;
-        a.ld_q = d;
-        a.q_batch_stride = d;
-        a.k = cache.k;
-        a.v = cache.v;
-        a.ld_kv = d;
+        // Every earlier position and this one: causal by construction.
+        AttendArgs a = contiguous_attend_args(n_batch, 1, cache.position + 1, d, s.q, cache.k, cache.v, s.context);
         a.kv_batch_stride = cache.batch_stride;
         a.options = options;
-        a.context = s.context;
-        a.ld_context = d;
-        a.context_batch_stride = d;
         a.weights = self_weights;
         self_attn_.attend(a, s.attention);
         self_attn_.project_out(n_batch, s.context, d, out, d, residual, d);

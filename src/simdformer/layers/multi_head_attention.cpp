@@ -7,6 +7,25 @@
 
 namespace simdformer {
 
+AttendArgs contiguous_attend_args(size_t n_batch, size_t n_seq_q, size_t n_seq_k, size_t d_model, const float* q,
+                                  const float* k, const float* v, float* context) {
+    AttendArgs a;
+    a.n_batch = n_batch;
+    a.n_seq_q = n_seq_q;
+    a.n_seq_k = n_seq_k;
+    a.q = q;
+    a.ld_q = d_model;
+    a.q_batch_stride = n_seq_q * d_model;
+    a.k = k;
+    a.v = v;
+    a.ld_kv = d_model;
+    a.kv_batch_stride = n_seq_k * d_model;
+    a.context = context;
+    a.ld_context = d_model;
+    a.context_batch_stride = n_seq_q * d_model;
+    return a;
+}
+
 Result<MultiHeadAttention> MultiHeadAttention::load(WeightReader& reader, const std::string& prefix,
                                                     const ModelConfig& config) {
     MultiHeadAttention m;

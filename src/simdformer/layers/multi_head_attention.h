@@ -39,6 +39,12 @@ struct AttendArgs {
     float* weights = nullptr;  // [n_batch, nhead, n_seq_q, n_seq_k] or null (not materialised)
 };
 
+// Arguments for batches stored contiguously: item b's rows start at b * n_seq * d_model and rows
+// are d_model apart, for queries, keys/values and the context alike. Masks, options and the
+// weights buffer are left for the caller to set.
+AttendArgs contiguous_attend_args(size_t n_batch, size_t n_seq_q, size_t n_seq_k, size_t d_model, const float* q,
+                                  const float* k, const float* v, float* context);
+
 class MultiHeadAttention {
 public:
     // Reads `<prefix>in_proj_weight` [3d, d], `<prefix>in_proj_bias` [3d],

@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# npm run bench: exports the workloads from PyTorch (once), installs the peers, builds simdformer
+# when stale, then runs the wasm side-by-side benchmark and the native kernel benchmark.
+#   bench/run.sh [--quick]      (BENCH_BUDGET_MS sets the timing budget per engine and workload)
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+bash scripts/setup.sh bench
+quick="${1:-}"
+want_quick=false; [ "$quick" = "--quick" ] && want_quick=true
+if [ ! -f bench/.cache/manifest.json ] || ! grep -q "\"quick\": $want_quick" bench/.cache/manifest.json; then
+  echo "exporting the workloads from PyTorch…"
+  OPENBLAS_NUM_THREADS=2 /usr/bin/python3 bench/export_models.py $quick 2>&1 | grep -v -i warning
+fi
+(cd bench && npm install --no-audit --no-fund --loglevel=error)
+if [ ! -f dist/simdformer.wasm ] || [ -n "$(find src bindings -newer dist/simdformer.wasm -type f -print -quit)" ]; then
+  bash scripts/build-package.sh
+fi
+node bench/bench.mjs
+cmake --preset native-release -DSIMDFORMER_BUILD_BENCH=ON >/dev/null
+cmake --build --preset native-release --target bench_kernels >/dev/null
+build/native-release/bench/bench_kernels --benchmark_min_time=0.2
