@@ -19,12 +19,17 @@ constexpr size_t kNrVecs = kLanes == 1 ? 4 : 2;  // the scalar build uses 4x4 sc
 constexpr size_t kNr = kNrVecs * kLanes;          // columns per panel
 constexpr size_t kMr = 4;                         // rows per tile
 constexpr size_t kKc = 256;                       // k-block: one panel block (kKc x kNr) stays in L1
+constexpr size_t kMc = 128;                       // rows of A packed at a time (kMc x kKc = 128 KiB)
+
+// Packed A block: rows in groups of kMr, k-major inside a group, so the micro-kernel reads one
+// contiguous stream for A as it does for B. Static (not allocated per call): kernels never
+// allocate, and the buffer is reused by every GEMM of the thread.
+thread_local float g_a_block[kMc * kKc];
 
 struct TileArgs {
     size_t kc;              // depth of this k-block
-    const float* a;         // [rows, kc] at the block's first column, row stride lda
-    size_t lda;
-    const float* panel;     // [kc, kNr] packed block
+    const float* a;         // packed rows of this tile: element (r, p) at a[p * rows + r]
+    const float* panel;     // [kc, kNr] packed block of B
     float* c;               // [rows, ncols] at the tile's first element, row stride ldc
     size_t ldc;
     size_t ncols;           // valid columns of the tile (kNr except at the right edge)
@@ -69,15 +74,15 @@ void tile(const TileArgs& t, const Epilogue& ep) {
         }
     }
 
-    // HOT LOOP: kNrVecs loads of B, R broadcasts of A, R * kNrVecs multiply-adds per step.
-    const float* a_rows[R];
-    for (size_t r = 0; r < R; ++r) a_rows[r] = t.a + r * t.lda;
+    // HOT LOOP: kNrVecs loads of B, R broadcasts of A, R * kNrVecs multiply-adds per step; A and
+    // B each stream through one pointer, so addresses come from constant offsets.
+    const float* ap = t.a;
     const float* bp = t.panel;
-    for (size_t p = 0; p < t.kc; ++p, bp += kNr) {
+    for (size_t p = 0; p < t.kc; ++p, ap += R, bp += kNr) {
         vf32 b[kNrVecs];
         for (size_t v = 0; v < kNrVecs; ++v) b[v] = simd::load(bp + v * kLanes);
         for (size_t r = 0; r < R; ++r) {
-            const vf32 av = simd::splat(a_rows[r][p]);
+            const vf32 av = simd::splat(ap[r]);
             for (size_t v = 0; v < kNrVecs; ++v) acc[r][v] = simd::fma(av, b[v], acc[r][v]);
         }
     }
@@ -111,6 +116,17 @@ void tile_rows(size_t rows, const TileArgs& t, const Epilogue& ep) {
     }
 }
 
+// Packs rows [0, rows) x columns [0, kc) of A (row stride lda) into g_a_block, kMr rows at a
+// time (the last group may have fewer rows and then uses that many as its stride).
+void pack_a_block(size_t rows, size_t kc, const float* a, size_t lda) {
+    float* dst = g_a_block;
+    for (size_t i = 0; i < rows; i += kMr) {
+        const size_t r_count = std::min(kMr, rows - i);
+        for (size_t p = 0; p < kc; ++p)
+            for (size_t r = 0; r < r_count; ++r) *dst++ = a[(i + r) * lda + p];
+    }
+}
+
 }  // namespace
 
 const char* simd_arch() { return simd::arch_name(); }
@@ -140,23 +156,27 @@ void gemm_f32_packed(size_t m, size_t n, size_t k, const float* a, size_t lda, c
     // k == 0 still runs one (empty) block so that C = epilogue(0).
     for (size_t pc = 0; pc < k || (k == 0 && pc == 0); pc += kKc) {
         const size_t kc = std::min(kKc, k - pc);
-        for (size_t jp = 0; jp < panels; ++jp) {
-            const size_t col0 = jp * kNr;
-            TileArgs t{};
-            t.kc = kc;
-            t.lda = lda;
-            t.panel = packed_b + (jp * k + pc) * kNr;
-            t.ldc = ldc;
-            t.ncols = std::min(kNr, n - col0);
-            t.first = pc == 0;
-            t.last = pc + kKc >= k;
-            t.bias = ep.bias ? ep.bias + col0 : nullptr;
-            t.ld_residual = ep.ld_residual;
-            for (size_t i = 0; i < m; i += kMr) {
-                t.a = a + i * lda + pc;
-                t.c = c + i * ldc + col0;
-                t.residual = ep.residual ? ep.residual + i * ep.ld_residual + col0 : nullptr;
-                tile_rows(std::min(kMr, m - i), t, ep);
+        for (size_t ic = 0; ic < m; ic += kMc) {
+            const size_t mc = std::min(kMc, m - ic);
+            pack_a_block(mc, kc, a + ic * lda + pc, lda);
+            for (size_t jp = 0; jp < panels; ++jp) {
+                const size_t col0 = jp * kNr;
+                TileArgs t{};
+                t.kc = kc;
+                t.panel = packed_b + (jp * k + pc) * kNr;
+                t.ldc = ldc;
+                t.ncols = std::min(kNr, n - col0);
+                t.first = pc == 0;
+                t.last = pc + kKc >= k;
+                t.bias = ep.bias ? ep.bias + col0 : nullptr;
+                t.ld_residual = ep.ld_residual;
+                for (size_t i = 0; i < mc; i += kMr) {
+                    const size_t row = ic + i;
+                    t.a = g_a_block + i * kc;
+                    t.c = c + row * ldc + col0;
+                    t.residual = ep.residual ? ep.residual + row * ep.ld_residual + col0 : nullptr;
+                    tile_rows(std::min(kMr, mc - i), t, ep);
+                }
             }
         }
         if (k == 0) break;
