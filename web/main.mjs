@@ -38,7 +38,7 @@ function readInput() {
   const c = state.config;
   if (state.model === 'reverse') {
     const digits = text.replace(/[^0-9]/g, '').slice(0, 10);
-    if (digits.length < 1) throw new Error('type at least one digit');
+    if (digits.length < 2) throw new Error('type at least two digits (the model was trained on 2 to 10)');
     const tokens = Array.from(digits, (d) => 3 + Number(d));
     return { mode: 'generate', tokens, srcLabels: Array.from(digits), maxLength: digits.length + 2 };
   }
@@ -242,7 +242,10 @@ async function loadModel(source, vocab) {
   state.config = r.config;
   state.vocab = vocab;
   state.masked.clear();
-  state.layer = state.head = 0;
+  // Open on the last layer: in trained models the most legible heads (e.g. the reversal's
+  // anti-diagonal) usually sit there.
+  state.layer = Math.max(0, (r.config.num_decoder_layers || r.config.num_encoder_layers || 1) - 1);
+  state.head = 0;
   state.visible = [];
   $('score').querySelector('[value=additive]').disabled = !(r.config.additive_dim > 0);
   if ($('score').value === 'additive' && !(r.config.additive_dim > 0)) $('score').value = 'scaled-dot';
@@ -256,7 +259,7 @@ async function selectModel(kind) {
   $('file-options').hidden = kind !== 'file';
   try {
     if (kind === 'reverse') {
-      $('input-help').textContent = 'digits 0–9, up to 10: the model writes them backwards';
+      $('input-help').textContent = '2 to 10 digits: the model writes them backwards';
       if (!/^[0-9]+$/.test($('text').value)) $('text').value = '0123456789';
       const [config, vocab] = await Promise.all([fetch('models/reverse/config.json').then((r) => r.json()),
                                                  fetch('models/reverse/vocab.json').then((r) => r.json())]);
@@ -308,7 +311,7 @@ document.querySelectorAll('input[name=model]').forEach((r) => r.addEventListener
 for (const id of ['rand-d', 'rand-h', 'rand-l', 'rand-seed']) $(id).addEventListener('change', () => loadRandom().catch((e) => showError(e.message)));
 $('text').addEventListener('input', () => { state.masked.clear(); schedule(); });
 for (const id of ['score', 'normalize', 'causal']) $(id).addEventListener('change', schedule);
-$('kind').addEventListener('change', () => { state.kind = $('kind').value; state.layer = 0; state.head = 0; renderKinds(); render(); });
+$('kind').addEventListener('change', () => { state.kind = $('kind').value; renderKinds(); render(); });
 $('layer').addEventListener('change', () => { state.layer = Number($('layer').value); render(); });
 $('head').addEventListener('change', () => { state.head = Number($('head').value); render(); });
 $('file-input').addEventListener('change', (e) => loadFiles(e.target.files));

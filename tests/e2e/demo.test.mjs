@@ -62,17 +62,21 @@ test('cross-attention shows the reversal: output row i attends to input position
   await typeInput('01234567');
   const cross = await demo(() => window.__demo.result.cross.map((heads) => heads.map((h) => ({ shape: h.shape, data: Array.from(h.data) }))));
   const n = 8;
-  const mirrored = cross.map((heads) => {
-    const [nq, nk] = heads[0].shape;
+  // Rows 0..n-1 predict the n reversed digits (row n predicts eos); count rows per head whose
+  // strongest key is the mirrored input position.
+  const mirrored = cross.flatMap((heads, layer) => heads.map((h, head) => {
+    const [nq, nk] = h.shape;
     assert.equal(nk, n);
     let ok = 0;
-    for (let q = 0; q < n; q++) {  // rows 0..n-1 predict the n reversed digits (row n predicts eos)
-      const mean = Array.from({ length: nk }, (_, k) => heads.reduce((s, h) => s + h.data[q * nk + k], 0) / heads.length);
-      ok += mean.indexOf(Math.max(...mean)) === n - 1 - q;
+    for (let q = 0; q < Math.min(n, nq); q++) {
+      const row = h.data.slice(q * nk, (q + 1) * nk);
+      ok += row.indexOf(Math.max(...row)) === n - 1 - q;
     }
-    return { ok, rows: Math.min(n, nq) };
-  });
-  assert.ok(mirrored.some((m) => m.ok === m.rows), `no layer's head-mean cross-attention is the anti-diagonal: ${JSON.stringify(mirrored)}`);
+    return { layer, head, ok };
+  }));
+  assert.ok(mirrored.some((m) => m.ok === n), `no cross-attention head is the anti-diagonal: ${JSON.stringify(mirrored)}`);
+  // The page opens on the last layer, where the reversal head lives.
+  assert.equal(await demo(() => window.__demo.layer), cross.length - 1);
   await page.locator('#heatmap').screenshot({ path: join(ARTIFACTS, 'demo-heatmap.png') });
 });
 
@@ -172,7 +176,9 @@ test("a user's safetensors file and config load through the file picker", async 
 
 test('the layout fits a phone screen', async () => {
   await page.check('input[value=reverse]');
-  await page.waitForFunction(() => window.__demo.config?.src_vocab_size === 13 && window.__demo.output);
+  await page.waitForFunction(() => window.__demo.config?.src_vocab_size === 13);
+  await typeInput('0123456789');
+  await page.selectOption('#kind', 'cross');
   await page.setViewportSize({ width: 390, height: 844 });
   await page.waitForTimeout(200);
   const overflow = await demo(() => document.documentElement.scrollWidth - window.innerWidth);
