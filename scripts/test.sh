@@ -69,7 +69,7 @@ else
   run_node_tests js-package tests/js/package.test.mjs
   run_node_tests js-browser tests/js/browser.test.mjs
   run_node_tests js-hardening tests/js/hardening.test.mjs
-  grep -h '^# hardening' build/js-hardening.node.log || true
+  grep -ho 'hardening: .*' build/js-hardening.node.log || true
   run_node_tests e2e-demo tests/e2e/demo.test.mjs
 fi
 
