@@ -224,6 +224,10 @@ std::string attention_op(const AttentionArgs& a) {
     return error_of(attention(r, reinterpret_cast<float*>(a.out), reinterpret_cast<float*>(a.weights)));
 }
 
+std::string layer_norm_op(size_t rows, size_t d, uintptr_t x, uintptr_t gamma, uintptr_t beta, float eps, uintptr_t y) {
+    return error_of(layer_norm(rows, d, ptr<float>(x), ptr<float>(gamma), ptr<float>(beta), eps, reinterpret_cast<float*>(y)));
+}
+
 std::string positional_op(size_t n, size_t d, uintptr_t out) {
     return error_of(positional_encoding(n, d, reinterpret_cast<float*>(out)));
 }
@@ -316,6 +320,7 @@ EMSCRIPTEN_BINDINGS(simdformer) {
         .function("forward", &LinearHandle::forward);
     function("attention", &attention_op);
     function("positionalEncoding", &positional_op);
+    function("layerNorm", &layer_norm_op);
     function("describeSafetensors", &describe_op);
     function("simdArch", &simd_arch);
     function("simdLanes", &simd_lanes);

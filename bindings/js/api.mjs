@@ -488,6 +488,30 @@ export class Simdformer {
     }
   }
 
+  /**
+   * LayerNorm over the last dimension: x [rows, d] as nested arrays or {data, shape}, gamma and
+   * beta of length d (default ones and zeros). Returns {data, shape}.
+   */
+  layerNorm(x, options = {}) {
+    checkOptions(options, ['gamma', 'beta', 'eps'], 'layerNorm');
+    const m = shapedMatrix(x, 'x');
+    const vector = (v, fill, name) => {
+      if (v === undefined) return new Float32Array(m.cols).fill(fill);
+      return matrix(v, 1, m.cols, `layerNorm.${name}`);
+    };
+    const eps = options.eps ?? 1e-5;
+    if (typeof eps !== 'number' || !(eps > 0) || !Number.isFinite(eps)) fail(`layerNorm: eps must be a positive number, got ${eps}`);
+    const gamma = vector(options.gamma, 1, 'gamma'), beta = vector(options.beta, 0, 'beta');
+    const heap = new CallHeap(this.#module);
+    try {
+      const y = heap.alloc(m.data.length * 4);
+      check(this.#module.layerNorm(m.rows, m.cols, heap.f32(m.data), heap.f32(gamma), heap.f32(beta), eps, y), 'layerNorm');
+      return { data: copyF32(this.#module, y, m.data.length), shape: [m.rows, m.cols] };
+    } finally {
+      heap.free();
+    }
+  }
+
   /** A Linear layer from an nn.Linear weight [outFeatures * inFeatures] and optional bias. */
   linear(weight, bias, inFeatures, outFeatures) {
     for (const [name, x] of [['inFeatures', inFeatures], ['outFeatures', outFeatures]]) {

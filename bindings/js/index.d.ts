@@ -190,6 +190,8 @@ export declare class Simdformer {
   inspect(source: Uint8Array | ArrayBuffer | UrlLike): Promise<SafetensorsDescription>;
   attention(Q: Matrix, K: Matrix, V: Matrix, options?: AttentionOptions): { output: Tensor2D; weights?: Tensor2D };
   positionalEncoding(n: number, d: number): Tensor2D;
+  /** LayerNorm over the last dimension (gamma defaults to ones, beta to zeros, eps to 1e-5). */
+  layerNorm(x: Matrix, options?: { gamma?: ArrayLike<number>; beta?: ArrayLike<number>; eps?: number }): Tensor2D;
   /** y = x Wᵀ + b with an nn.Linear weight [outFeatures * inFeatures]. */
   linear(weight: Float32Array, bias: Float32Array | null | undefined, inFeatures: number, outFeatures: number): LinearLayer;
 }

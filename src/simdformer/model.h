@@ -69,6 +69,10 @@ struct AttentionMap {
     size_t n_batch = 0, nhead = 0, n_seq_q = 0, n_seq_k = 0;
 };
 
+// The mean over heads of a map: out [n_batch, n_seq_q, n_seq_k] (nn.MultiheadAttention's
+// average_attn_weights=True).
+void average_heads(const AttentionMap& map, float* out);
+
 struct WorkspaceLimits {
     size_t max_batch = 1;
     size_t max_src_len = 0;    // 0: config.max_len (also the query length of multihead_attention)

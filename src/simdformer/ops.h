@@ -11,6 +11,10 @@ namespace simdformer {
 
 class Linear;
 
+// y = (x - mean) / sqrt(var + eps) * gamma + beta over the last dimension (nn.LayerNorm).
+// x, y [rows, d] (y may equal x); gamma, beta [d]. Validates sizes and finiteness.
+Status layer_norm(size_t rows, size_t d, const float* x, const float* gamma, const float* beta, float eps, float* y);
+
 // y = x Wᵀ + b with W [out_features, in_features] (nn.Linear).
 class LinearOp {
 public:

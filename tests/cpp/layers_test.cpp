@@ -2,6 +2,7 @@
 // written from the textbook definitions (independent of the kernels).
 #include <limits>
 
+#include "simdformer/kernels/kernels.h"
 #include "test_util.h"
 
 namespace simdformer::test {
@@ -182,6 +183,36 @@ TEST(PositionalEncoding, MatchesGoldenAndFormulaWithOddWidth) {
     EXPECT_NEAR(pe[3 * 9 + 5], std::cos(3.0 / std::pow(10000.0, 4.0 / 9.0)), 1e-6);
     EXPECT_NEAR(pe[5 * 9 + 8], std::sin(5.0 / std::pow(10000.0, 8.0 / 9.0)), 1e-6);
     EXPECT_FALSE(positional_encoding(0, 4, pe.data()).is_ok());
+}
+
+}  // namespace
+}  // namespace simdformer::test
+
+namespace simdformer::test {
+namespace {
+
+TEST(Ops, LayerNormAndLinearValidateAndCompute) {
+    const size_t rows = 3, d = 5;
+    const auto x = random_vector(rows * d, 41), g = random_vector(d, 42), b = random_vector(d, 43);
+    std::vector<float> y(rows * d), want(rows * d);
+    SF_ASSERT_OK(layer_norm(rows, d, x.data(), g.data(), b.data(), 1e-5f, y.data()));
+    kernels::ref::layernorm_rows_f32(rows, d, x.data(), d, g.data(), b.data(), 1e-5f, want.data(), d);
+    EXPECT_LT(max_abs_diff(y, want), 1e-5);
+    auto bad = x;
+    bad[7] = INFINITY;
+    EXPECT_NE(layer_norm(rows, d, bad.data(), g.data(), b.data(), 1e-5f, y.data()).message().find("element 7"), std::string::npos);
+    EXPECT_FALSE(layer_norm(rows, d, x.data(), g.data(), b.data(), 0.0f, y.data()).is_ok());
+
+    const auto w = random_vector(4 * d, 44), bias = random_vector(4, 45);
+    auto op = LinearOp::create(w.data(), bias.data(), d, 4);
+    SF_ASSERT_OK(op.status());
+    std::vector<float> out(rows * 4), ref(rows * 4);
+    SF_ASSERT_OK(op.value().forward(rows, x.data(), out.data()));
+    kernels::Epilogue ep;
+    ep.bias = bias.data();
+    kernels::ref::gemm_f32(rows, 4, d, x.data(), d, w.data(), 1, d, ref.data(), 4, ep);
+    EXPECT_LT(max_abs_diff(out, ref), 1e-5);
+    EXPECT_FALSE(LinearOp::create(w.data(), nullptr, 0, 4).is_ok());
 }
 
 }  // namespace

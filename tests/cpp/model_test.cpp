@@ -407,3 +407,74 @@ TEST(Properties, TokenModelsRejectOutOfVocabularyIds) {
 
 }  // namespace
 }  // namespace simdformer::test
+
+namespace simdformer::test {
+namespace {
+
+TEST(Properties, HeadMeanMatchesAveragingPyTorchsPerHeadWeights) {
+    const Model m = load_case("mha_self");
+    const Golden g = load_golden("mha_self.golden.safetensors");
+    Workspace ws = make_ws(m, 2, 5, 5);
+    ForwardRequest r;
+    r.n_batch = 2;
+    r.src.n_seq = 5;
+    r.src.embeddings = g.at("x").data();
+    r.need_weights = true;
+    const auto pad = g.mask("key_padding");
+    r.src.key_padding = pad.data();
+    SF_ASSERT_OK(m.forward(r, ws));
+    std::vector<float> mean(2 * 25), want(2 * 25, 0.0f);
+    average_heads(ws.encoder_attention()[0], mean.data());
+    const auto& w = g.at("weights");  // [2, 4, 5, 5]
+    for (size_t b = 0; b < 2; ++b)
+        for (size_t h = 0; h < 4; ++h)
+            for (size_t i = 0; i < 25; ++i) want[b * 25 + i] += w[(b * 4 + h) * 25 + i] / 4.0f;
+    EXPECT_LT(max_abs_diff(mean, want), kTolerance);
+}
+
+// Token encoder with learned positions = the same encoder fed E[token] * sqrt(d) + P[position].
+TEST(Properties, LearnedPositionsAddTheTableRowOfEachPosition) {
+    const std::vector<uint8_t> bytes = read_file(data_path("encoder_layer_post.safetensors"));
+    auto file = SafetensorsFile::parse(bytes.data(), bytes.size());
+    SF_ASSERT_OK(file.status());
+    const size_t d = 16, vocab = 7, max_len = 9, n = 5;
+    const auto table = random_vector(vocab * d, 31), positions = random_vector(max_len * d, 32);
+    auto reader_with = [&](bool tokens) {
+        MapWeightReader w;
+        for (const TensorInfo& t : file.value().tensors()) {
+            auto b = file.value().read(t);
+            w.put(t.name, t.shape, std::vector<float>(b.value().data(), b.value().data() + b.value().size()));
+        }
+        if (tokens) {
+            w.put("embedding.weight", {vocab, d}, table);
+            w.put("pos_embedding.weight", {max_len, d}, positions);
+        }
+        return w;
+    };
+    auto config = parse_model_config(read_text(data_path("encoder_layer_post.json")));
+    ModelConfig vectors = config.value(), tokens = config.value();
+    tokens.src_vocab_size = vocab;
+    tokens.max_len = vectors.max_len = max_len;
+    tokens.positional = PositionalKind::kLearned;
+    tokens.scale_embedding = true;
+    MapWeightReader rv = reader_with(false), rt = reader_with(true);
+    auto mv = Model::load(rv, vectors), mt = Model::load(rt, tokens);
+    SF_ASSERT_OK(mv.status());
+    SF_ASSERT_OK(mt.status());
+    const std::vector<int32_t> ids = {3, 0, 6, 6, 2};
+    std::vector<float> x(n * d);
+    for (size_t i = 0; i < n; ++i)
+        for (size_t c = 0; c < d; ++c) x[i * d + c] = table[ids[i] * d + c] * std::sqrt(float(d)) + positions[i * d + c];
+    Workspace wv = make_ws(mv.value(), 1, n, 1), wt = make_ws(mt.value(), 1, n, 1);
+    ForwardRequest r;
+    r.src.n_seq = n;
+    r.src.embeddings = x.data();
+    SF_ASSERT_OK(mv.value().forward(r, wv));
+    r.src.embeddings = nullptr;
+    r.src.tokens = ids.data();
+    SF_ASSERT_OK(mt.value().forward(r, wt));
+    EXPECT_LT(max_abs_diff(output(wt, d), output(wv, d)), 1e-5);
+}
+
+}  // namespace
+}  // namespace simdformer::test

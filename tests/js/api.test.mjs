@@ -217,3 +217,21 @@ test('the Node examples run', async () => {
     assert.ok(out.length > 50, example);
   }
 });
+
+test('layerNorm() and linear() compute nn.LayerNorm and nn.Linear', async () => {
+  const sf = await init();
+  const x = [[1, 2, 3, 4], [2, 2, 2, 6]];
+  const y = sf.layerNorm(x, { gamma: [1, 2, 1, 1], beta: [0, 0, 1, 0] });
+  const row = x[0], mean = 2.5, std = Math.sqrt(row.reduce((s, v) => s + (v - mean) ** 2, 0) / 4 + 1e-5);
+  assert.ok(Math.abs(y.data[1] - 2 * (2 - mean) / std) < 1e-5);
+  assert.ok(Math.abs(y.data[2] - ((3 - mean) / std + 1)) < 1e-5);
+  assert.throws(() => sf.layerNorm(x, { gamma: [1, 2] }), /has 2 values, expected 1 x 4/);
+  assert.throws(() => sf.layerNorm([[1, NaN]]), /NaN/);
+  const W = Float32Array.from([1, 0, 0, 1, 1, 1]);  // [3 out, 2 in]
+  const lin = sf.linear(W, Float32Array.from([0, 0, 0.5]), 2, 3);
+  assert.deepEqual(Array.from(lin.forward(Float32Array.from([2, 3, -1, 1]))), [2, 3, 5.5, -1, 1, 0.5]);
+  assert.throws(() => lin.forward(Float32Array.from([1, 2, 3])), /not a whole number of rows of 2/);
+  lin.dispose();
+  assert.throws(() => lin.forward(Float32Array.from([1, 2])), /disposed/);
+  assert.throws(() => sf.linear(W, null, 3, 3), /weight must be a Float32Array of 3 x 3/);
+});

@@ -1,10 +1,26 @@
 #include <cmath>
 #include <string>
 
+#include "simdformer/kernels/kernels.h"
 #include "simdformer/layers/linear.h"
 #include "simdformer/ops.h"
 
 namespace simdformer {
+
+Status layer_norm(size_t rows, size_t d, const float* x, const float* gamma, const float* beta, float eps, float* y) {
+    if (!x || !gamma || !beta || !y) return Status::invalid("layer_norm: x, gamma, beta and y are required");
+    size_t n;
+    if (rows == 0 || d == 0 || !checked_mul(rows, d, &n) || n > kMaxBufferFloats)
+        return Status::invalid("layer_norm: rows=" + std::to_string(rows) + " and d=" + std::to_string(d) + " must be positive");
+    if (!(eps > 0.0f) || !std::isfinite(eps)) return Status::invalid("layer_norm: eps must be a positive number");
+    for (size_t i = 0; i < n; ++i)
+        if (!std::isfinite(x[i])) return Status::invalid("layer_norm: x holds a non-finite value at element " + std::to_string(i));
+    for (size_t i = 0; i < d; ++i)
+        if (!std::isfinite(gamma[i]) || !std::isfinite(beta[i]))
+            return Status::invalid("layer_norm: gamma/beta hold a non-finite value at element " + std::to_string(i));
+    kernels::layernorm_rows_f32(rows, d, x, d, gamma, beta, eps, y, d);
+    return Status::ok();
+}
 
 LinearOp::LinearOp() = default;
 LinearOp::~LinearOp() = default;

@@ -17,6 +17,16 @@ size_t product(std::initializer_list<size_t> sizes, bool* overflow) {
 
 }  // namespace
 
+void average_heads(const AttentionMap& m, float* out) {
+    const size_t plane = m.n_seq_q * m.n_seq_k;
+    for (size_t b = 0; b < m.n_batch; ++b) {
+        float* o = out + b * plane;
+        for (size_t i = 0; i < plane; ++i) o[i] = 0.0f;
+        for (size_t h = 0; h < m.nhead; ++h) kernels::add_f32(plane, o, m.data + (b * m.nhead + h) * plane, o);
+        kernels::scale_f32(plane, 1.0f / float(m.nhead), o, o);
+    }
+}
+
 Workspace::Workspace() : impl_(std::make_unique<Impl>()) {}
 Workspace::~Workspace() = default;
 Workspace::Workspace(Workspace&&) noexcept = default;
