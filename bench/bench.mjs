@@ -13,7 +13,7 @@ import * as tf from '@tensorflow/tfjs-core';
 import { setThreadsCount } from '@tensorflow/tfjs-backend-wasm';
 
 import { init } from '../dist/node.mjs';
-import { measureCeiling } from './ceiling.mjs';
+import { ceilingModule, measureCeiling } from './ceiling.mjs';
 import { makeGraphs } from './tfjs-graph.mjs';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -161,6 +161,7 @@ async function main() {
   await tf.ready();
   const [simd, scalar] = await Promise.all([init({ simd: true }), init({ simd: false })]);
   const ceiling = await measureCeiling();
+  writeFileSync(join(CACHE, 'ceiling.wasm'), ceilingModule());  // bench/run.sh disassembles it
   console.log(`wasm SIMD128 mul+add ceiling: ${ceiling.gflops.toFixed(1)} GFLOP/s (${ceiling.chains} independent f32x4 chains)`);
   console.log(`machine: ${process.arch}, ${(await import('node:os')).cpus()[0].model}, Node ${process.version}; simdformer ${simd.arch} vs ${scalar.arch}; onnxruntime-web ${ort.env.versions?.web ?? ''}; tfjs ${tf.version_core}\n`);
 

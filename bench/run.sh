@@ -17,6 +17,8 @@ if [ ! -f dist/simdformer.wasm ] || [ -n "$(find src bindings -newer dist/simdfo
   bash scripts/build-package.sh
 fi
 node bench/bench.mjs
+echo "ceiling loop as assembled (wasm-objdump):"
+wasm-objdump -d bench/.cache/ceiling.wasm | sed -n '/loop/,/br_if/p' | cut -c40- | awk '{print $1}' | sort | uniq -c | sort -rn
 cmake --preset native-release -DSIMDFORMER_BUILD_BENCH=ON >/dev/null
 cmake --build --preset native-release --target bench_kernels >/dev/null
 build/native-release/bench/bench_kernels --benchmark_min_time=0.2
