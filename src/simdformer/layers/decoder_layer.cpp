@@ -2,6 +2,8 @@
 
 #include <cstring>
 
+#include "simdformer/layers/self_attention.h"
+
 namespace simdformer {
 
 Result<DecoderLayer> DecoderLayer::load(WeightReader& reader, const std::string& prefix, const ModelConfig& config) {
@@ -64,19 +66,9 @@ void DecoderLayer::run(size_t tokens, float* x, const SelfBlock& self_block, siz
 void DecoderLayer::forward(size_t n_batch, size_t n_seq, float* x, const SequenceMasks& masks,
                            const CrossMemory& memory, const AttentionOptions& options, const LayerScratch& s,
                            float* self_weights, float* cross_weights) const {
-    const size_t d = d_model_, tokens = n_batch * n_seq;
+    const size_t tokens = n_batch * n_seq;
     auto self_block = [&](const float* in, float* out, const float* residual) {
-        self_attn_.project_q(tokens, in, d, s.q, d);
-        self_attn_.project_kv(tokens, in, in, d, s.k, s.v, d);
-        AttendArgs a = contiguous_attend_args(n_batch, n_seq, n_seq, d, s.q, s.k, s.v, s.context);
-        a.key_padding = masks.key_padding;
-        a.key_padding_stride = masks.key_padding_stride;
-        a.attn_mask = masks.attn_mask;
-        a.causal = masks.causal;
-        a.options = options;
-        a.weights = self_weights;
-        self_attn_.attend(a, s.attention);
-        self_attn_.project_out(tokens, s.context, d, out, d, residual, d);
+        self_attention_block(self_attn_, n_batch, n_seq, in, out, residual, masks, options, s, self_weights);
     };
     run(tokens, x, self_block, n_batch, n_seq, memory, options, s, cross_weights);
 }

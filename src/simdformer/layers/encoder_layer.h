@@ -22,10 +22,6 @@ public:
     const MultiHeadAttention& self_attention() const { return self_attn_; }
 
 private:
-    void self_attention_block(size_t n_batch, size_t n_seq, const float* in, float* out, const float* residual,
-                              const SequenceMasks& masks, const AttentionOptions& options,
-                              const LayerScratch& s, float* weights) const;
-
     bool norm_first_ = false;
     size_t d_model_ = 0;
     MultiHeadAttention self_attn_;
