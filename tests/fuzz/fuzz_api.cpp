@@ -110,7 +110,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     std::vector<int32_t> tokens(batch * n + 1), tgt(batch * n_tgt + 1);
     for (int32_t& t : tokens) t = int32_t(in.byte()) - 20;
     for (int32_t& t : tgt) t = int32_t(in.byte() % 12);
-    std::vector<uint8_t> padding(batch * 16 + 1);
+    std::vector<uint8_t> padding(16 * 5);  // [batch <= 4, 16] for the model; [n_seq_k <= 5] for attention
     for (uint8_t& p : padding) p = in.byte() & 1;
     std::vector<float> mask(16 * 16);
     for (float& m : mask) m = in.value();
