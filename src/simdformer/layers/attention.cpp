@@ -9,16 +9,10 @@
 #include "simdformer/buffer.h"
 #include "simdformer/kernels/kernels.h"
 #include "simdformer/layers/positional_encoding.h"
+#include "simdformer/validate.h"
 
 namespace simdformer {
 namespace {
-
-Status check_finite(const float* x, size_t n, const char* what) {
-    for (size_t i = 0; i < n; ++i)
-        if (!std::isfinite(x[i]))
-            return Status::invalid(std::string(what) + " holds a non-finite value at element " + std::to_string(i));
-    return Status::ok();
-}
 
 Status validate(const AttentionRequest& r) {
     if (!r.q || !r.k || !r.v) return Status::invalid("attention needs Q, K and V");
@@ -41,11 +35,7 @@ Status validate(const AttentionRequest& r) {
         SF_RETURN_IF_ERROR(check_finite(r.w_k, r.additive_dim * r.d_k, "W_k"));
         SF_RETURN_IF_ERROR(check_finite(r.w_v, r.additive_dim, "w_v"));
     }
-    if (r.attn_mask) {
-        for (size_t i = 0; i < r.n_seq_q * r.n_seq_k; ++i)
-            if (std::isnan(r.attn_mask[i]) || r.attn_mask[i] == INFINITY)
-                return Status::invalid("attn_mask holds NaN or +Infinity at element " + std::to_string(i));
-    }
+    if (r.attn_mask) SF_RETURN_IF_ERROR(check_additive_mask(r.attn_mask, r.n_seq_q * r.n_seq_k, "attn_mask"));
     return Status::ok();
 }
 

@@ -4,6 +4,7 @@
 #include "simdformer/kernels/kernels.h"
 #include "simdformer/layers/linear.h"
 #include "simdformer/ops.h"
+#include "simdformer/validate.h"
 
 namespace simdformer {
 
@@ -13,11 +14,9 @@ Status layer_norm(size_t rows, size_t d, const float* x, const float* gamma, con
     if (rows == 0 || d == 0 || !checked_mul(rows, d, &n) || n > kMaxBufferFloats)
         return Status::invalid("layer_norm: rows=" + std::to_string(rows) + " and d=" + std::to_string(d) + " must be positive");
     if (!(eps > 0.0f) || !std::isfinite(eps)) return Status::invalid("layer_norm: eps must be a positive number");
-    for (size_t i = 0; i < n; ++i)
-        if (!std::isfinite(x[i])) return Status::invalid("layer_norm: x holds a non-finite value at element " + std::to_string(i));
-    for (size_t i = 0; i < d; ++i)
-        if (!std::isfinite(gamma[i]) || !std::isfinite(beta[i]))
-            return Status::invalid("layer_norm: gamma/beta hold a non-finite value at element " + std::to_string(i));
+    SF_RETURN_IF_ERROR(check_finite(x, n, "layer_norm: x"));
+    SF_RETURN_IF_ERROR(check_finite(gamma, d, "layer_norm: gamma"));
+    SF_RETURN_IF_ERROR(check_finite(beta, d, "layer_norm: beta"));
     kernels::layernorm_rows_f32(rows, d, x, d, gamma, beta, eps, y, d);
     return Status::ok();
 }
@@ -34,10 +33,8 @@ Result<LinearOp> LinearOp::create(const float* weight, const float* bias, size_t
                                std::to_string(out_features) + " must be positive");
     size_t n;
     if (!checked_mul(in_features, out_features, &n) || n > kMaxBufferFloats) return Status::oom("linear: weight too large");
-    for (size_t i = 0; i < n; ++i)
-        if (!std::isfinite(weight[i])) return Status::invalid("linear: weight holds a non-finite value at element " + std::to_string(i));
-    for (size_t i = 0; bias && i < out_features; ++i)
-        if (!std::isfinite(bias[i])) return Status::invalid("linear: bias holds a non-finite value at element " + std::to_string(i));
+    SF_RETURN_IF_ERROR(check_finite(weight, n, "linear: weight"));
+    if (bias) SF_RETURN_IF_ERROR(check_finite(bias, out_features, "linear: bias"));
     SF_ASSIGN_OR_RETURN(Linear l, Linear::from_data(weight, bias, in_features, out_features));
     LinearOp op;
     op.linear_ = std::make_unique<Linear>(std::move(l));

@@ -4,33 +4,14 @@
 #include <cstring>
 
 #include "simdformer/model/model_impl.h"
+#include "simdformer/validate.h"
 
 namespace simdformer {
 namespace {
 
 std::string str(size_t v) { return std::to_string(v); }
 
-Status check_finite(const float* x, size_t n, const char* what) {
-    for (size_t i = 0; i < n; ++i)
-        if (!std::isfinite(x[i]))
-            return Status::invalid(std::string(what) + " holds a non-finite value (" + std::to_string(x[i]) +
-                                   ") at element " + str(i));
-    return Status::ok();
-}
-
-// Additive masks may hold -inf (masked) but never NaN or +inf.
-Status check_mask(const float* m, size_t n, const char* what) {
-    for (size_t i = 0; i < n; ++i)
-        if (std::isnan(m[i]) || m[i] == INFINITY)
-            return Status::invalid(std::string(what) + " holds " + (std::isnan(m[i]) ? "NaN" : "+Infinity") +
-                                   " at element " + str(i) + " (allowed: finite values and -Infinity)");
-    return Status::ok();
-}
-
-Status check_limits(size_t n_batch, size_t n_seq, size_t max_batch, size_t max_len, const char* which) {
-    if (n_batch == 0) return Status::invalid("n_batch must be at least 1");
-    if (n_batch > max_batch)
-        return Status::invalid("n_batch=" + str(n_batch) + " exceeds the workspace's max_batch=" + str(max_batch));
+Status check_length(size_t n_seq, size_t max_len, const char* which) {
     if (n_seq == 0) return Status::invalid(std::string(which) + " sequence is empty");
     if (n_seq > max_len)
         return Status::invalid(std::string(which) + " length " + str(n_seq) + " exceeds the workspace's limit of " + str(max_len));
@@ -39,12 +20,25 @@ Status check_limits(size_t n_batch, size_t n_seq, size_t max_batch, size_t max_l
 
 }  // namespace
 
+Status Model::Impl::check_call(const Workspace::Impl& ws, size_t n_batch, bool need_weights,
+                               const AttentionOptions& options) const {
+    if (ws.d_model != config.d_model || ws.nhead != config.nhead) return Status::invalid("workspace was made for another model");
+    if (n_batch == 0) return Status::invalid("n_batch must be at least 1");
+    if (n_batch > ws.limits.max_batch)
+        return Status::invalid("n_batch=" + str(n_batch) + " exceeds the workspace's max_batch=" + str(ws.limits.max_batch));
+    if (need_weights && ws.attention.empty())
+        return Status::invalid("attention weights requested, but the workspace was made with record_attention=false");
+    if (options.score == ScoreKind::kAdditive && config.additive_dim == 0)
+        return Status::invalid("score 'additive' needs a model with additive-score weights (additive_dim > 0)");
+    return Status::ok();
+}
+
 Status Model::Impl::check_sequence(const SequenceInput& s, size_t n_batch, size_t max_len, const char* which,
                                    const std::optional<TokenEmbedding>& embedding) const {
     if (s.n_seq > config.max_len)
         return Status::invalid(std::string(which) + " length " + str(s.n_seq) + " exceeds the model's max_len=" +
                                str(config.max_len));
-    SF_RETURN_IF_ERROR(check_limits(n_batch, s.n_seq, n_batch, max_len, which));
+    SF_RETURN_IF_ERROR(check_length(s.n_seq, max_len, which));
     const size_t tokens = n_batch * s.n_seq;
     if (embedding) {
         if (!s.tokens) return Status::invalid(std::string(which) + ": this model takes token ids, none given");
@@ -57,7 +51,7 @@ Status Model::Impl::check_sequence(const SequenceInput& s, size_t n_batch, size_
             return Status::invalid(std::string(which) + ": this model takes vectors [n_seq, d_model], none given");
         SF_RETURN_IF_ERROR(check_finite(s.embeddings, tokens * config.d_model, which));
     }
-    if (s.attn_mask) SF_RETURN_IF_ERROR(check_mask(s.attn_mask, s.n_seq * s.n_seq, "attn_mask"));
+    if (s.attn_mask) SF_RETURN_IF_ERROR(check_additive_mask(s.attn_mask, s.n_seq * s.n_seq, "attn_mask"));
     return Status::ok();
 }
 
@@ -109,7 +103,7 @@ Status Model::Impl::forward_mha(const ForwardRequest& r, Workspace::Impl& ws) co
     SF_RETURN_IF_ERROR(check_sequence(r.src, B, ws.max_src, "query", std::nullopt));
     if (r.key || r.value) {
         if (!r.key || !r.value) return Status::invalid("give both key and value, or neither (self-attention)");
-        SF_RETURN_IF_ERROR(check_limits(B, nk, B, ws.max_tgt, "key"));
+        SF_RETURN_IF_ERROR(check_length(nk, ws.max_tgt, "key"));
         SF_RETURN_IF_ERROR(check_finite(r.key, B * nk * d, "key"));
         SF_RETURN_IF_ERROR(check_finite(r.value, B * nk * d, "value"));
     } else if (nq > ws.max_tgt) {
@@ -118,7 +112,7 @@ Status Model::Impl::forward_mha(const ForwardRequest& r, Workspace::Impl& ws) co
     const float* xk = r.key ? r.key : r.src.embeddings;
     const float* xv = r.value ? r.value : r.src.embeddings;
     const uint8_t* padding = r.key ? r.key_padding_k : r.src.key_padding;
-    if (r.src.attn_mask) SF_RETURN_IF_ERROR(check_mask(r.src.attn_mask, nq * nk, "attn_mask"));
+    if (r.src.attn_mask) SF_RETURN_IF_ERROR(check_additive_mask(r.src.attn_mask, nq * nk, "attn_mask"));
 
     const LayerScratch s = ws.scratch();
     mha->project_q(B * nq, r.src.embeddings, d, s.q, d);
@@ -141,13 +135,7 @@ Status Model::forward(const ForwardRequest& r, Workspace& workspace) const {
     const Impl& m = *impl_;
     Workspace::Impl& ws = workspace.impl();
     const ModelConfig& c = m.config;
-    if (ws.d_model != c.d_model || ws.nhead != c.nhead) return Status::invalid("workspace was made for another model");
-    if (r.n_batch > ws.limits.max_batch)
-        return Status::invalid("n_batch=" + str(r.n_batch) + " exceeds the workspace's max_batch=" + str(ws.limits.max_batch));
-    if (r.need_weights && ws.attention.empty() && (m.mha || !m.encoder.empty() || !m.decoder.empty()))
-        return Status::invalid("attention weights requested, but the workspace was made with record_attention=false");
-    if (r.options.score == ScoreKind::kAdditive && c.additive_dim == 0)
-        return Status::invalid("score 'additive' needs a model with additive-score weights (additive_dim > 0)");
+    SF_RETURN_IF_ERROR(m.check_call(ws, r.n_batch, r.need_weights, r.options));
     ws.clear_maps();
     ws.logits_out = nullptr;
     ws.logits_cols = 0;
@@ -175,7 +163,7 @@ Status Model::forward(const ForwardRequest& r, Workspace& workspace) const {
     } else {
         SF_RETURN_IF_ERROR(m.check_sequence(r.tgt, B, ws.max_tgt, "tgt", m.tgt_embedding));
         if (!memory) return Status::invalid("a decoder needs the encoder memory [n_batch, n_seq_memory, d_model]");
-        SF_RETURN_IF_ERROR(check_limits(B, n_mem, B, ws.max_src, "memory"));
+        SF_RETURN_IF_ERROR(check_length(n_mem, ws.max_src, "memory"));
         SF_RETURN_IF_ERROR(check_finite(memory, B * n_mem * d, "memory"));
     }
     m.embed(r.tgt, B, m.tgt_embedding, ws.y.data());

@@ -30,14 +30,7 @@ Status Model::generate(const GenerateRequest& r, Workspace& workspace) const {
     const ModelConfig& c = m.config;
     if (c.kind != ModelKind::kTransformer || !m.src_embedding || !m.tgt_embedding || !m.generator)
         return Status::invalid("generate needs a transformer with token embeddings and a generator");
-    if (ws.d_model != c.d_model || ws.nhead != c.nhead) return Status::invalid("workspace was made for another model");
-    if (r.n_batch > ws.limits.max_batch)
-        return Status::invalid("n_batch=" + std::to_string(r.n_batch) + " exceeds the workspace's max_batch=" +
-                               std::to_string(ws.limits.max_batch));
-    if (r.need_weights && ws.attention.empty())
-        return Status::invalid("attention weights requested, but the workspace was made with record_attention=false");
-    if (r.options.score == ScoreKind::kAdditive && c.additive_dim == 0)
-        return Status::invalid("score 'additive' needs a model with additive-score weights (additive_dim > 0)");
+    SF_RETURN_IF_ERROR(m.check_call(ws, r.n_batch, r.need_weights, r.options));
     const int64_t bos = r.bos >= 0 ? r.bos : c.bos_token;
     const int64_t eos = r.eos >= 0 ? r.eos : c.eos_token;
     const size_t vocab = m.generator->out_features();

@@ -24,6 +24,8 @@ struct Model::Impl {
     std::optional<Linear> generator;        // [tgt_vocab, d_model]
 
     // Stages of a forward pass (model/forward.cpp).
+    // Checks shared by forward() and generate(): the workspace fits this model and call.
+    Status check_call(const Workspace::Impl& ws, size_t n_batch, bool need_weights, const AttentionOptions& options) const;
     Status check_sequence(const SequenceInput& s, size_t n_batch, size_t max_len, const char* which,
                           std::optional<TokenEmbedding> const& embedding) const;
     void embed(const SequenceInput& s, size_t n_batch, const std::optional<TokenEmbedding>& embedding,
