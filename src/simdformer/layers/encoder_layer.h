@@ -19,8 +19,6 @@ public:
                  const AttentionOptions& options, const LayerScratch& scratch,
                  float* weights /* [n_batch, nhead, n_seq, n_seq] or null */) const;
 
-    const MultiHeadAttention& self_attention() const { return self_attn_; }
-
 private:
     bool norm_first_ = false;
     size_t d_model_ = 0;

@@ -60,8 +60,7 @@ Result<MultiHeadAttention> MultiHeadAttention::load(WeightReader& reader, const 
     return m;
 }
 
-size_t MultiHeadAttention::pack_floats(const ModelConfig& config, size_t n_seq_q, size_t n_seq_k) {
-    (void)n_seq_q;
+size_t MultiHeadAttention::pack_floats(const ModelConfig& config, size_t n_seq_k) {
     const size_t dh = config.d_head();
     return std::max(kernels::packed_b_size(dh, n_seq_k),    // K_hᵀ [d_head, n_seq_k]
                     kernels::packed_b_size(n_seq_k, dh));   // V_h  [n_seq_k, d_head]

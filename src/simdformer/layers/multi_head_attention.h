@@ -14,7 +14,7 @@ namespace simdformer {
 // Scratch memory for one attention call, carved out of a Workspace.
 struct AttentionScratch {
     float* scores = nullptr;  // [n_seq_q, n_seq_k]
-    float* pack = nullptr;    // [MultiHeadAttention::pack_floats(n_seq_q, n_seq_k)]
+    float* pack = nullptr;    // [MultiHeadAttention::pack_floats(config, n_seq_k)]
     float* add_q = nullptr;   // [n_seq_q, additive_dim]  (additive scores only)
     float* add_k = nullptr;   // [n_seq_k, additive_dim]
 };
@@ -65,11 +65,9 @@ public:
     void project_out(size_t rows, const float* context, size_t ldc, float* out, size_t ldo,
                      const float* residual, size_t ld_residual) const;
 
-    bool has_additive() const { return additive_dim_ > 0; }
     size_t d_model() const { return d_model_; }
-    size_t nhead() const { return nhead_; }
-    // Floats of AttentionScratch::pack needed for the given sequence lengths.
-    static size_t pack_floats(const ModelConfig& config, size_t n_seq_q, size_t n_seq_k);
+    // Floats of AttentionScratch::pack needed for keys/values of up to n_seq_k positions.
+    static size_t pack_floats(const ModelConfig& config, size_t n_seq_k);
 
 private:
     void head_scores(const AttendArgs& args, const AttentionScratch& scratch, size_t b, size_t h,

@@ -22,7 +22,6 @@ Result<TokenEmbedding> TokenEmbedding::load(WeightReader& reader, const std::str
     TokenEmbedding e;
     e.vocab_ = vocab;
     e.d_ = config.d_model;
-    e.max_len_ = config.max_len;
     e.scale_ = config.scale_embedding ? std::sqrt(float(config.d_model)) : 1.0f;
     SF_ASSIGN_OR_RETURN(e.table_, reader.take(prefix + "embedding.weight", {vocab, config.d_model}));
     if (config.positional == PositionalKind::kLearned) {

@@ -19,13 +19,12 @@ public:
     static Result<TokenEmbedding> load(WeightReader& reader, const std::string& prefix, size_t vocab,
                                        const ModelConfig& config);
 
-    // tokens must already be validated against vocab_size() and positions against max_len().
+    // tokens must already be validated against vocab_size() and positions against the table.
     void embed(size_t n, const int32_t* tokens, size_t position_offset, float* out, size_t ld) const;
     size_t vocab_size() const { return vocab_; }
-    size_t max_len() const { return max_len_; }
 
 private:
-    size_t vocab_ = 0, d_ = 0, max_len_ = 0;
+    size_t vocab_ = 0, d_ = 0;
     float scale_ = 1.0f;
     Buffer table_;      // [vocab, d]
     Buffer positions_;  // [max_len, d] (empty: no positions)

@@ -72,7 +72,7 @@ void Model::Impl::run_encoder(size_t n_batch, const SequenceInput& src, const At
     SequenceMasks masks{src.key_padding, n, src.attn_mask, src.causal};
     const LayerScratch scratch = ws.scratch();
     for (size_t i = 0; i < encoder.size(); ++i) {
-        float* w = ws.record(ws.encoder_maps, i, i * ws.encoder_slot, n_batch, n, n, need_weights);
+        float* w = ws.record(ws.encoder_maps, i, ws.encoder_slot_at(i), n_batch, n, n, need_weights);
         encoder[i].forward(n_batch, n, x, masks, options, scratch, w);
     }
     if (encoder_norm) encoder_norm->forward(n_batch * n, x, config.d_model, x, config.d_model);
@@ -84,14 +84,12 @@ void Model::Impl::run_decoder(size_t n_batch, const SequenceInput& tgt, const fl
     const size_t n = tgt.n_seq, d = config.d_model;
     SequenceMasks masks{tgt.key_padding, n, tgt.attn_mask, tgt.causal};
     const LayerScratch scratch = ws.scratch();
-    const size_t base = encoder.size() * ws.encoder_slot;
     for (size_t i = 0; i < decoder.size(); ++i) {
         decoder[i].project_memory(n_batch * n_seq_memory, memory, ws.cross_k[i].data(), ws.cross_v[i].data());
         CrossMemory cross{ws.cross_k[i].data(), ws.cross_v[i].data(), n_seq_memory, n_seq_memory * d, memory_padding,
                           n_seq_memory};
-        const size_t slot = base + i * (ws.decoder_self_slot + ws.decoder_cross_slot);
-        float* sw = ws.record(ws.decoder_self_maps, i, slot, n_batch, n, n, need_weights);
-        float* cw = ws.record(ws.decoder_cross_maps, i, slot + ws.decoder_self_slot, n_batch, n, n_seq_memory, need_weights);
+        float* sw = ws.record(ws.decoder_self_maps, i, ws.decoder_self_slot_at(i), n_batch, n, n, need_weights);
+        float* cw = ws.record(ws.decoder_cross_maps, i, ws.decoder_cross_slot_at(i), n_batch, n, n_seq_memory, need_weights);
         decoder[i].forward(n_batch, n, y, masks, cross, options, scratch, sw, cw);
     }
     if (decoder_norm) decoder_norm->forward(n_batch * n, y, d, y, d);
@@ -123,7 +121,7 @@ Status Model::Impl::forward_mha(const ForwardRequest& r, Workspace::Impl& ws) co
     a.attn_mask = r.src.attn_mask;
     a.causal = r.src.causal;
     a.options = r.options;
-    a.weights = ws.record(ws.encoder_maps, 0, 0, B, nq, nk, r.need_weights);
+    a.weights = ws.record(ws.encoder_maps, 0, ws.encoder_slot_at(0), B, nq, nk, r.need_weights);
     mha->attend(a, s.attention);
     mha->project_out(B * nq, s.context, d, ws.x.data(), d, nullptr, 0);
     ws.output = ws.x.data();

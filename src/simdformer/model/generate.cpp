@@ -58,9 +58,8 @@ Status Model::generate(const GenerateRequest& r, Workspace& workspace) const {
 
     // Recorded maps are written as [B, h, Lt, Lt] / [B, h, Lt, S] and compacted at the end.
     const size_t Lt = ws.max_tgt;
-    const size_t base = m.encoder.size() * ws.encoder_slot;
-    auto self_map = [&](size_t i) { return ws.attention.data() + base + i * (ws.decoder_self_slot + ws.decoder_cross_slot); };
-    auto cross_map = [&](size_t i) { return self_map(i) + ws.decoder_self_slot; };
+    auto self_map = [&](size_t i) { return ws.decoder_self_slot_at(i); };
+    auto cross_map = [&](size_t i) { return ws.decoder_cross_slot_at(i); };
     if (r.need_weights)
         for (size_t i = 0; i < m.decoder.size(); ++i) {
             std::memset(self_map(i), 0, ws.decoder_self_slot * sizeof(float));

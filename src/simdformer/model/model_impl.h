@@ -67,9 +67,14 @@ struct Workspace::Impl {
     size_t generated_length = 0;
 
     LayerScratch scratch();
-    // Where layer `layer` of a kind records its map of the given shape (null when not recording).
-    float* record(std::vector<AttentionMap>& maps, size_t layer, size_t slot_offset, size_t n_batch,
-                  size_t n_seq_q, size_t n_seq_k, bool need_weights);
+    // Slots of `attention`: every encoder layer's (or the multihead_attention's), then each
+    // decoder layer's self-attention slot followed by its cross-attention slot.
+    float* encoder_slot_at(size_t layer);
+    float* decoder_self_slot_at(size_t layer);
+    float* decoder_cross_slot_at(size_t layer);
+    // Records layer `layer`'s map of the given shape in `slot`; null when not recording.
+    float* record(std::vector<AttentionMap>& maps, size_t layer, float* slot, size_t n_batch, size_t n_seq_q,
+                  size_t n_seq_k, bool need_weights);
     void clear_maps();
 };
 

@@ -60,12 +60,19 @@ LayerScratch Workspace::Impl::scratch() {
     return s;
 }
 
-float* Workspace::Impl::record(std::vector<AttentionMap>& maps, size_t layer, size_t slot_offset, size_t n_batch,
+float* Workspace::Impl::encoder_slot_at(size_t layer) { return attention.data() + layer * encoder_slot; }
+
+float* Workspace::Impl::decoder_self_slot_at(size_t layer) {
+    return attention.data() + encoder_maps.size() * encoder_slot + layer * (decoder_self_slot + decoder_cross_slot);
+}
+
+float* Workspace::Impl::decoder_cross_slot_at(size_t layer) { return decoder_self_slot_at(layer) + decoder_self_slot; }
+
+float* Workspace::Impl::record(std::vector<AttentionMap>& maps, size_t layer, float* slot, size_t n_batch,
                                size_t n_seq_q, size_t n_seq_k, bool need_weights) {
     if (!need_weights || attention.empty()) return nullptr;
-    float* p = attention.data() + slot_offset;
-    maps[layer] = AttentionMap{p, n_batch, nhead, n_seq_q, n_seq_k};
-    return p;
+    maps[layer] = AttentionMap{slot, n_batch, nhead, n_seq_q, n_seq_k};
+    return slot;
 }
 
 void Workspace::Impl::clear_maps() {
@@ -106,7 +113,7 @@ Result<Workspace> Model::make_workspace(const WorkspaceLimits& requested) const 
         requested.record_attention
             ? product({n_enc, w.encoder_slot}, &overflow) + product({n_dec, w.decoder_self_slot + w.decoder_cross_slot}, &overflow)
             : 0;
-    const size_t pack = MultiHeadAttention::pack_floats(c, L, L);
+    const size_t pack = MultiHeadAttention::pack_floats(c, L);
     const auto too_large = [&] {
         return Status::oom("workspace for max_batch=" + std::to_string(B) + ", max lengths " + std::to_string(Ls) + "/" +
                            std::to_string(Lt) + " would need more memory than simdformer allows (" +
