@@ -33,7 +33,11 @@ Buffer& Buffer::operator=(Buffer&& other) noexcept {
     return *this;
 }
 
-Result<Buffer> Buffer::zeros(size_t size, const char* what) {
+Result<Buffer> Buffer::zeros(size_t size, const char* what) { return allocate(size, what, true); }
+
+Result<Buffer> Buffer::uninitialized(size_t size, const char* what) { return allocate(size, what, false); }
+
+Result<Buffer> Buffer::allocate(size_t size, const char* what, bool zero) {
     Buffer b;
     if (size == 0) return b;
     if (size > kMaxBufferFloats) {
@@ -45,7 +49,7 @@ Result<Buffer> Buffer::zeros(size_t size, const char* what) {
     if (!p) {
         return Status::oom(std::string(what) + ": cannot allocate " + std::to_string(bytes) + " bytes");
     }
-    std::memset(p, 0, bytes);
+    if (zero) std::memset(p, 0, bytes);
     b.data_ = static_cast<float*>(p);
     b.size_ = size;
     g_live_bytes += size * sizeof(float);

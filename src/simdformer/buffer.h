@@ -35,6 +35,9 @@ public:
 
     // A zero-filled buffer of `size` floats; `what` names it in the error message.
     static Result<Buffer> zeros(size_t size, const char* what);
+    // The same without the fill, for buffers the caller overwrites completely (weights being
+    // converted or packed at load), so loading does not write every weight twice.
+    static Result<Buffer> uninitialized(size_t size, const char* what);
 
     float* data() { return data_; }
     const float* data() const { return data_; }
@@ -45,6 +48,8 @@ public:
     static size_t live_bytes();
 
 private:
+    static Result<Buffer> allocate(size_t size, const char* what, bool zero);
+
     float* data_ = nullptr;
     size_t size_ = 0;
 };

@@ -183,7 +183,7 @@ Result<Buffer> SafetensorsFile::take(const std::string& name, const Shape& shape
 Result<Buffer> SafetensorsFile::read(const TensorInfo& t) const {
     size_t count = 1;
     for (size_t s : t.shape) count *= s;  // fits: validated against the byte range at parse time
-    SF_ASSIGN_OR_RETURN(Buffer b, Buffer::zeros(count, t.name.c_str()));
+    SF_ASSIGN_OR_RETURN(Buffer b, Buffer::uninitialized(count, t.name.c_str()));
     const uint8_t* src = data_ + t.begin;
     float* dst = b.data();
     for (size_t i = 0; i < count; ++i) {

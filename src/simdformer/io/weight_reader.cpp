@@ -25,7 +25,7 @@ Result<Buffer> MapWeightReader::take(const std::string& name, const Shape& shape
     }
     it->second.used = true;
     elements_taken_ += it->second.data.size();
-    SF_ASSIGN_OR_RETURN(Buffer b, Buffer::zeros(it->second.data.size(), name.c_str()));
+    SF_ASSIGN_OR_RETURN(Buffer b, Buffer::uninitialized(it->second.data.size(), name.c_str()));
     if (!it->second.data.empty()) std::memcpy(b.data(), it->second.data.data(), it->second.data.size() * sizeof(float));
     return b;
 }

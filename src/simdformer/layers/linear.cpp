@@ -9,11 +9,11 @@ Result<Linear> Linear::from_data(const float* weight, const float* bias, size_t 
     Linear l;
     l.in_ = in_features;
     l.out_ = out_features;
-    SF_ASSIGN_OR_RETURN(l.packed_, Buffer::zeros(kernels::packed_b_size(in_features, out_features), "packed weight"));
+    SF_ASSIGN_OR_RETURN(l.packed_, Buffer::uninitialized(kernels::packed_b_size(in_features, out_features), "packed weight"));
     // Wᵀ viewed as B [in, out]: element (p, j) = W[j, p] -> row stride 1, column stride in.
     kernels::pack_b(in_features, out_features, weight, 1, in_features, l.packed_.data());
     if (bias) {
-        SF_ASSIGN_OR_RETURN(l.bias_, Buffer::zeros(out_features, "bias"));
+        SF_ASSIGN_OR_RETURN(l.bias_, Buffer::uninitialized(out_features, "bias"));
         std::memcpy(l.bias_.data(), bias, out_features * sizeof(float));
     }
     return l;

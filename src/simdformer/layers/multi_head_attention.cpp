@@ -49,8 +49,8 @@ Result<MultiHeadAttention> MultiHeadAttention::load(WeightReader& reader, const 
         SF_ASSIGN_OR_RETURN(Buffer wk, reader.take(prefix + "additive.k_weight", {h, da, dh}));
         SF_ASSIGN_OR_RETURN(m.add_v_, reader.take(prefix + "additive.v_weight", {h, da}));
         const size_t per_head = kernels::packed_b_size(dh, da);
-        SF_ASSIGN_OR_RETURN(m.add_q_packed_, Buffer::zeros(h * per_head, "additive.q_weight"));
-        SF_ASSIGN_OR_RETURN(m.add_k_packed_, Buffer::zeros(h * per_head, "additive.k_weight"));
+        SF_ASSIGN_OR_RETURN(m.add_q_packed_, Buffer::uninitialized(h * per_head, "additive.q_weight"));
+        SF_ASSIGN_OR_RETURN(m.add_k_packed_, Buffer::uninitialized(h * per_head, "additive.k_weight"));
         for (size_t i = 0; i < h; ++i) {
             // W [d_a, d_head] used as Wᵀ: element (p, j) = W[j, p].
             kernels::pack_b(dh, da, wq.data() + i * da * dh, 1, dh, m.add_q_packed_.data() + i * per_head);

@@ -27,7 +27,7 @@ Result<TokenEmbedding> TokenEmbedding::load(WeightReader& reader, const std::str
     if (config.positional == PositionalKind::kLearned) {
         SF_ASSIGN_OR_RETURN(e.positions_, reader.take(prefix + "pos_embedding.weight", {config.max_len, config.d_model}));
     } else if (config.positional == PositionalKind::kSinusoidal) {
-        SF_ASSIGN_OR_RETURN(e.positions_, Buffer::zeros(config.max_len * config.d_model, "positional table"));
+        SF_ASSIGN_OR_RETURN(e.positions_, Buffer::uninitialized(config.max_len * config.d_model, "positional table"));
         sinusoidal_positions(config.max_len, config.d_model, e.positions_.data());
     }
     return e;
