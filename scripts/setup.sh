@@ -42,11 +42,21 @@ system_xsimd_ok() {
   local v; v=$(dpkg-query -W -f='${Version}' libxsimd-dev 2>/dev/null || true)
   [ -n "$v" ] && dpkg --compare-versions "$v" ge 11
 }
+# The Debian archive this machine's apt already uses (one-line or deb822 sources, mirrors and
+# proxies included): the repository that serves the system's own release, else any Debian
+# repository that is not the security archive. Nothing is hard-coded, so a mirror keeps working.
+debian_mirror() {
+  local codename; codename=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
+  apt-get indextargets --format '$(REPO_URI) $(RELEASE)' 2>/dev/null | sort -u | awk -v c="$codename" '
+    $2 == c { exact = $1 } $2 !~ /-security$/ && !any { any = $1 }
+    END { print (exact != "" ? exact : any) }'
+}
 if ! system_xsimd_ok && [ ! -f "$DEPS/prefix/usr/share/cmake/xsimd/xsimdConfig.cmake" ]; then
   echo "setup: fetching xsimd and xtl headers (trixie) into .deps/"
   mkdir -p "$DEPS/apt/lists/partial" "$DEPS/apt/cache/archives/partial" "$DEPS/prefix"
-  echo 'deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian trixie main' \
-    > "$DEPS/apt/trixie.list"
+  mirror=$(debian_mirror)
+  [ -n "$mirror" ] || { echo "setup.sh: no Debian archive found in this machine's apt sources" >&2; exit 1; }
+  echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $mirror trixie main" > "$DEPS/apt/trixie.list"
   O=(-o "Dir::Etc::sourcelist=$DEPS/apt/trixie.list" -o Dir::Etc::sourceparts=- \
      -o "Dir::State::Lists=$DEPS/apt/lists" -o "Dir::Cache=$DEPS/apt/cache")
   apt-get "${O[@]}" update -qq
