@@ -7,7 +7,7 @@
 #include "simdformer/buffer.h"
 #include "simdformer/layers/decoder_layer.h"
 #include "simdformer/layers/encoder_layer.h"
-#include "simdformer/layers/positional_encoding.h"
+#include "simdformer/layers/token_embedding.h"
 #include "simdformer/model.h"
 
 namespace simdformer {
