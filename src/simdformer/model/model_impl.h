@@ -36,6 +36,11 @@ struct Model::Impl {
                      const uint8_t* memory_padding, const AttentionOptions& options, bool need_weights,
                      Workspace::Impl& ws, float* y) const;
     Status forward_mha(const ForwardRequest& r, Workspace::Impl& ws) const;
+
+    // Stages of generate() (model/generate.cpp).
+    void encode_memory(const GenerateRequest& r, Workspace::Impl& ws) const;
+    void decode_step(size_t t, const GenerateRequest& r, Workspace::Impl& ws) const;
+    void pack_generated(size_t length, const GenerateRequest& r, Workspace::Impl& ws) const;
 };
 
 struct Workspace::Impl {
