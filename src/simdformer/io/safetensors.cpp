@@ -5,7 +5,7 @@
 #include <cstring>
 #include <nlohmann/json.hpp>
 
-#include "simdformer/validate.h"
+#include "simdformer/detail/validate.h"
 
 namespace simdformer {
 namespace {

@@ -9,7 +9,7 @@
 #include "simdformer/kernels/kernels.h"
 #include "simdformer/layers/attention_head.h"
 #include "simdformer/layers/positional_encoding.h"
-#include "simdformer/validate.h"
+#include "simdformer/detail/validate.h"
 
 namespace simdformer {
 namespace {

@@ -5,7 +5,7 @@
 #include "simdformer/buffer.h"
 #include "simdformer/kernels/kernels.h"
 #include "simdformer/ops.h"
-#include "simdformer/validate.h"
+#include "simdformer/detail/validate.h"
 
 namespace simdformer {
 

@@ -3,7 +3,7 @@
 
 #include "simdformer/layers/linear.h"
 #include "simdformer/ops.h"
-#include "simdformer/validate.h"
+#include "simdformer/detail/validate.h"
 
 namespace simdformer {
 

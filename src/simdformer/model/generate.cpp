@@ -26,7 +26,7 @@ struct Decoding {
 
 // Checks the request and resolves its defaults (bos/eos from the config, max_length from the
 // workspace).
-Result<Decoding> plan_decoding(const Model::Impl& m, const GenerateRequest& r, const Workspace::Impl& ws) {
+Result<Decoding> plan_decoding(const ModelImpl& m, const GenerateRequest& r, const WorkspaceImpl& ws) {
     const ModelConfig& c = m.config;
     if (c.kind != ModelKind::kTransformer || !m.src_embedding || !m.tgt_embedding || !m.generator)
         return Status::invalid("generate needs a transformer with token embeddings and a generator");
@@ -54,7 +54,7 @@ Result<Decoding> plan_decoding(const Model::Impl& m, const GenerateRequest& r, c
 }  // namespace
 
 // 1. Encodes the source once and projects every decoder layer's cross-attention keys/values.
-void Model::Impl::encode_memory(const GenerateRequest& r, Workspace::Impl& ws) const {
+void ModelImpl::encode_memory(const GenerateRequest& r, WorkspaceImpl& ws) const {
     const size_t B = r.n_batch, S = r.src.n_seq, d = config.d_model;
     embed(r.src, B, src_embedding, ws.x.data());
     run_encoder(B, r.src, r.options, r.need_weights, ws, ws.x.data());
@@ -66,7 +66,7 @@ void Model::Impl::encode_memory(const GenerateRequest& r, Workspace::Impl& ws) c
 
 // 2. Position t of every item: consumes token t, appends to the caches and writes the logits of
 // token t + 1 at row b * max_tgt + t. Recorded maps are written as [B, h, Lt, Lt] / [B, h, Lt, S].
-void Model::Impl::decode_step(size_t t, const GenerateRequest& r, Workspace::Impl& ws) const {
+void ModelImpl::decode_step(size_t t, const GenerateRequest& r, WorkspaceImpl& ws) const {
     const size_t B = r.n_batch, d = config.d_model, h = config.nhead, S = r.src.n_seq;
     const size_t Lt = ws.max_tgt, vocab = generator->out_features();
     const LayerScratch scratch = ws.scratch();
@@ -92,7 +92,7 @@ void Model::Impl::decode_step(size_t t, const GenerateRequest& r, Workspace::Imp
 }
 
 // 3. Packs the results densely: tokens [B, length], logits [B, steps, vocab], maps per layer.
-void Model::Impl::pack_generated(size_t length, const GenerateRequest& r, Workspace::Impl& ws) const {
+void ModelImpl::pack_generated(size_t length, const GenerateRequest& r, WorkspaceImpl& ws) const {
     const size_t B = r.n_batch, h = config.nhead, S = r.src.n_seq, Lt = ws.max_tgt;
     const size_t vocab = generator->out_features(), steps = length - 1;
     int32_t* out = ws.generated.data();
@@ -117,8 +117,8 @@ void Model::Impl::pack_generated(size_t length, const GenerateRequest& r, Worksp
 }
 
 Status Model::generate(const GenerateRequest& r, Workspace& workspace) const {
-    const Impl& m = *impl_;
-    Workspace::Impl& ws = *workspace.impl_;
+    const ModelImpl& m = *impl_;
+    WorkspaceImpl& ws = *workspace.impl_;
     SF_ASSIGN_OR_RETURN(const Decoding plan, plan_decoding(m, r, ws));
     ws.clear_maps();
     m.encode_memory(r, ws);

@@ -26,15 +26,15 @@ Status load_stack(WeightReader& r, const ModelConfig& c, const std::string& stac
     return Status::ok();
 }
 
-Status load_encoder_stack(WeightReader& r, const ModelConfig& c, const std::string& stack, Model::Impl& m) {
+Status load_encoder_stack(WeightReader& r, const ModelConfig& c, const std::string& stack, ModelImpl& m) {
     return load_stack(r, c, stack, c.num_encoder_layers, m.encoder, m.encoder_norm);
 }
 
-Status load_decoder_stack(WeightReader& r, const ModelConfig& c, const std::string& stack, Model::Impl& m) {
+Status load_decoder_stack(WeightReader& r, const ModelConfig& c, const std::string& stack, ModelImpl& m) {
     return load_stack(r, c, stack, c.num_decoder_layers, m.decoder, m.decoder_norm);
 }
 
-Status load_layers(WeightReader& r, const ModelConfig& c, Model::Impl& m) {
+Status load_layers(WeightReader& r, const ModelConfig& c, ModelImpl& m) {
     switch (c.kind) {
         case ModelKind::kMultiheadAttention: {
             SF_ASSIGN_OR_RETURN(MultiHeadAttention mha, MultiHeadAttention::load(r, "", c));
@@ -60,7 +60,7 @@ Status load_layers(WeightReader& r, const ModelConfig& c, Model::Impl& m) {
     return Status::invalid("unknown model kind");
 }
 
-Status load_token_layers(WeightReader& r, const ModelConfig& c, Model::Impl& m) {
+Status load_token_layers(WeightReader& r, const ModelConfig& c, ModelImpl& m) {
     const bool transformer = c.kind == ModelKind::kTransformer;
     if (c.src_vocab_size > 0) {
         SF_ASSIGN_OR_RETURN(TokenEmbedding e, TokenEmbedding::load(r, transformer ? "src_" : "", c.src_vocab_size, c));
@@ -77,7 +77,7 @@ Status load_token_layers(WeightReader& r, const ModelConfig& c, Model::Impl& m) 
 
 }  // namespace
 
-Model::Model() : impl_(std::make_unique<Impl>()) {}
+Model::Model() : impl_(std::make_unique<ModelImpl>()) {}
 Model::~Model() = default;
 Model::Model(Model&&) noexcept = default;
 Model& Model::operator=(Model&&) noexcept = default;

@@ -27,7 +27,7 @@ void average_heads(const AttentionMap& m, float* out) {
     }
 }
 
-Workspace::Workspace() : impl_(std::make_unique<Impl>()) {}
+Workspace::Workspace() : impl_(std::make_unique<WorkspaceImpl>()) {}
 Workspace::~Workspace() = default;
 Workspace::Workspace(Workspace&&) noexcept = default;
 Workspace& Workspace::operator=(Workspace&&) noexcept = default;
@@ -44,7 +44,7 @@ const std::vector<AttentionMap>& Workspace::decoder_cross_attention() const { re
 const WorkspaceLimits& Workspace::limits() const { return impl_->limits; }
 size_t Workspace::bytes() const { return impl_->bytes; }
 
-LayerScratch Workspace::Impl::scratch() {
+LayerScratch WorkspaceImpl::scratch() {
     LayerScratch s;
     s.q = q.data();
     s.k = k.data();
@@ -60,22 +60,22 @@ LayerScratch Workspace::Impl::scratch() {
     return s;
 }
 
-float* Workspace::Impl::encoder_slot_at(size_t layer) { return attention.data() + layer * encoder_slot; }
+float* WorkspaceImpl::encoder_slot_at(size_t layer) { return attention.data() + layer * encoder_slot; }
 
-float* Workspace::Impl::decoder_self_slot_at(size_t layer) {
+float* WorkspaceImpl::decoder_self_slot_at(size_t layer) {
     return attention.data() + encoder_maps.size() * encoder_slot + layer * (decoder_self_slot + decoder_cross_slot);
 }
 
-float* Workspace::Impl::decoder_cross_slot_at(size_t layer) { return decoder_self_slot_at(layer) + decoder_self_slot; }
+float* WorkspaceImpl::decoder_cross_slot_at(size_t layer) { return decoder_self_slot_at(layer) + decoder_self_slot; }
 
-float* Workspace::Impl::record(std::vector<AttentionMap>& maps, size_t layer, float* slot, size_t n_batch,
+float* WorkspaceImpl::record(std::vector<AttentionMap>& maps, size_t layer, float* slot, size_t n_batch,
                                size_t n_seq_q, size_t n_seq_k, bool need_weights) {
     if (!need_weights || attention.empty()) return nullptr;
     maps[layer] = AttentionMap{slot, n_batch, nhead, n_seq_q, n_seq_k};
     return slot;
 }
 
-void Workspace::Impl::clear_maps() {
+void WorkspaceImpl::clear_maps() {
     for (auto* maps : {&encoder_maps, &decoder_self_maps, &decoder_cross_maps})
         for (auto& m : *maps) m = AttentionMap{};
 }
@@ -90,7 +90,7 @@ struct BufferPlan {
 };
 
 // The workspace's shape for these limits: lengths, and the floats of each attention-map slot.
-void size_workspace(const Model::Impl& m, const WorkspaceLimits& requested, Workspace::Impl& w, bool* overflow) {
+void size_workspace(const ModelImpl& m, const WorkspaceLimits& requested, WorkspaceImpl& w, bool* overflow) {
     const ModelConfig& c = m.config;
     const size_t B = requested.max_batch;
     const size_t Ls = requested.max_src_len ? requested.max_src_len : c.max_len;
@@ -110,7 +110,7 @@ void size_workspace(const Model::Impl& m, const WorkspaceLimits& requested, Work
 }
 
 // Every buffer a forward pass or generate() of this model can touch.
-std::vector<BufferPlan> plan_buffers(const Model::Impl& m, Workspace::Impl& w, bool* overflow) {
+std::vector<BufferPlan> plan_buffers(const ModelImpl& m, WorkspaceImpl& w, bool* overflow) {
     const ModelConfig& c = m.config;
     const size_t B = w.limits.max_batch, Ls = w.max_src, Lt = w.max_tgt, L = std::max(Ls, Lt);
     const size_t d = c.d_model, h = c.nhead;
@@ -173,7 +173,7 @@ size_t plan_total(const std::vector<BufferPlan>& plan, bool* overflow) {
 Result<Workspace> Model::make_workspace(const WorkspaceLimits& requested) const {
     if (requested.max_batch == 0) return Status::invalid("workspace: max_batch must be at least 1");
     Workspace ws;
-    Workspace::Impl& w = *ws.impl_;
+    WorkspaceImpl& w = *ws.impl_;
     bool overflow = false;
     size_workspace(*impl_, requested, w, &overflow);
     const auto too_large = [&] {
