@@ -8,6 +8,7 @@
 #include <emscripten/val.h>
 
 #include <cmath>
+#include <cstdio>
 #include <memory>
 #include <optional>
 #include <string>
@@ -92,11 +93,17 @@ void call_step_callback(void* user, size_t step, size_t max_steps) {
 
 constexpr double kMaxExactInteger = 9007199254740992.0;  // 2^53: every integer below is exact
 
+std::string number_text(double v) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.17g", v);
+    return text;
+}
+
 // A size from JavaScript: a number that is an exact non-negative integer <= 2^53 and fits
 // size_t (32 bits in wasm) — checked before it is converted, so 2^32 + 5 never becomes 5.
 Status js_size(double v, const char* what, size_t* out) {
     if (!std::isfinite(v) || v < 0 || v != std::floor(v) || v > kMaxExactInteger || v > double(SIZE_MAX))
-        return Status::invalid(std::string(what) + " must be a non-negative integer below 2^32, not " + std::to_string(v));
+        return Status::invalid(std::string(what) + " must be a non-negative integer below 2^32, not " + number_text(v));
     *out = size_t(v);
     return Status::ok();
 }
@@ -104,7 +111,7 @@ Status js_size(double v, const char* what, size_t* out) {
 // The same for a 64-bit offset or file size (up to 2^53).
 Status js_u64(double v, const char* what, uint64_t* out) {
     if (!std::isfinite(v) || v < 0 || v != std::floor(v) || v > kMaxExactInteger)
-        return Status::invalid(std::string(what) + " must be a non-negative integer <= 2^53, not " + std::to_string(v));
+        return Status::invalid(std::string(what) + " must be a non-negative integer <= 2^53, not " + number_text(v));
     *out = uint64_t(v);
     return Status::ok();
 }

@@ -1,5 +1,7 @@
 // Model::info_json: the normalized config in one vocabulary for every architecture (the keys the
 // JavaScript API and CLI show), plus the original config object.
+#include <cstdio>
+#include <cstdlib>
 #include <nlohmann/json.hpp>
 
 #include "simdformer/model/model_impl.h"
@@ -10,6 +12,17 @@ namespace {
 using nlohmann::json;
 
 json token_id(int64_t id) { return id < 0 ? json(nullptr) : json(id); }
+
+// The shortest decimal that reads back as the same float (1e-12f prints as 1e-12, not as the
+// double 9.9999999600419720e-13 it widens to).
+double shortest(float f) {
+    char text[32];
+    for (int digits = 6; digits <= 9; ++digits) {
+        std::snprintf(text, sizeof text, "%.*g", digits, double(f));
+        if (std::strtof(text, nullptr) == f) break;
+    }
+    return std::strtod(text, nullptr);
+}
 
 json text_info(const TextConfig& t) {
     return {{"architecture", architecture_name(t.architecture)},
@@ -25,7 +38,7 @@ json text_info(const TextConfig& t) {
             {"bos_token_id", token_id(t.bos_token_id)},
             {"eos_token_id", token_id(t.eos_token_id)},
             {"hidden_act", t.hidden_act},
-            {"layer_norm_eps", t.layer_norm_eps},
+            {"layer_norm_eps", shortest(t.layer_norm_eps)},
             {"causal", false}};
 }
 
@@ -43,7 +56,7 @@ json torch_info(const ModelConfig& c) {
             {"bos_token_id", token_id(c.bos_token)},
             {"eos_token_id", token_id(c.eos_token)},
             {"hidden_act", activation_name(c.activation)},
-            {"layer_norm_eps", c.layer_norm_eps},
+            {"layer_norm_eps", shortest(c.layer_norm_eps)},
             {"causal", false}};
 }
 
