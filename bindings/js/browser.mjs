@@ -1,6 +1,8 @@
 // Browser and bundler entry. The glue locates its .wasm with new URL(..., import.meta.url),
 // which bundlers (Vite, webpack) rewrite; options.wasmUrl / wasmBinary override it (CDNs).
-import { Model, Simdformer, SimdformerError, initOptions } from './api.mjs';
+import { SimdformerError } from './errors.mjs';
+import { Model } from './model.mjs';
+import { Simdformer, initOptions } from './instance.mjs';
 import { chooseSimd, wasmSimdSupported } from './simd-detect.mjs';
 
 export { Model, Simdformer, SimdformerError, wasmSimdSupported };

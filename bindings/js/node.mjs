@@ -3,7 +3,9 @@
 import { open, readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 
-import { Model, Simdformer, SimdformerError, initOptions } from './api.mjs';
+import { SimdformerError } from './errors.mjs';
+import { Model } from './model.mjs';
+import { Simdformer, initOptions } from './instance.mjs';
 import { chooseSimd, wasmSimdSupported } from './simd-detect.mjs';
 
 export { Model, Simdformer, SimdformerError, wasmSimdSupported };
