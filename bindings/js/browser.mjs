@@ -2,10 +2,11 @@
 // which bundlers (Vite, webpack) rewrite; options.wasmUrl / wasmBinary override it (CDNs).
 import { SimdformerError } from './errors.mjs';
 import { Model } from './model.mjs';
+import { TextModel } from './text-model.mjs';
 import { Simdformer, initOptions } from './instance.mjs';
 import { chooseSimd, wasmSimdSupported } from './simd-detect.mjs';
 
-export { Model, Simdformer, SimdformerError, wasmSimdSupported };
+export { Model, Simdformer, SimdformerError, TextModel, wasmSimdSupported };
 
 // Reads a model from bytes or a URL (fetch, with download progress when the size is known).
 async function readSource(source, progress) {

@@ -7,14 +7,18 @@ import { createLinear } from './linear-layer.mjs';
 import { Model } from './model.mjs';
 import { attention, layerNorm, positionalEncoding } from './ops.mjs';
 import { func, oneOf, readOptions, value } from './options.mjs';
+import { loadPretrained } from './pretrained.mjs';
 
 export class Simdformer {
   #module;
   #readSource;
+  #localFolder;
 
-  constructor(module, { simd, readSource }) {
+  /** readSource(source, progress) -> bytes; localFolder(path) -> a file set (Node only). */
+  constructor(module, { simd, readSource, localFolder = null }) {
     this.#module = module;
     this.#readSource = readSource;
+    this.#localFolder = localFolder;
     this.simd = simd;
     this.arch = module.simdArch();
     this.lanes = module.simdLanes();
@@ -58,6 +62,14 @@ export class Simdformer {
     const model = new Model(this.#module, handle);
     progress({ stage: 'load', loaded: bytes.length, total: bytes.length });
     return model;
+  }
+
+  /**
+   * Loads a Hugging Face model folder (BERT, RoBERTa, DistilBERT) with its tokenizer: a folder
+   * path (Node), a base URL, a FileList / File[] or {config, weights, tokenizer}.
+   */
+  loadPretrained(source, options) {
+    return loadPretrained(this.#module, source, options, { localFolder: this.#localFolder });
   }
 
   /** The tensors, dtypes, shapes and metadata of a safetensors file, without loading it. */

@@ -5,10 +5,12 @@ import { fileURLToPath } from 'node:url';
 
 import { SimdformerError } from './errors.mjs';
 import { Model } from './model.mjs';
+import { TextModel } from './text-model.mjs';
 import { Simdformer, initOptions } from './instance.mjs';
+import { folderFileSet } from './node-files.mjs';
 import { chooseSimd, wasmSimdSupported } from './simd-detect.mjs';
 
-export { Model, Simdformer, SimdformerError, wasmSimdSupported };
+export { Model, Simdformer, SimdformerError, TextModel, wasmSimdSupported };
 
 // Reads a model from bytes or a file path, reporting progress in chunks.
 async function readSource(source, progress) {
@@ -51,7 +53,7 @@ export async function init(options = {}) {
     wasmBinary = await readFile(url ? (url instanceof URL ? url : new URL(url, 'file://' + process.cwd() + '/')) : new URL(`./${name}.wasm`, import.meta.url));
   }
   const module = await glue.default({ wasmBinary });
-  return new Simdformer(module, { simd, readSource });
+  return new Simdformer(module, { simd, readSource, localFolder: folderFileSet });
 }
 
 export default init;

@@ -13,7 +13,7 @@ import { byteLevelOffsets, tokenOffsets } from './token-offsets.mjs';
 let library = null;
 
 /** The @huggingface/tokenizers module, imported once on first use. */
-function tokenizersLibrary() {
+export function tokenizersLibrary() {
   library ??= import('@huggingface/tokenizers').catch((e) => {
     library = null;
     fail(`cannot load the tokenizer library @huggingface/tokenizers (a dependency of simdformer): ${e.message}`, 'unsupported');
