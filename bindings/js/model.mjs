@@ -46,6 +46,7 @@ export class Model {
   #config;
   #role;
   #parameters;
+  #busy = null;  // the running call's name while a callback of it runs user code
 
   constructor(module, handle) {
     this.#module = module;
@@ -65,6 +66,7 @@ export class Model {
   get workspaceBytes() { return this.#live().workspaceBytes(); }
 
   dispose() {
+    this.#notBusy('dispose');
     if (this.#handle) {
       this.#handle.delete();
       this.#handle = null;
@@ -75,6 +77,12 @@ export class Model {
   #live() {
     if (!this.#handle) fail('this Model has been disposed', 'disposed');
     return this.#handle;
+  }
+
+  // Calls from inside a running call's callback (generate's onProgress) would reuse the workspace
+  // the running call is writing; they are rejected.
+  #notBusy(what) {
+    if (this.#busy) fail(`${what}: the model is running ${this.#busy}; call it after ${this.#busy} returns, not from its onProgress`);
   }
 
   // side: 'src' or 'tgt' (token ids when that side has an embedding table), or 'vectors'.
@@ -115,6 +123,7 @@ export class Model {
    * multihead_attention takes the query plus optional options.key / options.value.
    */
   encode(input, options) {
+    this.#notBusy('encode');
     this.#live();
     const o = readOptions(options, encodeSpec(this.#role), 'encode');
     const heap = new CallHeap(this.#module);
@@ -182,6 +191,7 @@ export class Model {
    * generator logits for token models, and every attention map when asked.
    */
   forward(src, tgt, options) {
+    this.#notBusy('forward');
     const o = readOptions(options, FORWARD_SPEC, 'forward');
     if (this.#role !== 'transformer') fail(`forward(src, tgt) is for transformer models; use encode() for ${this.kind}`);
     const h = this.#live();
@@ -221,6 +231,7 @@ export class Model {
    * Returns tokens (starting with bos) and, when asked, encoder, decoder and cross attentions.
    */
   generate(src, options) {
+    this.#notBusy('generate');
     const config = this.#config;
     if (this.#role !== 'transformer' || !config.tgt_vocab_size) fail('generate needs a transformer with token embeddings and a generator');
     const h = this.#live();
@@ -234,11 +245,30 @@ export class Model {
       const s = this.#prepare(src, 'src', o, 'src');
       const nBatch = s.lengths.length;
       check(h.reserve(nBatch, s.nMax, o.maxLength, o.returnAttention !== false));
-      const progress = o.onProgress ? (step, total) => o.onProgress({ stage: 'generate', step, total }) : undefined;
-      check(h.generate({
-        nBatch, src: sequenceArgs(heap, s, { causal: o.causal }), maxLength: o.maxLength, bos: o.bos ?? -1, eos: o.eos ?? -1,
-        score: o.score, normalize: o.normalize, needWeights: o.returnAttention !== false,
-      }, progress));
+      // An exception must not unwind through wasm frames (it would skip C++ destructors): the
+      // first one thrown by onProgress is kept, later steps are not reported, and it is rethrown
+      // when generate returns.
+      let thrown = null;
+      const progress = o.onProgress ? (step, total) => {
+        if (thrown) return;
+        try {
+          o.onProgress({ stage: 'generate', step, total });
+        } catch (e) {
+          thrown = { e };
+        }
+      } : undefined;
+      this.#busy = 'generate';
+      let err;
+      try {
+        err = h.generate({
+          nBatch, src: sequenceArgs(heap, s, { causal: o.causal }), maxLength: o.maxLength, bos: o.bos ?? -1, eos: o.eos ?? -1,
+          score: o.score, normalize: o.normalize, needWeights: o.returnAttention !== false,
+        }, progress);
+      } finally {
+        this.#busy = null;
+      }
+      if (thrown) throw thrown.e;
+      check(err);
       const tokens = this.#generatedTokens(nBatch, o.eos ?? config.eos_token);
       const steps = tokens.map((t) => Math.max(1, t.length - 1));
       const maps = this.#allMaps(s.lengths, steps, steps, o.returnAttention);

@@ -96,3 +96,27 @@ test('a huge batch is an error about its contents, not a stack overflow', async 
   assert.throws(() => model.encode(batch), isError(/input\[199999\]: token 99 at index 0 is not an id/));
   model.dispose();
 });
+
+test('re-entrant calls from generate\'s onProgress are rejected; a throwing onProgress cancels without leaking', async () => {
+  const model = await sf.loadModel(modelPath('seq2seq'), configOf('seq2seq'));
+  const expected = Array.from(model.generate([3, 4, 5, 6], { maxLength: 8 }).tokens);
+  const errors = [];
+  const r = model.generate([3, 4, 5, 6], { maxLength: 8, onProgress: () => {
+    for (const call of [() => model.encode([3, 4]), () => model.generate([3]), () => model.forward([3], [1]), () => model.dispose()]) {
+      try { call(); } catch (e) { errors.push(e); }
+    }
+  } });
+  assert.deepEqual(Array.from(r.tokens), expected, 'the running generate was not disturbed');
+  assert.ok(errors.length >= 4 && errors.every((e) => e instanceof SimdformerError && /the model is running generate/.test(e.message)));
+  assert.equal(model.disposed, false);
+  const stop = new Error('stop');
+  for (let i = 0; i < 200; i++) assert.throws(() => model.generate([3, 4, 5, 6], { maxLength: 8, onProgress: () => { throw stop; } }), (e) => e === stop);
+  const live = sf.liveBytes, heap = sf.heapBytes;
+  for (let i = 0; i < 20000; i++) {
+    try { model.generate([3, 4, 5, 6], { maxLength: 8, onProgress: () => { throw stop; } }); } catch (e) { if (e !== stop) throw e; }
+  }
+  assert.equal(sf.liveBytes, live);
+  assert.equal(sf.heapBytes, heap, 'no leak per cancelled generate');
+  assert.deepEqual(Array.from(model.generate([3, 4, 5, 6], { maxLength: 8 }).tokens), expected);
+  model.dispose();
+});
