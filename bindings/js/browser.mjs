@@ -3,7 +3,7 @@
 import { SimdformerError } from './errors.mjs';
 import { Model } from './model.mjs';
 import { TextModel } from './text-model.mjs';
-import { Simdformer, initOptions } from './instance.mjs';
+import { Simdformer, initOptions, instantiate } from './instance.mjs';
 import { chooseSimd, wasmSimdSupported } from './simd-detect.mjs';
 
 export { Model, Simdformer, SimdformerError, TextModel, wasmSimdSupported };
@@ -45,7 +45,7 @@ export async function init(options = {}) {
     const url = typeof o.wasmUrl === 'function' ? o.wasmUrl(`${name}.wasm`) : o.wasmUrl;
     moduleOptions.locateFile = (file) => (file.endsWith('.wasm') ? String(url) : file);
   }
-  const module = await factory(moduleOptions);
+  const module = await instantiate(factory, moduleOptions);
   return new Simdformer(module, { simd, readSource });
 }
 

@@ -139,7 +139,7 @@ export function padBatch(seqs, width, maxLen, truncation, userMasks, ArrayType, 
  * batch (was the input a batch?), tokens}. tokens: ids in [0, vocab) (width 1), else vectors of
  * width d. paddingMask: one mask (or one per sequence for a batch), true/1 = masked.
  */
-export function prepareBatch(input, { tokens, d, vocab, maxLen, paddingMask, truncation, what }) {
+export function prepareBatch(input, { tokens, d, vocab, maxLen, paddingMask, maskName = 'paddingMask', truncation, what }) {
   const batch = isBatch(input, tokens);
   const seqs = batch ? input : [input];
   if (seqs.length === 0) fail(`${what}: the batch is empty`);
@@ -148,8 +148,8 @@ export function prepareBatch(input, { tokens, d, vocab, maxLen, paddingMask, tru
   let masks = null;
   if (paddingMask !== undefined) {
     const given = batch ? paddingMask : [paddingMask];
-    if (!Array.isArray(given) || given.length !== seqs.length) fail(`paddingMask: expected one mask per sequence (${seqs.length})`);
-    masks = given.map((m, i) => maskArray(m, flat[i].length / width, `paddingMask[${i}]`));
+    if (!Array.isArray(given) || given.length !== seqs.length) fail(`${maskName}: expected one mask per sequence (${seqs.length})`);
+    masks = given.map((m, i) => maskArray(m, flat[i].length / width, `${maskName}[${i}]`));
   }
   const padded = padBatch(flat, width, maxLen, truncation, masks, tokens ? Int32Array : Float32Array, what);
   return { ...padded, batch, tokens };

@@ -101,6 +101,15 @@ function configJson(config) {
   }
 }
 
+/** Runs the Emscripten factory; a wasm file that does not compile is a SimdformerError. */
+export async function instantiate(factory, moduleOptions) {
+  try {
+    return await factory(moduleOptions);
+  } catch (e) {
+    return fail(`init: the wasm module cannot be instantiated: ${e?.message ?? e}`, 'unsupported');
+  }
+}
+
 /** Validates init() options shared by both entry points. */
 export function initOptions(options) {
   const o = readOptions(options, { wasmUrl: value(), wasmBinary: value(), simd: oneOf(['auto', true, false], 'auto') }, 'init');

@@ -20,11 +20,12 @@ export class LinearLayer {
     if (!this.#handle) fail('this LinearLayer has been disposed', 'disposed');
     if (!(x instanceof Float32Array)) fail('linear.forward: x must be a Float32Array');
     if (x.length === 0 || x.length % this.inFeatures !== 0) fail(`linear.forward: ${x.length} values is not a whole number of rows of ${this.inFeatures}`);
+    for (let i = 0; i < x.length; i++) if (!Number.isFinite(x[i])) fail(`linear.forward: x[${i}] is ${x[i]}, not a finite number`);
     const rows = x.length / this.inFeatures;
     const heap = new CallHeap(this.#module);
     try {
       const y = heap.alloc(rows * this.outFeatures * 4);  // [rows, outFeatures]
-      check(this.#handle.forward(heap.f32(x), rows, y), 'linear.forward');
+      check(this.#handle.forward(heap.f32(x), rows, y));
       return copyF32(this.#module, y, rows * this.outFeatures);
     } finally {
       heap.free();
@@ -56,7 +57,7 @@ export function createLinear(module, weight, bias, inFeatures, outFeatures) {
   const handle = new module.LinearHandle();
   let created = false;
   try {
-    check(handle.create(heap.f32(weight), heap.f32(bias ?? null), inFeatures, outFeatures), 'linear');
+    check(handle.create(heap.f32(weight), heap.f32(bias ?? null), inFeatures, outFeatures));  // C++ messages start with 'linear:'
     created = true;
   } finally {
     heap.free();

@@ -27,12 +27,11 @@ function roleOf(config) {
 }
 
 function encodeSpec(role) {
-  const decoderOnly = (key) => (role === 'decoder' ? value() : unused(`'${key}' is only for decoder models`));
-  const attentionOnly = (key) => (role === 'attention' ? value() : unused(`'${key}' is only for multihead_attention`));
+  const decoderOnly = role === 'decoder' ? value() : unused('is only for decoder models');
+  const attentionOnly = role === 'attention' ? value() : unused('is only for multihead_attention models');
   return {
     paddingMask: value(), causal: boolean(), attnMask: value(), ...ATTENTION_OPTIONS,
-    memory: decoderOnly('memory'), memoryPaddingMask: decoderOnly('memoryPaddingMask'),
-    key: attentionOnly('key'), value: attentionOnly('value'), keyPaddingMask: attentionOnly('keyPaddingMask'),
+    memory: decoderOnly, memoryPaddingMask: decoderOnly, key: attentionOnly, value: attentionOnly, keyPaddingMask: attentionOnly,
   };
 }
 
@@ -86,10 +85,11 @@ export class Model {
   }
 
   // side: 'src' or 'tgt' (token ids when that side has an embedding table), or 'vectors'.
-  #prepare(input, side, { paddingMask, truncation }, what) {
+  // maskName: the option the padding mask came from, for messages.
+  #prepare(input, side, { paddingMask, truncation }, what, maskName = 'paddingMask') {
     const vocab = side === 'src' ? this.#config.src_vocab_size : side === 'tgt' ? this.#config.tgt_vocab_size : 0;
     return prepareBatch(input, {
-      tokens: vocab > 0, d: this.#config.d_model, vocab, maxLen: this.#config.max_len, paddingMask, truncation, what,
+      tokens: vocab > 0, d: this.#config.d_model, vocab, maxLen: this.#config.max_len, paddingMask, maskName, truncation, what,
     });
   }
 
@@ -149,7 +149,7 @@ export class Model {
     let keyValue = null, lengthsK = p.lengths, nK = p.nMax;
     if (o.key !== undefined || o.value !== undefined) {
       if (o.key === undefined || o.value === undefined) fail('encode: give both key and value, or neither');
-      const k = this.#prepare(o.key, 'src', { paddingMask: o.keyPaddingMask, truncation: o.truncation }, 'key');
+      const k = this.#prepare(o.key, 'src', { paddingMask: o.keyPaddingMask, truncation: o.truncation }, 'key', 'keyPaddingMask');
       const v = this.#prepare(o.value, 'src', { truncation: o.truncation }, 'value');
       if (k.lengths.length !== nBatch || v.lengths.length !== nBatch) fail('encode: key and value need as many sequences as the query');
       k.lengths.forEach((n, i) => { if (v.lengths[i] !== n) fail(`encode: key ${i} has ${n} positions but value ${i} has ${v.lengths[i]}`); });
@@ -173,7 +173,7 @@ export class Model {
     if (o.memory === undefined) fail('encode: a decoder needs options.memory (the encoder output)');
     const p = this.#prepare(input, 'tgt', o, 'input');
     const nBatch = p.lengths.length;
-    const mem = this.#prepare(o.memory, 'vectors', { paddingMask: o.memoryPaddingMask, truncation: o.truncation }, 'memory');
+    const mem = this.#prepare(o.memory, 'vectors', { paddingMask: o.memoryPaddingMask, truncation: o.truncation }, 'memory', 'memoryPaddingMask');
     if (mem.lengths.length !== nBatch) fail(`memory: expected ${nBatch} sequence(s), got ${mem.lengths.length}`);
     this.#run(forwardArgs({
       nBatch, tgt: sequenceArgs(heap, p, o), memory: { data: heap.f32(mem.data), nSeq: mem.nMax, keyPadding: heap.u8(mem.padding) },
@@ -197,8 +197,8 @@ export class Model {
     const h = this.#live();
     const heap = new CallHeap(this.#module);
     try {
-      const s = this.#prepare(src, 'src', { paddingMask: o.srcPaddingMask, truncation: o.truncation }, 'src');
-      const t = this.#prepare(tgt, 'tgt', { paddingMask: o.tgtPaddingMask, truncation: o.truncation }, 'tgt');
+      const s = this.#prepare(src, 'src', { paddingMask: o.srcPaddingMask, truncation: o.truncation }, 'src', 'srcPaddingMask');
+      const t = this.#prepare(tgt, 'tgt', { paddingMask: o.tgtPaddingMask, truncation: o.truncation }, 'tgt', 'tgtPaddingMask');
       if (s.lengths.length !== t.lengths.length) fail(`forward: ${s.lengths.length} source(s) but ${t.lengths.length} target(s)`);
       const nBatch = s.lengths.length;
       this.#run(forwardArgs({

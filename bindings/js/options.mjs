@@ -61,8 +61,8 @@ export const func = () => ({
 /** Any value, validated by the code that uses it (masks, sequences, matrices). null = absent. */
 export const value = () => ({ fallback: undefined, read: (v) => (v === null ? undefined : v) });
 
-/** An option given to a kind of model that does not use it: present is an error. */
-export const unused = (why) => ({ fallback: undefined, read: (v, what) => fail(`${what}: ${why}`) });
+/** An option given to a kind of model that does not use it: present is an error ("<where>: <key> <why>"). */
+export const unused = (why) => ({ fallback: undefined, read: (v, what) => fail(`${what} ${why}`) });
 
 /**
  * Validates `options` against `spec` ({key: kind}) and returns a null-prototype object holding

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
 import { SimdformerError, init } from '../../dist/node.mjs';
-import { configOf, modelPath } from './helpers.mjs';
+import { DATA, configOf, modelPath } from './helpers.mjs';
 
 const sf = await init();
 const isError = (pattern) => (e) => e instanceof SimdformerError && pattern.test(e.message);
@@ -119,4 +119,23 @@ test('re-entrant calls from generate\'s onProgress are rejected; a throwing onPr
   assert.equal(sf.heapBytes, heap, 'no leak per cancelled generate');
   assert.deepEqual(Array.from(model.generate([3, 4, 5, 6], { maxLength: 8 }).tokens), expected);
   model.dispose();
+});
+
+test('every failure is a SimdformerError with a message that names the right thing', async () => {
+  await assert.rejects(init({ wasmUrl: '/no/such/file.wasm' }), (e) => e instanceof SimdformerError && e.code === 'io_error' && /cannot read the wasm file/.test(e.message));
+  await assert.rejects(init({ wasmBinary: new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0, 9]) }),
+    (e) => e instanceof SimdformerError && e.code === 'unsupported' && /cannot be instantiated/.test(e.message));
+  await assert.rejects(sf.loadModel(DATA), (e) => e instanceof SimdformerError && e.code === 'io_error' && /is not a file/.test(e.message));
+  const layer = sf.linear(new Float32Array([1, 1]), null, 2, 1);
+  assert.throws(() => layer.forward(new Float32Array([NaN, 1])), isError(/linear.forward: x\[0\] is NaN/));
+  layer.dispose();
+  assert.throws(() => sf.linear(new Float32Array([NaN, 1]), null, 2, 1), (e) => /^linear: weight/.test(e.message) && !/linear: linear/.test(e.message));
+  const decoder = await sf.loadModel(modelPath('decoder_layer'), configOf('decoder_layer'));
+  const d = decoder.config.d_model;
+  assert.throws(() => decoder.encode([new Float32Array(2 * d)], { memory: [new Float32Array(3 * d)], memoryPaddingMask: [[false, true]] }),
+    isError(/^memoryPaddingMask\[0\]: has 2 entries, expected 3/));
+  decoder.dispose();
+  const encoder = await sf.loadModel(modelPath('encoder'), configOf('encoder'));
+  assert.throws(() => encoder.encode(new Float32Array(12), { memory: [] }), isError(/^encode: memory is only for decoder models$/));
+  encoder.dispose();
 });
