@@ -11,7 +11,6 @@
 #include <string>
 #include <utility>
 
-#include "simdformer/kernels/kernels.h"
 #include "simdformer/simdformer.h"
 
 using emscripten::val;
@@ -248,14 +247,14 @@ std::string positional_op(size_t n, size_t d, uintptr_t out) {
     return error_of(positional_encoding(n, d, reinterpret_cast<float*>(out)));
 }
 
-// {"ok": true, ...description} or {"ok": false, "error": "..."} as JSON text.
+// The description JSON text, or "\t<message>" when the bytes are not a safetensors file.
 std::string describe_op(uintptr_t data, size_t size) {
     auto d = describe_safetensors(ptr<uint8_t>(data), size);
     return d.is_ok() ? d.value() : std::string("\t") + d.status().message();
 }
 
-std::string simd_arch() { return kernels::simd_arch(); }
-size_t simd_lanes() { return kernels::simd_lanes(); }
+std::string simd_arch_name() { return simd_arch(); }
+size_t simd_lane_count() { return simd_lanes(); }
 double live_bytes() { return double(Buffer::live_bytes()); }
 
 }  // namespace
@@ -338,7 +337,7 @@ EMSCRIPTEN_BINDINGS(simdformer) {
     function("positionalEncoding", &positional_op);
     function("layerNorm", &layer_norm_op);
     function("describeSafetensors", &describe_op);
-    function("simdArch", &simd_arch);
-    function("simdLanes", &simd_lanes);
+    function("simdArch", &simd_arch_name);
+    function("simdLanes", &simd_lane_count);
     function("liveBytes", &live_bytes);
 }

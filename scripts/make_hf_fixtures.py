@@ -357,6 +357,15 @@ def make_case(name, seed, toks):
         kv_diff = float((cached - step_logits).abs().max())
         assert kv_diff <= 1e-5, f"{name}: cached decoding differs from recomputation by {kv_diff}"
         assert margin > 1e-3, f"{name}: greedy step too close to a tie ({margin})"
+        # Row 2 again, left-padded: HF still uses positions arange(n), so the real tokens sit at
+        # shifted positions and the outputs differ from the right-padded row.
+        k = int(mask[1].sum())
+        left_ids = torch.cat([torch.full((1, ids.shape[1] - k), tok.pad), ids[1:2, :k]], dim=1)
+        left_mask = torch.cat([torch.zeros(1, ids.shape[1] - k, dtype=torch.long), mask[1:2, :k]], dim=1)
+        with torch.no_grad():
+            left = check(left_ids, attention_mask=left_mask)
+        g.update({"left_padded.input_ids": left_ids, "left_padded.attention_mask": left_mask,
+                  "left_padded.last_hidden_state": left["last_hidden_state"], "left_padded.logits": left["logits"]})
         g.update({"generate.prompt_ids": torch.tensor(prompt_ids), "generate.new_ids": torch.tensor(new),
                   "generate.step_logits": step_logits})
         texts["generate"] = {"prompt": prompt, "prompt_ids": prompt_ids, "new_ids": new, "max_new_tokens": 8,

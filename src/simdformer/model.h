@@ -3,24 +3,36 @@
 // optionally with token embeddings and an output generator, loaded from safetensors.
 //
 // Usage:
-//   auto model = Model::load(bytes, size, config_json);          // weights packed once here
-//   auto ws = model.value().make_workspace({.max_batch = 4, .max_src_len = 128});
-//   EncodeInput in; in.n_seq = n; in.embeddings = x;
-//   Status st = model.value().encode(in, ws.value());             // allocation-free
-//   const float* out = ws.value().output();                       // [n_batch, n_seq, d_model]
+//   Result<Model> model = Model::load(bytes, size, config_json);   // weights packed once here
+//   WorkspaceLimits limits;
+//   limits.max_batch = 4;
+//   limits.max_src_len = 128;
+//   Result<Workspace> ws = model.value().make_workspace(limits);    // buffers allocated once here
+//   ForwardRequest request;
+//   request.n_batch = 1;
+//   request.src.n_seq = n;
+//   request.src.embeddings = x;                                       // [1, n, d_model]
+//   Status st = model.value().forward(request, ws.value());          // allocation-free
+//   const float* out = ws.value().output();                           // [n_batch, n_seq, d_model]
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "simdformer/config.h"
-#include "simdformer/io/weight_reader.h"
 #include "simdformer/status.h"
 
 namespace simdformer {
 
 class Workspace;
+class WeightReader;  // internal: where a model's named tensors come from (io/weight_reader.h)
+
+namespace detail {
+struct ModelImpl;
+struct WorkspaceImpl;
+}  // namespace detail
 
 // Inputs of one forward pass. For token models set `tokens`, otherwise `embeddings`.
 struct SequenceInput {
@@ -110,10 +122,8 @@ public:
     // eos hold eos.
     Status generate(const GenerateRequest& request, Workspace& ws) const;
 
-    struct Impl;
-
 private:
-    std::unique_ptr<Impl> impl_;
+    std::unique_ptr<detail::ModelImpl> impl_;
 };
 
 // Buffers for forward passes of one model, allocated once (make_workspace), reused by every call.
@@ -136,13 +146,9 @@ public:
     const WorkspaceLimits& limits() const;
     size_t bytes() const;
 
-    struct Impl;
-    Impl& impl() { return *impl_; }
-    const Impl& impl() const { return *impl_; }
-
 private:
     friend class Model;
-    std::unique_ptr<Impl> impl_;
+    std::unique_ptr<detail::WorkspaceImpl> impl_;
 };
 
 }  // namespace simdformer

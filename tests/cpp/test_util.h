@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "simdformer/io/safetensors.h"
+#include "simdformer/io/weight_reader.h"
 #include "simdformer/simdformer.h"
 
 namespace simdformer::test {

@@ -5,10 +5,20 @@
 #include <cstring>
 #include <nlohmann/json.hpp>
 
+#include "simdformer/detail/validate.h"
+
 namespace simdformer {
 namespace {
 
 using nlohmann::json;
+
+// Elements of a shape; the caller knows it fits (validated against a byte range at parse time,
+// or describing data that exists in memory).
+size_t element_count(const Shape& shape) {
+    size_t n = 1;
+    for (size_t s : shape) n *= s;
+    return n;
+}
 
 size_t dtype_size(DType t) {
     switch (t) {
@@ -170,19 +180,14 @@ Result<Buffer> SafetensorsFile::take(const std::string& name, const Shape& shape
     if (t.shape != shape)
         return Status::shape("tensor '" + name + "' has shape " + shape_string(t.shape) + ", expected " + shape_string(shape));
     SF_ASSIGN_OR_RETURN(Buffer b, read(t));
-    const float* dst = b.data();
-    for (size_t i = 0; i < b.size(); ++i)
-        if (!std::isfinite(dst[i]))
-            return Status::invalid("tensor '" + name + "' holds a non-finite value (" + std::to_string(dst[i]) +
-                                   ") at element " + std::to_string(i));
+    SF_RETURN_IF_ERROR(check_finite(b.data(), b.size(), ("tensor '" + name + "'").c_str()));
     used_[it->second] = true;
     elements_taken_ += b.size();
     return b;
 }
 
 Result<Buffer> SafetensorsFile::read(const TensorInfo& t) const {
-    size_t count = 1;
-    for (size_t s : t.shape) count *= s;  // fits: validated against the byte range at parse time
+    const size_t count = element_count(t.shape);
     SF_ASSIGN_OR_RETURN(Buffer b, Buffer::uninitialized(count, t.name.c_str()));
     const uint8_t* src = data_ + t.begin;
     float* dst = b.data();
@@ -214,9 +219,7 @@ Result<std::string> describe_safetensors(const uint8_t* data, size_t size) {
     json tensors = json::array();
     size_t parameters = 0;
     for (const TensorInfo& t : f.tensors()) {
-        size_t n = 1;
-        for (size_t s : t.shape) n *= s;
-        parameters += n;
+        parameters += element_count(t.shape);
         tensors.push_back({{"name", t.name}, {"dtype", dtype_name(t.dtype)}, {"shape", t.shape}});
     }
     json out = {{"tensors", tensors}, {"metadata", f.all_metadata()}, {"parameters", parameters}};
@@ -229,8 +232,7 @@ std::vector<uint8_t> write_safetensors(const std::vector<std::pair<std::string, 
     if (!metadata.empty()) header["__metadata__"] = metadata;
     size_t offset = 0;
     for (const auto& [name, t] : tensors) {
-        size_t count = 1;
-        for (size_t s : t.first) count *= s;
+        const size_t count = element_count(t.first);
         header[name] = {{"dtype", "F32"}, {"shape", t.first}, {"data_offsets", {offset, offset + 4 * count}}};
         offset += 4 * count;
     }
@@ -241,8 +243,7 @@ std::vector<uint8_t> write_safetensors(const std::vector<std::pair<std::string, 
     std::memcpy(out.data() + 8, text.data(), text.size());
     offset = 8 + text.size();
     for (const auto& [name, t] : tensors) {
-        size_t count = 1;
-        for (size_t s : t.first) count *= s;
+        const size_t count = element_count(t.first);
         if (count) std::memcpy(out.data() + offset, t.second, 4 * count);
         offset += 4 * count;
     }

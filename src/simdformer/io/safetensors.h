@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "simdformer/io.h"
 #include "simdformer/io/weight_reader.h"
 
 namespace simdformer {
@@ -53,13 +54,5 @@ private:
     std::vector<bool> used_;
     std::map<std::string, std::string> metadata_;
 };
-
-// A JSON description of a safetensors file: {"tensors": [{"name", "dtype", "shape"}...],
-// "metadata": {...}, "parameters": N}, or the parse error.
-Result<std::string> describe_safetensors(const uint8_t* data, size_t size);
-
-// Serialises float32 tensors as a safetensors file (tests, tools, models built in code).
-std::vector<uint8_t> write_safetensors(const std::vector<std::pair<std::string, std::pair<Shape, const float*>>>& tensors,
-                                       const std::map<std::string, std::string>& metadata = {});
 
 }  // namespace simdformer

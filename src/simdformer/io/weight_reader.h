@@ -8,13 +8,10 @@
 #include <vector>
 
 #include "simdformer/buffer.h"
+#include "simdformer/io.h"
 #include "simdformer/status.h"
 
 namespace simdformer {
-
-using Shape = std::vector<size_t>;
-
-std::string shape_string(const Shape& shape);
 
 class WeightReader {
 public:

@@ -4,7 +4,7 @@
 #include <limits>
 #include <vector>
 
-#include "simdformer/kernels/kernels.h"
+#include "simdformer/kernels/reference.h"
 
 namespace simdformer::kernels::ref {
 namespace {

@@ -8,10 +8,6 @@
 #include "simdformer/kernels/kernels.h"
 
 namespace simdformer {
-using kernels::Activation;
-}
-
-namespace simdformer {
 
 class Linear {
 public:

@@ -1,9 +1,9 @@
 #include "simdformer/layers/multi_head_attention.h"
 
 #include <algorithm>
-#include <cmath>
 
 #include "simdformer/kernels/kernels.h"
+#include "simdformer/layers/attention_head.h"
 
 namespace simdformer {
 
@@ -87,38 +87,32 @@ void MultiHeadAttention::head_scores(const AttendArgs& a, const AttentionScratch
     const size_t nq = a.n_seq_q, nk = a.n_seq_k, dh = d_head_;
     const float* q = a.q + b * a.q_batch_stride + h * dh;
     const float* k = a.k + b * a.kv_batch_stride + h * dh;
-    if (a.options.score == ScoreKind::kAdditive) {
-        const size_t da = additive_dim_, per_head = kernels::packed_b_size(dh, da);
-        kernels::gemm_f32_packed(nq, da, dh, q, a.ld_q, add_q_packed_.data() + h * per_head, s.add_q, da);
-        kernels::gemm_f32_packed(nk, da, dh, k, a.ld_kv, add_k_packed_.data() + h * per_head, s.add_k, da);
-        kernels::additive_scores_f32(nq, nk, da, s.add_q, da, s.add_k, da, add_v_.data() + h * da, scores, nk);
+    if (a.options.score != ScoreKind::kAdditive) {
+        head_dot_scores(nq, nk, dh, q, a.ld_q, k, a.ld_kv, a.options.score, scores, s.pack);
         return;
     }
-    kernels::Epilogue ep;
-    // PyTorch scales q by 1/sqrt(d_head) before the product; scaling the product is the same
-    // math and costs nothing extra in the epilogue.
-    ep.alpha = a.options.score == ScoreKind::kScaledDot ? 1.0f / std::sqrt(static_cast<float>(dh)) : 1.0f;
-    kernels::gemm_f32_nt(nq, nk, dh, q, a.ld_q, k, a.ld_kv, scores, nk, s.pack, ep);
+    const size_t da = additive_dim_, per_head = kernels::packed_b_size(dh, da);
+    kernels::gemm_f32_packed(nq, da, dh, q, a.ld_q, add_q_packed_.data() + h * per_head, s.add_q, da);
+    kernels::gemm_f32_packed(nk, da, dh, k, a.ld_kv, add_k_packed_.data() + h * per_head, s.add_k, da);
+    kernels::additive_scores_f32(nq, nk, da, s.add_q, da, s.add_k, da, add_v_.data() + h * da, scores, nk);
 }
 
 void MultiHeadAttention::attend(const AttendArgs& a, const AttentionScratch& s) const {
     const size_t nq = a.n_seq_q, nk = a.n_seq_k, dh = d_head_;
     for (size_t b = 0; b < a.n_batch; ++b) {
-        const uint8_t* padding = a.key_padding ? a.key_padding + b * a.key_padding_stride : nullptr;
+        HeadMasks masks;
+        masks.key_padding = a.key_padding ? a.key_padding + b * a.key_padding_stride : nullptr;
+        masks.attn_mask = a.attn_mask;
+        masks.causal = a.causal;
+        masks.causal_offset = a.causal_offset;
         for (size_t h = 0; h < nhead_; ++h) {
             // When the caller asked for weights, they are computed in place in its buffer and
             // used from there; otherwise they live only in the reused scratch matrix.
             float* scores = a.weights ? a.weights + ((b * nhead_ + h) * nq) * nk : s.scores;
             head_scores(a, s, b, h, scores);
-            kernels::mask_scores_f32(nq, nk, scores, nk, padding, a.attn_mask, nk, a.causal, a.causal_offset);
-            if (a.options.normalize == NormalizeKind::kSoftmax) {
-                kernels::softmax_rows_f32(nq, nk, scores, nk);
-            } else {
-                kernels::relu_normalize_rows_f32(nq, nk, scores, nk);
-            }
             const float* v = a.v + b * a.kv_batch_stride + h * dh;
             float* ctx = a.context + b * a.context_batch_stride + h * dh;
-            kernels::gemm_f32(nq, dh, nk, scores, nk, v, a.ld_kv, ctx, a.ld_context, s.pack);
+            head_attend(nq, nk, dh, scores, masks, a.options.normalize, v, a.ld_kv, ctx, a.ld_context, s.pack);
         }
     }
 }

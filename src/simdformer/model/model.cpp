@@ -9,32 +9,32 @@ namespace {
 
 std::string layer_prefix(const std::string& stack, size_t i) { return stack + "layers." + std::to_string(i) + "."; }
 
-Status load_encoder_stack(WeightReader& r, const ModelConfig& c, const std::string& stack, Model::Impl& m) {
-    for (size_t i = 0; i < c.num_encoder_layers; ++i) {
-        SF_ASSIGN_OR_RETURN(EncoderLayer layer, EncoderLayer::load(r, layer_prefix(stack, i), c));
-        m.encoder.push_back(std::move(layer));
+// The layers `<stack>layers.<i>.` and, when the file has it, the stack's final norm
+// `<stack>norm.` (nn.TransformerEncoder/Decoder(norm=None) have none). Encoder and decoder
+// stacks differ only in their layer type.
+template <class Layer>
+Status load_stack(WeightReader& r, const ModelConfig& c, const std::string& stack, size_t n_layers,
+                  std::vector<Layer>& layers, std::optional<LayerNorm>& norm) {
+    for (size_t i = 0; i < n_layers; ++i) {
+        SF_ASSIGN_OR_RETURN(Layer layer, Layer::load(r, layer_prefix(stack, i), c));
+        layers.push_back(std::move(layer));
     }
-    // nn.TransformerEncoder(norm=None) has no final norm; its presence is read from the file.
     if (r.has(stack + "norm.weight")) {
-        SF_ASSIGN_OR_RETURN(LayerNorm norm, LayerNorm::load(r, stack + "norm.", c.d_model, c.layer_norm_eps));
-        m.encoder_norm = std::move(norm);
+        SF_ASSIGN_OR_RETURN(LayerNorm n, LayerNorm::load(r, stack + "norm.", c.d_model, c.layer_norm_eps));
+        norm = std::move(n);
     }
     return Status::ok();
 }
 
-Status load_decoder_stack(WeightReader& r, const ModelConfig& c, const std::string& stack, Model::Impl& m) {
-    for (size_t i = 0; i < c.num_decoder_layers; ++i) {
-        SF_ASSIGN_OR_RETURN(DecoderLayer layer, DecoderLayer::load(r, layer_prefix(stack, i), c));
-        m.decoder.push_back(std::move(layer));
-    }
-    if (r.has(stack + "norm.weight")) {
-        SF_ASSIGN_OR_RETURN(LayerNorm norm, LayerNorm::load(r, stack + "norm.", c.d_model, c.layer_norm_eps));
-        m.decoder_norm = std::move(norm);
-    }
-    return Status::ok();
+Status load_encoder_stack(WeightReader& r, const ModelConfig& c, const std::string& stack, ModelImpl& m) {
+    return load_stack(r, c, stack, c.num_encoder_layers, m.encoder, m.encoder_norm);
 }
 
-Status load_layers(WeightReader& r, const ModelConfig& c, Model::Impl& m) {
+Status load_decoder_stack(WeightReader& r, const ModelConfig& c, const std::string& stack, ModelImpl& m) {
+    return load_stack(r, c, stack, c.num_decoder_layers, m.decoder, m.decoder_norm);
+}
+
+Status load_layers(WeightReader& r, const ModelConfig& c, ModelImpl& m) {
     switch (c.kind) {
         case ModelKind::kMultiheadAttention: {
             SF_ASSIGN_OR_RETURN(MultiHeadAttention mha, MultiHeadAttention::load(r, "", c));
@@ -60,7 +60,7 @@ Status load_layers(WeightReader& r, const ModelConfig& c, Model::Impl& m) {
     return Status::invalid("unknown model kind");
 }
 
-Status load_token_layers(WeightReader& r, const ModelConfig& c, Model::Impl& m) {
+Status load_token_layers(WeightReader& r, const ModelConfig& c, ModelImpl& m) {
     const bool transformer = c.kind == ModelKind::kTransformer;
     if (c.src_vocab_size > 0) {
         SF_ASSIGN_OR_RETURN(TokenEmbedding e, TokenEmbedding::load(r, transformer ? "src_" : "", c.src_vocab_size, c));
@@ -77,7 +77,7 @@ Status load_token_layers(WeightReader& r, const ModelConfig& c, Model::Impl& m) 
 
 }  // namespace
 
-Model::Model() : impl_(std::make_unique<Impl>()) {}
+Model::Model() : impl_(std::make_unique<ModelImpl>()) {}
 Model::~Model() = default;
 Model::Model(Model&&) noexcept = default;
 Model& Model::operator=(Model&&) noexcept = default;

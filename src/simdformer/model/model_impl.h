@@ -7,12 +7,12 @@
 #include "simdformer/buffer.h"
 #include "simdformer/layers/decoder_layer.h"
 #include "simdformer/layers/encoder_layer.h"
-#include "simdformer/layers/positional_encoding.h"
+#include "simdformer/layers/token_embedding.h"
 #include "simdformer/model.h"
 
-namespace simdformer {
+namespace simdformer::detail {
 
-struct Model::Impl {
+struct ModelImpl {
     ModelConfig config;
     size_t parameters = 0;
     std::optional<MultiHeadAttention> mha;  // multihead_attention
@@ -25,20 +25,25 @@ struct Model::Impl {
 
     // Stages of a forward pass (model/forward.cpp).
     // Checks shared by forward() and generate(): the workspace fits this model and call.
-    Status check_call(const Workspace::Impl& ws, size_t n_batch, bool need_weights, const AttentionOptions& options) const;
+    Status check_call(const WorkspaceImpl& ws, size_t n_batch, bool need_weights, const AttentionOptions& options) const;
     Status check_sequence(const SequenceInput& s, size_t n_batch, size_t max_len, const char* which,
                           std::optional<TokenEmbedding> const& embedding) const;
     void embed(const SequenceInput& s, size_t n_batch, const std::optional<TokenEmbedding>& embedding,
                float* out) const;
     void run_encoder(size_t n_batch, const SequenceInput& src, const AttentionOptions& options, bool need_weights,
-                     Workspace::Impl& ws, float* x) const;
+                     WorkspaceImpl& ws, float* x) const;
     void run_decoder(size_t n_batch, const SequenceInput& tgt, const float* memory, size_t n_seq_memory,
                      const uint8_t* memory_padding, const AttentionOptions& options, bool need_weights,
-                     Workspace::Impl& ws, float* y) const;
-    Status forward_mha(const ForwardRequest& r, Workspace::Impl& ws) const;
+                     WorkspaceImpl& ws, float* y) const;
+    Status forward_mha(const ForwardRequest& r, WorkspaceImpl& ws) const;
+
+    // Stages of generate() (model/generate.cpp).
+    void encode_memory(const GenerateRequest& r, WorkspaceImpl& ws) const;
+    void decode_step(size_t t, const GenerateRequest& r, WorkspaceImpl& ws) const;
+    void pack_generated(size_t length, const GenerateRequest& r, WorkspaceImpl& ws) const;
 };
 
-struct Workspace::Impl {
+struct WorkspaceImpl {
     WorkspaceLimits limits;
     size_t d_model = 0, nhead = 0;
     size_t max_src = 0, max_tgt = 0;
@@ -78,4 +83,9 @@ struct Workspace::Impl {
     void clear_maps();
 };
 
+}  // namespace simdformer::detail
+
+namespace simdformer {
+using detail::ModelImpl;
+using detail::WorkspaceImpl;
 }  // namespace simdformer
