@@ -33,6 +33,17 @@ void pack_b(size_t k, size_t n,
             size_t row_stride, size_t col_stride,
             float* packed);  // [packed_b_size(k, n)]
 
+// pack_b in pieces (kernels/pack_b_ranges.cpp), for weights that stream in: `b` points at the
+// piece's first element, `packed` at the start of the whole packed [k, n] operand.
+// Columns [j0, j0 + n_cols) with j0 a multiple of gemm_panel_width(): whole panels.
+void pack_b_columns(size_t k, size_t j0, size_t n_cols, const float* b, size_t row_stride, size_t col_stride,
+                    float* packed);
+// Rows [p0, p0 + n_rows) of every panel.
+void pack_b_rows(size_t k, size_t n, size_t p0, size_t n_rows, const float* b, size_t row_stride, size_t col_stride,
+                 float* packed);
+// out [k] = column j of a packed [k, n] operand.
+void packed_b_column(size_t k, const float* packed, size_t j, float* out);
+
 // What happens to each result before it is stored: c = act(alpha * (A·B) + bias) + residual.
 struct Epilogue {
     float alpha = 1.0f;

@@ -18,6 +18,8 @@ void head_dot_scores(size_t nq, size_t nk, size_t d, const float* q, size_t ldq,
 void head_attend(size_t nq, size_t nk, size_t d_v, float* scores, const HeadMasks& m, NormalizeKind normalize,
                  const float* v, size_t ldv, float* context, size_t ldc, float* pack) {
     kernels::mask_scores_f32(nq, nk, scores, nk, m.key_padding, m.attn_mask, nk, m.causal, m.causal_offset);
+    // The per-key bias is the same additive row for every query (row stride 0).
+    if (m.key_bias) kernels::mask_scores_f32(nq, nk, scores, nk, nullptr, m.key_bias, 0, false, 0);
     if (normalize == NormalizeKind::kSoftmax) {
         kernels::softmax_rows_f32(nq, nk, scores, nk);
     } else {

@@ -13,6 +13,10 @@ namespace simdformer {
 // What is hidden from a head's queries, in PyTorch's conventions.
 struct HeadMasks {
     const uint8_t* key_padding = nullptr;  // [n_seq_k]; 1 = masked key (score set to -inf)
+    // [n_seq_k] added to every query's scores after scaling: Hugging Face's padding mask, 0 for a
+    // real key and float32's lowest value for padding. Not -inf: a query whose keys are all
+    // padding then gets uniform weights, as in Hugging Face, instead of zeros.
+    const float* key_bias = nullptr;
     const float* attn_mask = nullptr;      // [n_seq_q, n_seq_k] additive (-inf = masked), or null
     bool causal = false;                   // key j masked for query i when j > i + causal_offset
     size_t causal_offset = 0;

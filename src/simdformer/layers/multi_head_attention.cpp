@@ -26,7 +26,7 @@ AttendArgs contiguous_attend_args(size_t n_batch, size_t n_seq_q, size_t n_seq_k
     return a;
 }
 
-Result<MultiHeadAttention> MultiHeadAttention::load(WeightReader& reader, const std::string& prefix,
+Result<MultiHeadAttention> MultiHeadAttention::load(WeightReader& reader, const AttentionRef& ref,
                                                     const ModelConfig& config) {
     MultiHeadAttention m;
     const size_t d = config.d_model;
@@ -34,20 +34,16 @@ Result<MultiHeadAttention> MultiHeadAttention::load(WeightReader& reader, const 
     m.nhead_ = config.nhead;
     m.d_head_ = config.d_head();
     m.additive_dim_ = config.additive_dim;
-
-    SF_ASSIGN_OR_RETURN(Buffer w, reader.take(prefix + "in_proj_weight", {3 * d, d}));
-    SF_ASSIGN_OR_RETURN(Buffer b, reader.take(prefix + "in_proj_bias", {3 * d}));
-    // in_proj_weight stacks W_q, W_k, W_v (each [d, d]) along the output dimension.
-    SF_ASSIGN_OR_RETURN(m.q_proj_, Linear::from_data(w.data(), b.data(), d, d));
-    SF_ASSIGN_OR_RETURN(m.k_proj_, Linear::from_data(w.data() + d * d, b.data() + d, d, d));
-    SF_ASSIGN_OR_RETURN(m.v_proj_, Linear::from_data(w.data() + 2 * d * d, b.data() + 2 * d, d, d));
-    SF_ASSIGN_OR_RETURN(m.out_proj_, Linear::load(reader, prefix + "out_proj.", d, d));
+    SF_ASSIGN_OR_RETURN(m.q_proj_, Linear::load(reader, ref.q, d, d));
+    SF_ASSIGN_OR_RETURN(m.k_proj_, Linear::load(reader, ref.k, d, d));
+    SF_ASSIGN_OR_RETURN(m.v_proj_, Linear::load(reader, ref.v, d, d));
+    SF_ASSIGN_OR_RETURN(m.out_proj_, Linear::load(reader, ref.out, d, d));
 
     if (m.additive_dim_ > 0) {
         const size_t h = m.nhead_, da = m.additive_dim_, dh = m.d_head_;
-        SF_ASSIGN_OR_RETURN(Buffer wq, reader.take(prefix + "additive.q_weight", {h, da, dh}));
-        SF_ASSIGN_OR_RETURN(Buffer wk, reader.take(prefix + "additive.k_weight", {h, da, dh}));
-        SF_ASSIGN_OR_RETURN(m.add_v_, reader.take(prefix + "additive.v_weight", {h, da}));
+        SF_ASSIGN_OR_RETURN(Buffer wq, reader.take(ref.additive.q_weight, {h, da, dh}));
+        SF_ASSIGN_OR_RETURN(Buffer wk, reader.take(ref.additive.k_weight, {h, da, dh}));
+        SF_ASSIGN_OR_RETURN(m.add_v_, reader.take(ref.additive.v_weight, {h, da}));
         const size_t per_head = kernels::packed_b_size(dh, da);
         SF_ASSIGN_OR_RETURN(m.add_q_packed_, Buffer::uninitialized(h * per_head, "additive.q_weight"));
         SF_ASSIGN_OR_RETURN(m.add_k_packed_, Buffer::uninitialized(h * per_head, "additive.k_weight"));
@@ -102,6 +98,7 @@ void MultiHeadAttention::attend(const AttendArgs& a, const AttentionScratch& s) 
     for (size_t b = 0; b < a.n_batch; ++b) {
         HeadMasks masks;
         masks.key_padding = a.key_padding ? a.key_padding + b * a.key_padding_stride : nullptr;
+        masks.key_bias = a.key_bias ? a.key_bias + b * a.key_bias_stride : nullptr;
         masks.attn_mask = a.attn_mask;
         masks.causal = a.causal;
         masks.causal_offset = a.causal_offset;

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 
+#include "simdformer/arch/torch.h"
 #include "simdformer/buffer.h"
 #include "simdformer/config.h"
 #include "simdformer/io/weight_reader.h"
@@ -13,9 +14,9 @@ namespace simdformer {
 // Token embedding table + positions: x[i] = E[token_i] * scale + P[offset + i].
 class TokenEmbedding {
 public:
-    // Reads `<prefix>embedding.weight` [vocab, d] and, for learned positions,
-    // `<prefix>pos_embedding.weight` [max_len, d]; sinusoidal tables are computed here.
-    static Result<TokenEmbedding> load(WeightReader& reader, const std::string& prefix, size_t vocab,
+    // Reads the table [vocab, d] and, for learned positions, the positions [max_len, d] that
+    // `ref` names; sinusoidal tables are computed here.
+    static Result<TokenEmbedding> load(WeightReader& reader, const TokenEmbeddingRef& ref, size_t vocab,
                                        const ModelConfig& config);
 
     // tokens must already be validated against vocab_size() and positions against the table.

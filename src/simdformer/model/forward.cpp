@@ -68,8 +68,12 @@ void ModelImpl::embed(const SequenceInput& s, size_t n_batch, const std::optiona
 
 void ModelImpl::run_encoder(size_t n_batch, const SequenceInput& src, const AttentionOptions& options,
                               bool need_weights, WorkspaceImpl& ws, float* x) const {
-    const size_t n = src.n_seq;
-    SequenceMasks masks{src.key_padding, n, src.attn_mask, src.causal};
+    const SequenceMasks masks{src.key_padding, src.n_seq, src.attn_mask, src.causal};
+    run_encoder_layers(n_batch, src.n_seq, masks, options, need_weights, ws, x);
+}
+
+void ModelImpl::run_encoder_layers(size_t n_batch, size_t n, const SequenceMasks& masks, const AttentionOptions& options,
+                                   bool need_weights, WorkspaceImpl& ws, float* x) const {
     const LayerScratch scratch = ws.scratch();
     for (size_t i = 0; i < encoder.size(); ++i) {
         float* w = ws.record(ws.encoder_maps, i, ws.encoder_slot_at(i), n_batch, n, n, need_weights);
@@ -137,8 +141,10 @@ Status Model::forward(const ForwardRequest& r, Workspace& workspace) const {
     ws.clear_maps();
     ws.logits_out = nullptr;
     ws.logits_cols = 0;
+    ws.pooler_out = nullptr;
     ws.generated_length = 0;
 
+    if (m.text) return Status::invalid("this is a " + m.text->model_type + " text model: call forward_text");
     if (m.mha) return m.forward_mha(r, ws);
 
     const size_t B = r.n_batch, d = c.d_model;

@@ -101,6 +101,7 @@ void ModelImpl::pack_generated(size_t length, const GenerateRequest& r, Workspac
     ws.generated_length = length;
     ws.logits_out = ws.logits.data();
     ws.logits_cols = vocab;
+    ws.pooler_out = nullptr;
     ws.output = nullptr;
     ws.output_rows = B * steps;
     if (!r.need_weights) return;

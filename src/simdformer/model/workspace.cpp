@@ -35,6 +35,7 @@ Workspace& Workspace::operator=(Workspace&&) noexcept = default;
 const float* Workspace::output() const { return impl_->output; }
 size_t Workspace::output_rows() const { return impl_->output_rows; }
 const float* Workspace::logits() const { return impl_->logits_out; }
+const float* Workspace::pooler() const { return impl_->pooler_out; }
 size_t Workspace::logits_cols() const { return impl_->logits_cols; }
 const int32_t* Workspace::generated() const { return impl_->generated.data(); }
 size_t Workspace::generated_length() const { return impl_->generated_length; }
@@ -117,6 +118,10 @@ std::vector<BufferPlan> plan_buffers(const ModelImpl& m, WorkspaceImpl& w, bool*
     const size_t n_enc = m.encoder.size() + (m.mha ? 1 : 0);
     const size_t n_dec = m.decoder.size();
     const size_t vocab = m.generator ? m.generator->out_features() : 0;
+    // Text models: MLM scores of at most max_logits_rows rows, and their per-call scratch.
+    const size_t text_vocab = m.mlm ? m.text->vocab_size : 0;
+    const size_t R = m.mlm ? w.limits.max_logits_rows : 0;
+    const bool text = m.text.has_value();
     const size_t rows_src = product({B, Ls}, overflow), rows_tgt = product({B, Lt}, overflow);
     const size_t rows = product({B, L}, overflow);
     const size_t attention_floats =
@@ -137,7 +142,11 @@ std::vector<BufferPlan> plan_buffers(const ModelImpl& m, WorkspaceImpl& w, bool*
         {&w.pack, MultiHeadAttention::pack_floats(c, L), "workspace.pack"},
         {&w.add_q, product({L, c.additive_dim}, overflow), "workspace.add_q"},
         {&w.add_k, product({L, c.additive_dim}, overflow), "workspace.add_k"},
-        {&w.logits, product({rows_tgt, vocab}, overflow), "workspace.logits"},
+        {&w.logits, std::max(product({rows_tgt, vocab}, overflow), product({R, text_vocab}, overflow)), "workspace.logits"},
+        {&w.key_bias, text ? rows_src : 0, "workspace.key_bias"},
+        {&w.pooled, m.pooler ? product({B, d}, overflow) : 0, "workspace.pooled"},
+        {&w.mlm_in, product({R, d}, overflow), "workspace.mlm_in"},
+        {&w.mlm_hidden, product({R, d}, overflow), "workspace.mlm_hidden"},
         {&w.attention, attention_floats, "workspace.attention"},
         {&w.step_self, n_dec ? product({B, h, Lt}, overflow) : 0, "workspace.step_self"},
         {&w.step_cross, n_dec ? product({B, h, Ls}, overflow) : 0, "workspace.step_cross"},
@@ -196,6 +205,7 @@ Result<Workspace> Model::make_workspace(const WorkspaceLimits& requested) const 
         w.step_tokens.assign(B, 0);
         w.finished.assign(B, 0);
     }
+    if (impl_->text) w.position_ids.assign(B * w.max_src, 0);
     w.encoder_maps.assign(impl_->encoder.size() + (impl_->mha ? 1 : 0), AttentionMap{});
     w.decoder_self_maps.assign(n_dec, AttentionMap{});
     w.decoder_cross_maps.assign(n_dec, AttentionMap{});
