@@ -27,7 +27,14 @@ const utf8 = (bytes) => new TextDecoder('utf-8', { fatal: false, ignoreBOM: fals
  * added). Binary files are downloaded whole into JS memory, with download progress.
  */
 export function urlFileSet(base, { signal, progress }) {
-  const root = new URL(String(base).endsWith('/') ? String(base) : `${base}/`);
+  const text = typeof base === 'string' ? base : base.href;
+  const page = globalThis.document?.baseURI ?? globalThis.location?.href;  // relative URLs: against the page
+  let root;
+  try {
+    root = new URL(text.endsWith('/') ? text : `${text}/`, page);
+  } catch {
+    fail(`loadPretrained: '${text}' is not a URL${page ? '' : ' (relative URLs need a page to resolve against)'}`);
+  }
   const get = async (name) => {
     let response;
     try {

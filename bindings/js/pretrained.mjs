@@ -85,12 +85,13 @@ async function jsonFile(files, name, required) {
   return text;
 }
 
-// model.safetensors, or model.safetensors.index.json and the shards its weight_map names.
+// model.safetensors, or model.safetensors.index.json and the shards its weight_map names. (The
+// single file is asked for first: most folders have it, and an absent file is a 404 in browsers.)
 async function openWeights(files) {
+  const single = await files.binary('model.safetensors');
+  if (single) return { indexText: '', shards: [{ name: 'model.safetensors', file: single }] };
   const indexText = await jsonFile(files, 'model.safetensors.index.json', false);
   if (indexText === null) {
-    const single = await files.binary('model.safetensors');
-    if (single) return { indexText: '', shards: [{ name: 'model.safetensors', file: single }] };
     if (await files.exists('pytorch_model.bin')) {
       fail(`${files.label} has only pytorch_model.bin, a pickled PyTorch checkpoint, which simdformer never unpickles; `
         + 'convert it to safetensors (model.save_pretrained(folder, safe_serialization=True)) and load model.safetensors', 'unsupported');

@@ -121,6 +121,35 @@ test('the CLI: help, info, encode with attention, generate, and failures', () =>
   assert.match(badOption.stderr, /unknown option 'colour'/);
 });
 
+test('the CLI on Hugging Face folders: info, embed, fill-mask (human-readable and --json)', async () => {
+  const { readTensors } = await import('./helpers.mjs');
+  const hf = (name) => join(ROOT, 'tests', 'data', 'hf', name);
+  const info = spawnSync(bin(), ['info', '--model', hf('bert_mlm_f16')], { encoding: 'utf8' });
+  assert.equal(info.status, 0, info.stderr);
+  assert.match(info.stdout, /architecture +bert \(BertForMaskedLM\)/);
+  assert.match(info.stdout, /stored as F16/);
+  const texts = JSON.parse(readFileSync(join(hf('bert'), 'texts.json'), 'utf8')).batch.slice(0, 2);
+  const embed = spawnSync(bin(), ['embed', '--json', '--model', hf('bert'), '--text', texts[0], '--text', texts[1]], { encoding: 'utf8' });
+  assert.equal(embed.status, 0, embed.stderr);
+  const e = JSON.parse(embed.stdout);
+  const golden = readTensors(join(hf('bert'), 'golden.safetensors')).sentence_embedding.data;
+  assert.equal(e.dimensions, 32);
+  e.embeddings.forEach((v, b) => v.forEach((x, j) => assert.ok(Math.abs(x - golden[b * 32 + j]) <= 1e-4)));
+  const human = spawnSync(bin(), ['embed', '--model', hf('bert'), '--text', texts[0], '--text', texts[1]], { encoding: 'utf8' });
+  assert.match(human.stdout, /2 text\(s\) -> 32-dimensional embeddings/);
+  assert.match(human.stdout, /cosine similarity:/);
+  const fill = spawnSync(bin(), ['fill-mask', '--model', hf('bert_mlm_f16'), '--text', 'The quick brown fox jumps over the lazy [MASK].', '--top-k', '3'], { encoding: 'utf8' });
+  assert.equal(fill.status, 0, fill.stderr);
+  assert.equal(fill.stdout.trim().split('\n').length, 4, fill.stdout);
+  assert.match(fill.stdout, /^ +1\. +"\S+" +0\.\d{4} +the quick brown fox/m);
+  const noHead = spawnSync(bin(), ['fill-mask', '--model', hf('bert'), '--text', 'a [MASK]'], { encoding: 'utf8' });
+  assert.equal(noHead.status, 1);
+  assert.match(noHead.stderr, /masked-language-model head/);
+  const noText = spawnSync(bin(), ['embed', '--model', hf('bert')], { encoding: 'utf8' });
+  assert.equal(noText.status, 2);
+  assert.match(noText.stderr, /give the text with --text/);
+});
+
 test('a strict TypeScript consumer type-checks against the shipped types', () => {
   writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({
     compilerOptions: { strict: true, noEmit: true, module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022', lib: ['es2022', 'esnext.disposable'], types: [] },
