@@ -193,6 +193,22 @@ describe('errors', async () => {
     await assert.rejects(sf.loadPretrained(folder('bert'), { weights: 'int4' }), /weights must be 'f32'/);
   });
 
+  test('long texts are cut as Hugging Face does (content cut, [SEP] kept) and the result says so', async () => {
+    const m = await sf.loadPretrained(folder('bert'));
+    const text = 'The quick brown fox jumps over the lazy dog and runs far away.';
+    const cut = m.encodeText([text, ['How old are you?', 'I am six years old.']], { maxLength: 10, returnAttention: true });
+    assert.deepEqual(cut.map((r) => [r.length, r.truncated, r.tokens[0], r.tokens.at(-1)]), [[10, true, '[CLS]', '[SEP]'], [10, true, '[CLS]', '[SEP]']]);
+    assert.equal(cut[0].originalLength, 21);
+    assert.deepEqual(cut[0].shape, [10, 32]);
+    assert.deepEqual(cut[0].attentions[0][0].shape, [10, 10]);
+    // The cut text runs exactly like the same ids given whole: encode the kept words.
+    const kept = m.encodeText('The quick brown fox jumps over the');
+    assert.deepEqual(Array.from(kept.ids), Array.from(cut[0].ids));
+    assert.deepEqual(kept.lastHiddenState, cut[0].lastHiddenState);
+    assert.deepEqual(m.embed(text, { maxLength: 10 }), m.embed('The quick brown fox jumps over the'));
+    m.dispose();
+  });
+
   test('text API errors', async () => {
     const m = await sf.loadPretrained(folder('bert'));
     assert.throws(() => m.encodeText(42), /expected a string or an array of strings/);
