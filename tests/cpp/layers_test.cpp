@@ -60,10 +60,17 @@ Naive naive_attention(const AttentionRequest& r) {
     return n;
 }
 
+// max |a - b|; infinite when the sizes differ or any difference is NaN (std::max(m, NaN) would
+// keep m and hide it).
 double max_diff(const std::vector<float>& a, const std::vector<double>& b) {
+    if (a.size() != b.size()) return INFINITY;
     double m = 0;
-    for (size_t i = 0; i < a.size(); ++i) m = std::max(m, std::fabs(double(a[i]) - b[i]));
-    return std::isnan(m) ? INFINITY : m;
+    for (size_t i = 0; i < a.size(); ++i) {
+        const double d = std::fabs(double(a[i]) - b[i]);
+        if (std::isnan(d)) return INFINITY;
+        m = std::max(m, d);
+    }
+    return m;
 }
 
 struct Variant {
