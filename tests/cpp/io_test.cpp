@@ -101,6 +101,15 @@ TEST(Safetensors, RejectsMalformedFiles) {
                                        eight)),
                  StatusCode::kIoError, "overlapping");
     expect_error(parse_status(raw_file(R"({"__metadata__":{"x":1}})", {})), StatusCode::kIoError, "not a string");
+    // Nesting is bounded before the parser runs (a header of '[' would otherwise nest millions of
+    // levels and every recursive walk of the value would exhaust the stack).
+    expect_error(parse_status(raw_file("{\"w\":" + std::string(65, '[') + std::string(65, ']') + "}", {})),
+                 StatusCode::kInvalidArgument, "nested deeper than 64 levels");
+    // Brackets inside strings do not count, and a name repeated at a deeper level is no duplicate.
+    const std::string brackets(100, '[');
+    SF_ASSERT_OK(parse_status(raw_file(R"({"__metadata__":{"w":")" + brackets + R"("},)"
+                                       R"("w":{"dtype":"F32","shape":[1],"data_offsets":[0,4]}})",
+                                       four)));
 }
 
 TEST(Safetensors, EveryTruncationOfARealModelIsRejected) {
@@ -170,8 +179,12 @@ TEST(Config, ParsesPyTorchNamesAndRejectsTypos) {
     expect_error(parse_model_config(R"({"d_model":8,"nhead":2,"dim_feedforward":16,"activation":"swish"})").status(),
                  StatusCode::kInvalidArgument, "'swish' is not one of relu, gelu, gelu_tanh");
     expect_error(parse_model_config(R"({"d_model":"8"})").status(), StatusCode::kInvalidArgument,
-                 "\"d_model\" must be a non-negative integer");
+                 "\"d_model\" must be an integer in [0, 1073741824], not \"8\"");
     expect_error(parse_model_config("[").status(), StatusCode::kInvalidArgument, "not valid JSON");
+    // 2^32 + 16 used to become 16 where size_t is 32 bits (wasm): sizes are checked as 64-bit values.
+    expect_error(parse_model_config(R"({"d_model":4294967312})").status(), StatusCode::kInvalidArgument,
+                 "\"d_model\" must be an integer in [0, 1073741824], not 4294967312");
+    expect_error(parse_model_config(R"({"d_model":-8})").status(), StatusCode::kInvalidArgument, "not -8");
     expect_error(parse_model_config(R"({"model_type":"encoder","d_model":8,"nhead":2,"dim_feedforward":16})").status(),
                  StatusCode::kInvalidArgument, "num_encoder_layers >= 1");
 }

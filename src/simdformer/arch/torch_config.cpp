@@ -5,6 +5,7 @@
 #include <set>
 
 #include "simdformer/config.h"
+#include "simdformer/io/json_limits.h"
 
 namespace simdformer {
 namespace {
@@ -19,11 +20,16 @@ const std::set<std::string>& ignored_keys() {
     return keys;
 }
 
+// Sizes are checked against this before they become size_t (32 bits in wasm, where 2^32 + 1
+// would become 1); validate() then applies each field's own, smaller limit.
+constexpr uint64_t kMaxConfigSize = uint64_t{1} << 30;
+
 Status read_size(const json& j, const char* key, size_t* out) {
     auto it = j.find(key);
     if (it == j.end()) return Status::ok();
-    if (!it->is_number_integer() || it->get<int64_t>() < 0)
-        return Status::invalid(std::string("\"") + key + "\" must be a non-negative integer");
+    if (!it->is_number_unsigned() || it->get<uint64_t>() > kMaxConfigSize)
+        return Status::invalid(std::string("\"") + key + "\" must be an integer in [0, " + std::to_string(kMaxConfigSize) +
+                               "], not " + it->dump());
     *out = size_t(it->get<uint64_t>());
     return Status::ok();
 }
@@ -172,6 +178,7 @@ Status ModelConfig::validate() const {
 }
 
 Result<ModelConfig> parse_model_config(const std::string& text) {
+    SF_RETURN_IF_ERROR(check_json_limits(text, "config"));
     json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
     if (j.is_discarded()) return Status::invalid("config is not valid JSON");
     if (!j.is_object()) return Status::invalid("config is not a JSON object");

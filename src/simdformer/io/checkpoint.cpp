@@ -4,6 +4,8 @@
 #include <cstring>
 #include <nlohmann/json.hpp>
 
+#include "simdformer/io/json_limits.h"
+
 namespace simdformer {
 namespace {
 
@@ -33,6 +35,7 @@ Status check_is_safetensors(const CheckpointShard& shard) {
 
 // weight_map: tensor name -> shard file name, from model.safetensors.index.json.
 Result<std::map<std::string, std::string>> parse_index(const std::string& text) {
+    SF_RETURN_IF_ERROR(check_json_limits(text, "model.safetensors.index.json"));
     json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
     if (j.is_discarded() || !j.is_object()) return Status::io("model.safetensors.index.json is not a JSON object");
     auto wm = j.find("weight_map");

@@ -12,8 +12,10 @@ namespace simdformer {
 Status layer_norm(size_t rows, size_t d, const float* x, const float* gamma, const float* beta, float eps, float* y) {
     if (!x || !gamma || !beta || !y) return Status::invalid("layer_norm: x, gamma, beta and y are required");
     size_t n;
-    if (rows == 0 || d == 0 || !checked_mul(rows, d, &n) || n > kMaxBufferFloats)
+    if (rows == 0 || d == 0)
         return Status::invalid("layer_norm: rows=" + std::to_string(rows) + " and d=" + std::to_string(d) + " must be positive");
+    if (!checked_mul(rows, d, &n) || n > kMaxBufferFloats)
+        return Status::oom("layer_norm: rows=" + std::to_string(rows) + " x d=" + std::to_string(d) + " is too large");
     if (!(eps > 0.0f) || !std::isfinite(eps)) return Status::invalid("layer_norm: eps must be a positive number");
     SF_RETURN_IF_ERROR(check_finite(x, n, "layer_norm: x"));
     SF_RETURN_IF_ERROR(check_finite(gamma, d, "layer_norm: gamma"));

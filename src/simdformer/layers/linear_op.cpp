@@ -30,6 +30,12 @@ Result<LinearOp> LinearOp::create(const float* weight, const float* bias, size_t
 Status LinearOp::forward(size_t rows, const float* x, float* y) const {
     if (!linear_) return Status::invalid("linear: not created");
     if (rows == 0 || !x || !y) return Status::invalid("linear: needs at least one input row");
+    size_t n_in = 0, n_out = 0;
+    if (!checked_mul(rows, linear_->in_features(), &n_in) || !checked_mul(rows, linear_->out_features(), &n_out) ||
+        n_in > kMaxBufferFloats || n_out > kMaxBufferFloats)
+        return Status::oom("linear: " + std::to_string(rows) + " rows of " + std::to_string(linear_->in_features()) +
+                           " -> " + std::to_string(linear_->out_features()) + " values are too large");
+    SF_RETURN_IF_ERROR(check_finite(x, n_in, "linear: x"));
     linear_->forward(rows, x, linear_->in_features(), y, linear_->out_features());
     return Status::ok();
 }

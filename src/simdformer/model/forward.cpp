@@ -102,7 +102,10 @@ void ModelImpl::run_decoder(size_t n_batch, const SequenceInput& tgt, const floa
 Status ModelImpl::forward_mha(const ForwardRequest& r, WorkspaceImpl& ws) const {
     const size_t d = config.d_model, B = r.n_batch, nq = r.src.n_seq;
     const size_t nk = r.key ? r.n_seq_k : nq;
-    SF_RETURN_IF_ERROR(check_sequence(r.src, B, ws.max_src, "query", std::nullopt));
+    // The query's attn_mask is [nq, nk], not [nq, nq]: it is checked below, with its own shape.
+    SequenceInput query = r.src;
+    query.attn_mask = nullptr;
+    SF_RETURN_IF_ERROR(check_sequence(query, B, ws.max_src, "query", std::nullopt));
     if (r.key || r.value) {
         if (!r.key || !r.value) return Status::invalid("give both key and value, or neither (self-attention)");
         SF_RETURN_IF_ERROR(check_length(nk, ws.max_tgt, "key"));

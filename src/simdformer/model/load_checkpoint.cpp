@@ -6,6 +6,7 @@
 
 #include "simdformer/arch/registry.h"
 #include "simdformer/io/checkpoint.h"
+#include "simdformer/io/json_limits.h"
 #include "simdformer/model/model_impl.h"
 
 namespace simdformer {
@@ -73,6 +74,7 @@ Result<Model> Model::load_checkpoint(const std::string& config_json, const std::
     json config;
     ArchitectureChoice choice;
     if (!config_json.empty()) {
+        SF_RETURN_IF_ERROR(check_json_limits(config_json, "config"));
         config = json::parse(config_json, nullptr, /*allow_exceptions=*/false);
         if (config.is_discarded()) return Status::invalid("config is not valid JSON");
         SF_ASSIGN_OR_RETURN(choice, choose_architecture(config));

@@ -15,6 +15,12 @@ size_t product(std::initializer_list<size_t> sizes, bool* overflow) {
     return *overflow ? 0 : p;
 }
 
+// a + b, or 0 with *overflow set when it does not fit in size_t (wasm32: 2^31 + 2^31 is 0).
+size_t sum(size_t a, size_t b, bool* overflow) {
+    if (a > SIZE_MAX - b) *overflow = true;
+    return *overflow ? 0 : a + b;
+}
+
 }  // namespace
 
 void average_heads(const AttentionMap& m, float* out) {
@@ -127,9 +133,12 @@ std::vector<BufferPlan> plan_buffers(const ModelImpl& m, WorkspaceImpl& w, bool*
     const bool text = m.text.has_value();
     const size_t rows_src = product({B, Ls}, overflow), rows_tgt = product({B, Lt}, overflow);
     const size_t rows = product({B, L}, overflow);
+    // pack_floats() multiplies unchecked: d_head x (L rounded up to a GEMM panel) must fit.
+    (void)product({c.d_head() + 1, L + 64}, overflow);
     const size_t attention_floats =
         w.limits.record_attention
-            ? product({n_enc, w.encoder_slot}, overflow) + product({n_dec, w.decoder_self_slot + w.decoder_cross_slot}, overflow)
+            ? sum(product({n_enc, w.encoder_slot}, overflow),
+                  product({n_dec, sum(w.decoder_self_slot, w.decoder_cross_slot, overflow)}, overflow), overflow)
             : 0;
     std::vector<BufferPlan> plan = {
         {&w.x, product({rows_src, d}, overflow), "workspace.x"},
@@ -174,7 +183,7 @@ size_t plan_total(const std::vector<BufferPlan>& plan, bool* overflow) {
     size_t total = 0;
     for (const BufferPlan& p : plan) {
         if (total > kMaxBufferFloats * 2 || p.floats > kMaxBufferFloats) *overflow = true;
-        total += p.floats;
+        total = sum(total, p.floats, overflow);
     }
     if (total > kMaxBufferFloats * 2) *overflow = true;
     return *overflow ? 0 : total;
@@ -192,7 +201,7 @@ Result<Workspace> Model::make_workspace(const WorkspaceLimits& requested) const 
         return Status::oom("workspace for max_batch=" + std::to_string(requested.max_batch) + ", max lengths " +
                            std::to_string(w.max_src) + "/" + std::to_string(w.max_tgt) +
                            " would need more memory than simdformer allows (" +
-                           std::to_string(kMaxBufferFloats * 2 * sizeof(float) >> 20) + " MiB)");
+                           std::to_string(uint64_t{kMaxBufferFloats} * 2 * sizeof(float) >> 20) + " MiB)");
     };
     if (overflow) return too_large();
     const std::vector<BufferPlan> plan = plan_buffers(*impl_, w, &overflow);
