@@ -7,6 +7,9 @@ option(SIMDFORMER_SIMD           "Vectorize kernels with xsimd (OFF: scalar kern
 option(SIMDFORMER_NATIVE_ARCH    "Compile for the build machine (-march=native)"     OFF)
 option(SIMDFORMER_WERROR         "Treat warnings as errors"                          OFF)
 option(SIMDFORMER_INSTALL        "Install the library, public headers and CMake package" ${PROJECT_IS_TOP_LEVEL})
+option(SIMDFORMER_M32           "Native 32-bit build (-m32 -msse2): the same 32-bit size_t as wasm32"  OFF)
+option(SIMDFORMER_GTEST_FROM_SOURCE "Build GoogleTest from its sources (always for wasm; -m32 needs it too)" ${SIMDFORMER_M32})
+option(SIMDFORMER_WASM_EXCEPTIONS "wasm: compile with -fexceptions (Emscripten's JS-based exception handling), so an allocation failing inside a std container or the JSON parser becomes out_of_memory instead of an abort" ON)
 set(SIMDFORMER_SANITIZE "" CACHE STRING "Sanitizers for native builds, e.g. address;undefined")
 set(SIMDFORMER_DEPS_PREFIX "${PROJECT_SOURCE_DIR}/.deps/prefix" CACHE PATH
     "Prefix holding xsimd >= 11 and xtl unpacked by scripts/setup.sh")
@@ -19,6 +22,13 @@ endif()
 add_library(simdformer_warnings INTERFACE)
 target_compile_options(simdformer_warnings INTERFACE -Wall -Wextra -Wpedantic -Wshadow -Wconversion
                        -Wno-sign-conversion $<$<BOOL:${SIMDFORMER_WERROR}>:-Werror>)
+
+# 32-bit x86 with SSE2 (xsimd needs a SIMD level; i386's default has none). Everything in the
+# build, GoogleTest included, is compiled this way.
+if(SIMDFORMER_M32 AND NOT EMSCRIPTEN)
+  add_compile_options(-m32 -msse2)
+  add_link_options(-m32)
+endif()
 
 # Sanitizers apply to everything in the build (library, tests and GoogleTest), as ASan requires.
 if(SIMDFORMER_SANITIZE AND NOT EMSCRIPTEN)
@@ -43,6 +53,13 @@ if(EMSCRIPTEN)
   set(SIMDFORMER_NODE_PATH "${_sf_node_path}" CACHE PATH "NODE_PATH for Emscripten's linker (node modules it needs)")
   if(SIMDFORMER_NODE_PATH)
     set(CMAKE_CXX_LINKER_LAUNCHER ${CMAKE_COMMAND} -E env NODE_PATH=${SIMDFORMER_NODE_PATH})
+  endif()
+  # Emscripten's default compiles exceptions away (a throw aborts). With -fexceptions at compile
+  # and link time, a std::bad_alloc unwinds through RAII owners to the entry points' guarded()
+  # (bindings/entry/reply.h), which reports out_of_memory. Costs: BENCHMARKS.md ("exceptions").
+  if(SIMDFORMER_WASM_EXCEPTIONS)
+    add_compile_options(-fexceptions)
+    add_link_options(-fexceptions)
   endif()
   # The scalar wasm build must not contain a single SIMD opcode: it is the fallback for engines
   # without SIMD128. xsimd cannot compile without -msimd128, so it is only added when SIMD is on.

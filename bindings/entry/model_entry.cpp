@@ -1,0 +1,269 @@
+#include "model_entry.h"
+
+#include <algorithm>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <vector>
+
+#include "options.h"
+#include "reply.h"
+#include "simdformer/io/json_limits.h"
+
+namespace simdformer::entry {
+namespace {
+
+// Texts of a load: config.json, model.safetensors.index.json, load options, the shard list.
+constexpr uint64_t kMaxJsonText = kMaxJsonBytes;
+// Safetensors bytes handed over whole (the nn.Transformer dialect's load()).
+constexpr uint64_t kMaxFileBytes = kMaxArrayBytes;
+
+// One shard read through the ShardReader: the ByteSource the checkpoint loader pulls from.
+class CallbackSource : public ByteSource {
+public:
+    CallbackSource(ShardReader& reader, size_t shard, uint64_t size, std::string name)
+        : reader_(reader), shard_(shard), size_(size), name_(std::move(name)) {}
+    uint64_t size() const override { return size_; }
+    Status read(uint64_t offset, size_t n, uint8_t* dst) override {
+        SF_RETURN_IF_ERROR(check_range(offset, n, size_, "'" + name_ + "'"));
+        if (n == 0) return Status::ok();
+        if (!reader_.read(shard_, offset, n, dst))
+            return Status::io("'" + name_ + "': reading " + std::to_string(n) + " bytes at offset " +
+                              std::to_string(offset) + " failed");
+        return Status::ok();
+    }
+
+private:
+    ShardReader& reader_;
+    size_t shard_;
+    uint64_t size_;
+    std::string name_;
+};
+
+struct ShardList {
+    std::vector<std::unique_ptr<CallbackSource>> sources;
+    std::vector<CheckpointShard> shards;
+};
+
+// [{"name": "...", "size": N}, ...] with N an exact integer <= 2^53 (a 64-bit file size).
+Status parse_shards(std::string_view text, ShardReader& reader, ShardList* out) {
+    SF_RETURN_IF_ERROR(check_json_limits(text, "shards"));
+    const nlohmann::json j = nlohmann::json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
+    if (!j.is_array()) return Status::invalid("shards must be a JSON array of {name, size}");
+    for (size_t i = 0; i < j.size(); ++i) {
+        const nlohmann::json& s = j[i];
+        const std::string where = "shards[" + std::to_string(i) + "]";
+        if (!s.is_object() || s.size() != 2 || !s.contains("name") || !s.contains("size") || !s["name"].is_string())
+            return Status::invalid(where + " must be {name: string, size: number}");
+        const nlohmann::json& size = s["size"];
+        if (!size.is_number_unsigned() || size.get<uint64_t>() > kMaxExactInteger)
+            return Status::invalid(where + ".size must be an integer in [0, 2^53], not " + size.dump());
+        out->sources.push_back(
+            std::make_unique<CallbackSource>(reader, i, size.get<uint64_t>(), s["name"].get<std::string>()));
+        out->shards.push_back({s["name"].get<std::string>(), out->sources.back().get()});
+    }
+    return Status::ok();
+}
+
+Status integer_or_default(Number v, const char* what, int64_t* out) {
+    if (v == -1) {
+        *out = -1;
+        return Status::ok();
+    }
+    uint64_t u = 0;
+    SF_RETURN_IF_ERROR(integer(v, what, 0, INT32_MAX, &u));
+    *out = int64_t(u);
+    return Status::ok();
+}
+
+std::string to_string_view_copy(std::string_view v) { return std::string(v.data(), v.size()); }
+
+}  // namespace
+
+int ModelEntry::load(Number data, Number size_arg, const TextArg& config) {
+    return guarded("loadModel", [&]() -> Status {
+        size_t n = 0;
+        SF_RETURN_IF_ERROR(size(size_arg, "size", 0, kMaxFileBytes, &n));
+        const uint8_t* bytes = nullptr;
+        SF_RETURN_IF_ERROR(array_of(data, n, "data", n == 0, &bytes));
+        std::string_view config_text;
+        SF_RETURN_IF_ERROR(text(config, "config", kMaxJsonText, &config_text));
+        ws_.reset();  // a workspace is shaped for one model
+        model_.reset();
+        auto m = Model::load(bytes, n, to_string_view_copy(config_text));
+        if (!m.is_ok()) return m.status();
+        model_ = std::move(m).value();
+        return Status::ok();
+    });
+}
+
+int ModelEntry::load_checkpoint(const TextArg& config, const TextArg& shards, const TextArg& index, ShardReader& reader,
+                                LoadProgress progress, void* progress_user, const TextArg& options) {
+    return guarded("loadCheckpoint", [&]() -> Status {
+        std::string_view config_text, shards_text, index_text, options_text;
+        SF_RETURN_IF_ERROR(text(config, "config", kMaxJsonText, &config_text));
+        SF_RETURN_IF_ERROR(text(shards, "shards", kMaxJsonText, &shards_text));
+        SF_RETURN_IF_ERROR(text(index, "index", kMaxJsonText, &index_text));
+        SF_RETURN_IF_ERROR(text(options, "options", kMaxJsonText, &options_text));
+        LoadOptions load_options;
+        SF_RETURN_IF_ERROR(parse_load_options(to_string_view_copy(options_text), &load_options));
+        load_options.progress = progress;
+        load_options.progress_user = progress_user;
+        ShardList list;
+        SF_RETURN_IF_ERROR(parse_shards(shards_text, reader, &list));
+        ws_.reset();
+        model_.reset();  // free the old model first: the new one may need that memory
+        auto m = Model::load_checkpoint(to_string_view_copy(config_text), list.shards, to_string_view_copy(index_text),
+                                        load_options);
+        if (!m.is_ok()) return m.status();
+        model_ = std::move(m).value();
+        return Status::ok();
+    });
+}
+
+int ModelEntry::info_json(std::string* out) const {
+    return guarded("infoJson", [&]() -> Status {
+        if (!model_) return Status::invalid("no model loaded");
+        *out = model_->info_json();
+        return Status::ok();
+    });
+}
+
+int ModelEntry::config_json(std::string* out) const {
+    return guarded("configJson", [&]() -> Status {
+        if (!model_) return Status::invalid("no model loaded");
+        *out = model_config_to_json(model_->config());
+        return Status::ok();
+    });
+}
+
+int ModelEntry::reserve(Number max_batch, Number max_src, Number max_tgt, Number record_attention) {
+    return guarded("reserve", [&]() -> Status {
+        if (!model_) return Status::invalid("no model loaded");
+        WorkspaceLimits limits;
+        SF_RETURN_IF_ERROR(size(max_batch, "maxBatch", 1, kMaxSize, &limits.max_batch));
+        SF_RETURN_IF_ERROR(size(max_src, "maxSrcLength", 1, kMaxSize, &limits.max_src_len));
+        SF_RETURN_IF_ERROR(size(max_tgt, "maxTgtLength", 1, kMaxSize, &limits.max_tgt_len));
+        SF_RETURN_IF_ERROR(flag(record_attention, "recordAttention", &limits.record_attention));
+        return ensure_workspace(limits);
+    });
+}
+
+// The arrays of one side of a forward call, each checked to lie in memory with its full size:
+// embeddings [B, n, d], tokens and key_padding [B, n], attn_mask [n, n_keys].
+Status ModelEntry::check_sequence_arrays(const SequenceArgs& s, const char* side, size_t n_batch, size_t n_keys,
+                                         SequenceInput* out) const {
+    const std::string name(side);
+    SF_RETURN_IF_ERROR(size(s.n_seq, (name + ".nSeq").c_str(), 0, kMaxSize, &out->n_seq));
+    uint64_t rows = 0, values = 0, mask = 0;
+    SF_RETURN_IF_ERROR(product({n_batch, out->n_seq}, side, kMaxArrayBytes, &rows));
+    SF_RETURN_IF_ERROR(product({rows, model_->config().d_model}, side, kMaxArrayBytes, &values));
+    SF_RETURN_IF_ERROR(product({out->n_seq, n_keys ? n_keys : out->n_seq}, (name + ".attnMask").c_str(), kMaxArrayBytes, &mask));
+    SF_RETURN_IF_ERROR(array_of(s.embeddings, values, (name + ".embeddings").c_str(), true, &out->embeddings));
+    SF_RETURN_IF_ERROR(array_of(s.tokens, rows, (name + ".tokens").c_str(), true, &out->tokens));
+    SF_RETURN_IF_ERROR(array_of(s.key_padding, rows, (name + ".keyPadding").c_str(), true, &out->key_padding));
+    SF_RETURN_IF_ERROR(array_of(s.attn_mask, mask, (name + ".attnMask").c_str(), true, &out->attn_mask));
+    return flag(s.causal, (name + ".causal").c_str(), &out->causal);
+}
+
+int ModelEntry::forward(const ForwardArgs& a) {
+    return guarded("forward", [&]() -> Status {
+        if (!model_ || !ws_) return Status::invalid("no workspace reserved");
+        const size_t d = model_->config().d_model;
+        ForwardRequest r;
+        SF_RETURN_IF_ERROR(attention_options(a.score, a.normalize, &r.options));
+        SF_RETURN_IF_ERROR(size(a.n_batch, "nBatch", 1, kMaxSize, &r.n_batch));
+        SF_RETURN_IF_ERROR(size(a.n_seq_k, "nSeqK", 0, kMaxSize, &r.n_seq_k));
+        SF_RETURN_IF_ERROR(size(a.n_seq_memory, "nSeqMemory", 0, kMaxSize, &r.n_seq_memory));
+        const bool own_keys = a.key != 0;
+        SF_RETURN_IF_ERROR(check_sequence_arrays(a.src, "src", r.n_batch, own_keys ? r.n_seq_k : 0, &r.src));
+        SF_RETURN_IF_ERROR(check_sequence_arrays(a.tgt, "tgt", r.n_batch, 0, &r.tgt));
+        uint64_t key_rows = 0, key_values = 0, memory_rows = 0, memory_values = 0;
+        SF_RETURN_IF_ERROR(product({r.n_batch, r.n_seq_k}, "key", kMaxArrayBytes, &key_rows));
+        SF_RETURN_IF_ERROR(product({key_rows, d}, "key", kMaxArrayBytes, &key_values));
+        SF_RETURN_IF_ERROR(product({r.n_batch, r.n_seq_memory}, "memory", kMaxArrayBytes, &memory_rows));
+        SF_RETURN_IF_ERROR(product({memory_rows, d}, "memory", kMaxArrayBytes, &memory_values));
+        SF_RETURN_IF_ERROR(array_of(a.key, key_values, "key", true, &r.key));
+        SF_RETURN_IF_ERROR(array_of(a.value, key_values, "value", true, &r.value));
+        SF_RETURN_IF_ERROR(array_of(a.key_padding_k, key_rows, "keyPaddingK", true, &r.key_padding_k));
+        SF_RETURN_IF_ERROR(array_of(a.memory, memory_values, "memory", true, &r.memory));
+        SF_RETURN_IF_ERROR(array_of(a.memory_key_padding, memory_rows, "memoryKeyPadding", true, &r.memory_key_padding));
+        SF_RETURN_IF_ERROR(flag(a.need_weights, "needWeights", &r.need_weights));
+        SF_RETURN_IF_ERROR(flag(a.encoder_only, "encoderOnly", &r.encoder_only));
+        return model_->forward(r, *ws_);
+    });
+}
+
+int ModelEntry::generate(const GenerateArgs& a, StepCallback on_step, void* user) {
+    return guarded("generate", [&]() -> Status {
+        if (!model_ || !ws_) return Status::invalid("no workspace reserved");
+        GenerateRequest r;
+        SF_RETURN_IF_ERROR(attention_options(a.score, a.normalize, &r.options));
+        SF_RETURN_IF_ERROR(size(a.n_batch, "nBatch", 1, kMaxSize, &r.n_batch));
+        SF_RETURN_IF_ERROR(check_sequence_arrays(a.src, "src", r.n_batch, 0, &r.src));
+        SF_RETURN_IF_ERROR(size(a.max_length, "maxLength", 0, kMaxSize, &r.max_length));
+        SF_RETURN_IF_ERROR(integer_or_default(a.bos, "bos", &r.bos));
+        SF_RETURN_IF_ERROR(integer_or_default(a.eos, "eos", &r.eos));
+        SF_RETURN_IF_ERROR(flag(a.need_weights, "needWeights", &r.need_weights));
+        r.on_step = on_step;
+        r.on_step_user = user;
+        return model_->generate(r, *ws_);
+    });
+}
+
+int ModelEntry::forward_text(const TextArgs& a) {
+    return guarded("forwardText", [&]() -> Status {
+        if (!model_) return Status::invalid("no model loaded");
+        TextRequest r;
+        SF_RETURN_IF_ERROR(size(a.n_batch, "nBatch", 1, kMaxSize, &r.n_batch));
+        SF_RETURN_IF_ERROR(size(a.n_seq, "nSeq", 1, kMaxSize, &r.n_seq));
+        SF_RETURN_IF_ERROR(size(a.n_logits_rows, "nLogitsRows", 0, kMaxSize, &r.n_logits_rows));
+        uint64_t tokens = 0;
+        SF_RETURN_IF_ERROR(product({r.n_batch, r.n_seq}, "tokens", kMaxArrayBytes, &tokens));
+        SF_RETURN_IF_ERROR(array_of(a.tokens, tokens, "tokens", false, &r.tokens));
+        SF_RETURN_IF_ERROR(array_of(a.token_types, tokens, "tokenTypes", true, &r.token_types));
+        SF_RETURN_IF_ERROR(array_of(a.attention_mask, tokens, "attentionMask", true, &r.attention_mask));
+        SF_RETURN_IF_ERROR(array_of(a.logits_rows, r.n_logits_rows, "logitsRows", true, &r.logits_rows));
+        SF_RETURN_IF_ERROR(flag(a.need_weights, "needWeights", &r.need_weights));
+        SF_RETURN_IF_ERROR(flag(a.need_pooler, "needPooler", &r.need_pooler));
+        WorkspaceLimits limits;
+        limits.max_batch = r.n_batch;
+        limits.max_src_len = r.n_seq;
+        limits.max_tgt_len = 1;
+        limits.record_attention = r.need_weights;
+        limits.max_logits_rows = r.n_logits_rows;
+        SF_RETURN_IF_ERROR(ensure_workspace(limits));
+        return model_->forward_text(r, *ws_);
+    });
+}
+
+const AttentionMap* ModelEntry::attention(Number kind, Number layer) const {
+    if (!ws_ || !(kind == 0 || kind == 1 || kind == 2) || !(layer >= 0 && layer < 1e6 && layer == double(size_t(layer))))
+        return nullptr;
+    const auto& maps = kind == 0 ? ws_->encoder_attention() : kind == 1 ? ws_->decoder_self_attention()
+                                                                        : ws_->decoder_cross_attention();
+    const size_t i = size_t(layer);
+    return i < maps.size() && maps[i].data ? &maps[i] : nullptr;
+}
+
+// The workspace grows to the union of what was asked so far; it is re-created only when the
+// current one does not fit (the old one is freed first: the new one may need that memory).
+Status ModelEntry::ensure_workspace(WorkspaceLimits want) {
+    if (ws_) {
+        const WorkspaceLimits& l = ws_->limits();
+        if (l.max_batch >= want.max_batch && l.max_src_len >= want.max_src_len && l.max_tgt_len >= want.max_tgt_len &&
+            (l.record_attention || !want.record_attention) && l.max_logits_rows >= want.max_logits_rows)
+            return Status::ok();
+        want.max_batch = std::max(want.max_batch, l.max_batch);
+        want.max_src_len = std::max(want.max_src_len, l.max_src_len);
+        want.max_tgt_len = std::max(want.max_tgt_len, l.max_tgt_len);
+        want.record_attention = want.record_attention || l.record_attention;
+        want.max_logits_rows = std::max(want.max_logits_rows, l.max_logits_rows);
+    }
+    ws_.reset();
+    auto ws = model_->make_workspace(want);
+    if (!ws.is_ok()) return ws.status();
+    ws_ = std::move(ws).value();
+    return Status::ok();
+}
+
+}  // namespace simdformer::entry

@@ -1,0 +1,72 @@
+#include "reply.h"
+
+#include <cstdio>
+#include <cstdlib>
+
+namespace simdformer::entry {
+namespace {
+
+char g_reply[kReplyBytes];  // "" or "<code>\t<message>"
+
+#if defined(__cpp_exceptions)
+// Allocated with operator new (std::nothrow) so that they are part of the same heap as every
+// other allocation (the native tests model a full heap at operator new).
+void* g_retry_reserve = nullptr;
+void* g_throw_reserve = nullptr;
+
+void release(void*& p) noexcept {
+    ::operator delete(p);
+    p = nullptr;
+}
+
+// operator new calls this when malloc fails. First: release the retry reserve and return
+// (operator new tries again). When that was not enough: release the throw reserve, then throw.
+void on_allocation_failure() {
+    if (g_retry_reserve) return release(g_retry_reserve);
+    release(g_throw_reserve);
+    throw std::bad_alloc();
+}
+
+void* acquire(size_t bytes) noexcept { return ::operator new(bytes, std::nothrow); }
+#endif
+
+}  // namespace
+
+bool hold_reserves() noexcept {
+#if defined(__cpp_exceptions)
+    // No handler while the reserves themselves are taken: a failure here just means "no reserve".
+    std::set_new_handler(nullptr);
+    if (!g_throw_reserve) g_throw_reserve = acquire(kThrowReserveBytes);
+    if (!g_retry_reserve && g_throw_reserve) g_retry_reserve = acquire(kRetryReserveBytes);
+    std::set_new_handler(on_allocation_failure);
+    return g_retry_reserve && g_throw_reserve;
+#else
+    return true;
+#endif
+}
+
+int reply(const Status& s) noexcept {
+    if (s.is_ok()) {
+        g_reply[0] = '\0';
+        return 0;
+    }
+    std::snprintf(g_reply, sizeof g_reply, "%s\t%s", status_code_name(s.code()), s.message().c_str());
+    return 1 + int(s.code());
+}
+
+int reply_out_of_memory(const char* what) noexcept {
+    // `what` is not repeated: the JS wrapper already says which call failed.
+    (void)what;
+    std::snprintf(g_reply, sizeof g_reply, "%s\tout of wasm memory: an allocation failed (everything the call "
+                  "had allocated was freed)", status_code_name(StatusCode::kOutOfMemory));
+    return 1 + int(StatusCode::kOutOfMemory);
+}
+
+int reply_internal(const char* what, const char* message) noexcept {
+    std::snprintf(g_reply, sizeof g_reply, "internal\t%s: internal error: %s", what, message);
+    return 1000;
+}
+
+const char* reply_text() noexcept { return g_reply; }
+
+}  // namespace simdformer::entry

@@ -1,0 +1,72 @@
+// How an entry point reports: 0, or a non-zero code with "<status code>\t<message>" kept in a
+// fixed buffer. Building the reply needs no memory, so a failure is reported even when the heap
+// is exhausted; the Embind glue turns the buffer into a JS string (in JS memory).
+//
+// guarded(body) is the one place exceptions stop. The core reports its own errors as Status;
+// what can still throw is allocation inside std containers and the JSON parser (std::bad_alloc,
+// std::length_error), which becomes out_of_memory after the stack has unwound through RAII
+// owners, so everything the call took is freed and the module stays fully usable.
+#pragma once
+
+#include <exception>
+#include <new>
+#include <stdexcept>
+
+#include "simdformer/status.h"
+
+namespace simdformer::entry {
+
+// Replies longer than this are cut (messages are one line; tensor names are the long part).
+constexpr size_t kReplyBytes = 4096;
+
+// Records s (nothing for ok) and returns 0 for ok, else 1 + the StatusCode.
+int reply(const Status& s) noexcept;
+// The allocation failure reply: "out_of_memory\t<what>: out of memory ...". `what` is static text.
+int reply_out_of_memory(const char* what) noexcept;
+// An exception that is not an allocation failure: a bug. "internal\t<what>: <message>".
+int reply_internal(const char* what, const char* message) noexcept;
+// "" after a successful call, else "<status code>\t<message>" of the last failed one.
+const char* reply_text() noexcept;
+
+// Memory for the moments when an allocation must not fail. Two reserves are held between calls
+// and released by the allocation-failure handler (std::set_new_handler) while a call runs:
+//  - the retry reserve, released at the first failure, after which the allocation is retried:
+//    it serves small allocations that cannot fail softly -- nlohmann::json's destructor allocates
+//    the stack it destroys a value with, and a destructor cannot throw;
+//  - the throw reserve, released just before the handler throws std::bad_alloc: room for the
+//    exception object (Emscripten's __cxa_allocate_exception mallocs it unchecked, so a throw
+//    into a full heap would build it at address 0) and for destructors that allocate while the
+//    exception unwinds.
+// Returns false when the reserves cannot be held (the heap is full before the call starts: the
+// call then fails at once with out_of_memory). Residual risk, documented in README "Security and
+// limits": a JSON value with more than kRetryReserveBytes / 16 entries destroyed at the exact
+// moment the heap is full still ends in std::terminate.
+constexpr size_t kRetryReserveBytes = size_t{64} << 10;
+constexpr size_t kThrowReserveBytes = size_t{16} << 10;
+bool hold_reserves() noexcept;
+
+// Runs body() -> Status; an exception becomes a reply naming `what` (static text).
+template <class Body>
+int guarded(const char* what, Body&& body) noexcept {
+#if defined(__cpp_exceptions)
+    if (!hold_reserves()) return reply_out_of_memory(what);
+    int code;
+    try {
+        code = reply(body());
+    } catch (const std::bad_alloc&) {
+        code = reply_out_of_memory(what);
+    } catch (const std::length_error&) {  // a container asked for more than it can ever hold
+        code = reply_out_of_memory(what);
+    } catch (const std::exception& e) {
+        code = reply_internal(what, e.what());
+    } catch (...) {
+        code = reply_internal(what, "unknown exception");
+    }
+    (void)hold_reserves();  // the call returned or unwound, freeing what it took: take the reserves back
+    return code;
+#else
+    return reply(body());
+#endif
+}
+
+}  // namespace simdformer::entry
