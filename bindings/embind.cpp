@@ -1,431 +1,275 @@
-// Embind bindings: translate between JavaScript and the C++ API, nothing more.
+// Embind glue: converts JavaScript values to the entry points' arguments and their replies back,
+// nothing more. The entry points (bindings/entry/) hold all the logic as plain C++, tested
+// natively and fuzzed in 32- and 64-bit builds.
 //
-// Arrays travel as addresses in wasm memory (the JS wrapper copies typed arrays in with one
-// set() and copies results out with slice()), so no view into the heap is ever handed to users.
-// Fallible calls return "" on success or "<status code>\t<message>", which the wrapper turns
-// into an Error; nothing here throws, so the module always stays usable.
+// Three rules keep the boundary safe, whatever JavaScript passes and however full the heap is:
+//  - No C++ integer or std::string crosses: Embind would truncate a number modulo 2^32 and
+//    convert strings and objects through mallocs it never checks. Every argument arrives as a
+//    `val` (or a double) and becomes a Number (NaN when it is not a number) or a TextArg (bytes
+//    the JS wrapper put in memory with a checked malloc); the entry points check the rest.
+//  - Nothing here allocates wasm memory: replies are JS strings made from a fixed buffer, objects
+//    are built on the JS side (val), handles are made with new (std::nothrow).
+//  - Callbacks into JavaScript must not throw (a JS exception would unwind through C++ frames
+//    without running their destructors): the JS wrappers catch everything and report through
+//    their return value.
 #include <emscripten/bind.h>
 #include <emscripten/val.h>
+#include <malloc.h>
 
 #include <cmath>
-#include <cstdio>
-#include <memory>
-#include <optional>
+#include <new>
 #include <string>
-#include <utility>
-#include <vector>
 
-#include "simdformer/simdformer.h"
+#include "entry/model_entry.h"
+#include "entry/ops_entry.h"
+#include "entry/reply.h"
 
 using emscripten::val;
 
 namespace simdformer::bindings {
 namespace {
 
-std::string error_of(const Status& s) {
-    return s.is_ok() ? std::string() : std::string(status_code_name(s.code())) + "\t" + s.message();
-}
+using entry::Number;
+using entry::TextArg;
 
-template <class T>
-const T* ptr(uintptr_t address) {
-    return reinterpret_cast<const T*>(address);
-}
+constexpr double kNaN = NAN;
 
-struct SequenceArgs {
-    size_t n_seq = 0;
-    uintptr_t embeddings = 0, tokens = 0, key_padding = 0, attn_mask = 0;
-    bool causal = false;
-};
+// A JS number as is; anything else (a string, a BigInt, undefined) as NaN, which every check
+// rejects naming the argument.
+Number number_of(const val& v) { return v.isNumber() ? v.as<double>() : kNaN; }
+// true -> 1, false -> 0, anything else (1, 'true') -> NaN (rejected: "must be true or false").
+Number flag_of(const val& v) { return v.isTrue() ? 1.0 : v.isFalse() ? 0.0 : kNaN; }
 
-struct ForwardArgs {
-    size_t n_batch = 1;
-    SequenceArgs src, tgt;
-    uintptr_t key = 0, value = 0;
-    size_t n_seq_k = 0;
-    uintptr_t key_padding_k = 0, memory = 0;
-    size_t n_seq_memory = 0;
-    uintptr_t memory_key_padding = 0;
-    std::string score, normalize;  // option names, parsed by attention_options()
-    bool need_weights = false;
-    bool encoder_only = false;
-};
+bool is_function(const val& v) { return v.typeOf().strictlyEquals(val("function")); }
+bool is_object(const val& v) { return !v.isNull() && v.typeOf().strictlyEquals(val("object")); }
 
-struct GenerateArgs {
-    size_t n_batch = 1;
-    SequenceArgs src;
-    size_t max_length = 0;
-    int bos = -1, eos = -1;
-    std::string score, normalize;
-    bool need_weights = false;
-};
+// A property of an argument object (undefined when `o` is not an object).
+val field(const val& o, const char* key) { return is_object(o) ? o[key] : val::undefined(); }
+Number num(const val& o, const char* key) { return number_of(field(o, key)); }
+Number flag(const val& o, const char* key) { return flag_of(field(o, key)); }
+// {ptr, length} of UTF-8 bytes in wasm memory.
+TextArg text_of(const val& t) { return TextArg{num(t, "ptr"), num(t, "length")}; }
+TextArg text(const val& o, const char* key) { return text_of(field(o, key)); }
 
-struct AttentionArgs {
-    size_t n_seq_q = 0, n_seq_k = 0, d_k = 0, d_v = 0;
-    uintptr_t q = 0, k = 0, v = 0;
-    std::string score, normalize;
-    size_t additive_dim = 0;
-    uintptr_t w_q = 0, w_k = 0, w_v = 0, key_padding = 0, attn_mask = 0;
-    bool causal = false;
-    uintptr_t out = 0, weights = 0;
-};
+// "" on success, else "<status code>\t<message>".
+val reply(int code) { return val(code == 0 ? "" : entry::reply_text()); }
+// A JSON text on success, else the error reply (the JS wrapper tells them apart by the '{').
+val json_reply(int code, const std::string& json) { return code == 0 ? val(json.c_str()) : reply(code); }
 
-SequenceInput to_input(const SequenceArgs& a) {
-    SequenceInput s;
-    s.n_seq = a.n_seq;
-    s.embeddings = ptr<float>(a.embeddings);
-    s.tokens = ptr<int32_t>(a.tokens);
-    s.key_padding = ptr<uint8_t>(a.key_padding);
-    s.attn_mask = ptr<float>(a.attn_mask);
-    s.causal = a.causal;
+entry::SequenceArgs sequence(const val& o) {
+    entry::SequenceArgs s;
+    s.n_seq = num(o, "nSeq");
+    s.embeddings = num(o, "embeddings");
+    s.tokens = num(o, "tokens");
+    s.key_padding = num(o, "keyPadding");
+    s.attn_mask = num(o, "attnMask");
+    s.causal = flag(o, "causal");
     return s;
 }
 
-// The one table of attention option names (the JS API passes the user's strings through).
-constexpr std::pair<const char*, ScoreKind> kScoreNames[] = {
-    {"scaled-dot", ScoreKind::kScaledDot}, {"dot", ScoreKind::kDot}, {"additive", ScoreKind::kAdditive}};
-constexpr std::pair<const char*, NormalizeKind> kNormalizeNames[] = {
-    {"softmax", NormalizeKind::kSoftmax}, {"relu", NormalizeKind::kRelu}};
-
-template <class Kind, size_t N>
-Status parse_name(const char* option, const std::string& name, const std::pair<const char*, Kind> (&names)[N], Kind* out) {
-    std::string expected;
-    for (const auto& [text, kind] : names) {
-        if (name == text) {
-            *out = kind;
-            return Status::ok();
-        }
-        expected += (expected.empty() ? "" : ", ") + std::string(text);
-    }
-    return Status::invalid(std::string("unknown ") + option + " '" + name + "' (expected " + expected + ")");
-}
-
-Status attention_options(const std::string& score, const std::string& normalize, AttentionOptions* out) {
-    SF_RETURN_IF_ERROR(parse_name("score", score, kScoreNames, &out->score));
-    return parse_name("normalize", normalize, kNormalizeNames, &out->normalize);
-}
-
-void call_step_callback(void* user, size_t step, size_t max_steps) {
-    (*static_cast<val*>(user))(step, max_steps);
-}
-
-// ---- checkpoints and text models (the loadCheckpoint / forwardText contract of DESIGN.md) -----
-
-constexpr double kMaxExactInteger = 9007199254740992.0;  // 2^53: every integer below is exact
-
-std::string number_text(double v) {
-    char text[32];
-    std::snprintf(text, sizeof text, "%.17g", v);
-    return text;
-}
-
-// A size from JavaScript: a number that is an exact non-negative integer <= 2^53 and fits
-// size_t (32 bits in wasm) — checked before it is converted, so 2^32 + 5 never becomes 5.
-Status js_size(double v, const char* what, size_t* out) {
-    if (!std::isfinite(v) || v < 0 || v != std::floor(v) || v > kMaxExactInteger || v > double(SIZE_MAX))
-        return Status::invalid(std::string(what) + " must be a non-negative integer below 2^32, not " + number_text(v));
-    *out = size_t(v);
-    return Status::ok();
-}
-
-// The same for a 64-bit offset or file size (up to 2^53).
-Status js_u64(double v, const char* what, uint64_t* out) {
-    if (!std::isfinite(v) || v < 0 || v != std::floor(v) || v > kMaxExactInteger)
-        return Status::invalid(std::string(what) + " must be a non-negative integer <= 2^53, not " + number_text(v));
-    *out = uint64_t(v);
-    return Status::ok();
-}
-
-// An address in wasm memory (0 = none), aligned for T.
-template <class T>
-Status js_pointer(double v, const char* what, const T** out) {
-    size_t address = 0;
-    SF_RETURN_IF_ERROR(js_size(v, what, &address));
-    if (address % alignof(T) != 0) return Status::invalid(std::string(what) + " is not aligned");
-    *out = reinterpret_cast<const T*>(address);
-    return Status::ok();
-}
-
-bool is_type(const val& v, const char* type) { return v.typeOf().as<std::string>() == type; }
-
-// One shard of a checkpoint, read through the JavaScript callback
-// read(shard, offset, length, destPtr) -> "" or error text. The callback copies the bytes into
-// wasm memory at destPtr; it must not throw (a throw would unwind past C++ cleanup).
-class JsSource : public ByteSource {
+// Reads checkpoint bytes through read(shard, offset, length, destPtr) -> true | false.
+class JsShardReader : public entry::ShardReader {
 public:
-    JsSource(const val& read, size_t shard, uint64_t size, std::string name)
-        : read_(read), shard_(shard), size_(size), name_(std::move(name)) {}
-    uint64_t size() const override { return size_; }
-    Status read(uint64_t offset, size_t n, uint8_t* dst) override {
-        SF_RETURN_IF_ERROR(check_range(offset, n, size_, "'" + name_ + "'"));
-        if (n == 0) return Status::ok();
-        const val result = read_(double(shard_), double(offset), double(n), double(uintptr_t(dst)));
-        if (!is_type(result, "string"))
-            return Status::io("'" + name_ + "': the read callback must return \"\" or an error message");
-        const std::string error = result.as<std::string>();
-        if (!error.empty()) return Status::io("'" + name_ + "': " + error);
-        return Status::ok();
+    explicit JsShardReader(const val& read) : read_(read) {}
+    bool read(size_t shard, uint64_t offset, size_t n, uint8_t* dst) override {
+        return read_(double(shard), double(offset), double(n), double(uintptr_t(dst))).isTrue();
     }
 
 private:
-    val read_;
-    size_t shard_;
-    uint64_t size_;
-    std::string name_;
+    const val& read_;
 };
 
-// progress(loaded, total) from JavaScript; returning false (exactly) cancels the load.
+// progress(loaded, total); returning false (exactly) cancels the load.
 bool call_progress(void* user, uint64_t loaded, uint64_t total) {
     return !(*static_cast<val*>(user))(double(loaded), double(total)).isFalse();
 }
 
-// forwardText's argument object: sizes and addresses as JavaScript numbers (checked in C++).
-struct TextArgs {
-    double n_batch = 0, n_seq = 0;
-    double tokens = 0, token_types = 0, attention_mask = 0, logits_rows = 0, n_logits_rows = 0;
-    bool need_weights = false, need_pooler = false;
-};
+void call_step(void* user, size_t step, size_t max_steps) { (*static_cast<val*>(user))(double(step), double(max_steps)); }
 
-Status to_text_request(const TextArgs& a, TextRequest* r) {
-    SF_RETURN_IF_ERROR(js_size(a.n_batch, "nBatch", &r->n_batch));
-    SF_RETURN_IF_ERROR(js_size(a.n_seq, "nSeq", &r->n_seq));
-    SF_RETURN_IF_ERROR(js_pointer(a.tokens, "tokens", &r->tokens));
-    SF_RETURN_IF_ERROR(js_pointer(a.token_types, "tokenTypes", &r->token_types));
-    SF_RETURN_IF_ERROR(js_pointer(a.attention_mask, "attentionMask", &r->attention_mask));
-    SF_RETURN_IF_ERROR(js_pointer(a.logits_rows, "logitsRows", &r->logits_rows));
-    SF_RETURN_IF_ERROR(js_size(a.n_logits_rows, "nLogitsRows", &r->n_logits_rows));
-    r->need_weights = a.need_weights;
-    r->need_pooler = a.need_pooler;
-    return Status::ok();
-}
-
-// A loaded model and the workspace its calls run in.
 class ModelHandle {
 public:
-    std::string load(uintptr_t data, size_t size, const std::string& config) {
-        auto m = Model::load(ptr<uint8_t>(data), size, config);
-        if (!m.is_ok()) return error_of(m.status());
-        ws_.reset();  // a workspace is shaped for one model
-        model_ = std::move(m).value();
-        return "";
+    val load(val data, val size, val config) {
+        return reply(e_.load(number_of(data), number_of(size), text_of(config)));
     }
 
-    // The loadCheckpoint contract: see DESIGN.md ("JS <-> wasm contract for checkpoints").
-    std::string load_checkpoint(const std::string& config, val shards, const std::string& index, val read,
-                                val progress, const std::string& options_json) {
-        LoadOptions options;
-        Status st = parse_load_options(options_json, &options);
-        if (!st.is_ok()) return error_of(st);
-        if (!is_type(read, "function")) return error_of(Status::invalid("read must be a function"));
-        if (!shards.isArray()) return error_of(Status::invalid("shards must be an array of {name, size}"));
-        size_t n = 0;
-        st = js_size(shards["length"].as<double>(), "shards.length", &n);
-        if (!st.is_ok()) return error_of(st);
-        std::vector<std::unique_ptr<JsSource>> sources;
-        std::vector<CheckpointShard> list;
-        for (size_t i = 0; i < n; ++i) {
-            const val shard = shards[i];
-            if (!is_type(shard, "object") || !is_type(shard["name"], "string") || !is_type(shard["size"], "number"))
-                return error_of(Status::invalid("shards[" + std::to_string(i) + "] must be {name: string, size: number}"));
-            const std::string name = shard["name"].as<std::string>();
-            uint64_t size = 0;
-            st = js_u64(shard["size"].as<double>(), ("size of '" + name + "'").c_str(), &size);
-            if (!st.is_ok()) return error_of(st);
-            sources.push_back(std::make_unique<JsSource>(read, i, size, name));
-            list.push_back({name, sources.back().get()});
-        }
-        if (is_type(progress, "function")) {
-            options.progress = call_progress;
-            options.progress_user = &progress;
-        } else if (!progress.isUndefined() && !progress.isNull()) {
-            return error_of(Status::invalid("progress must be a function or undefined"));
-        }
-        ws_.reset();
-        model_.reset();  // free the old model first: the new one may need that memory
-        auto m = Model::load_checkpoint(config, list, index, options);
-        if (!m.is_ok()) return error_of(m.status());
-        model_ = std::move(m).value();
-        return "";
+    // loadCheckpoint(config, shards, index, read, progress, options): texts as {ptr, length}.
+    val load_checkpoint(val config, val shards, val index, val read, val progress, val options) {
+        if (!is_function(read)) return val("invalid_argument\tloadCheckpoint: read must be a function");
+        const bool has_progress = !progress.isUndefined() && !progress.isNull();
+        if (has_progress && !is_function(progress))
+            return val("invalid_argument\tloadCheckpoint: progress must be a function or undefined");
+        JsShardReader reader(read);
+        return reply(e_.load_checkpoint(text_of(config), text_of(shards), text_of(index), reader,
+                                        has_progress ? call_progress : nullptr, &progress, text_of(options)));
     }
 
-    std::string info_json() const { return model_ ? model_->info_json() : "{}"; }
+    val info_json() const {
+        std::string json;
+        const int code = e_.info_json(&json);
+        return json_reply(code, json);
+    }
+    val config_json() const {
+        std::string json;
+        const int code = e_.config_json(&json);
+        return json_reply(code, json);
+    }
+    double parameter_count() const { return e_.parameter_count(); }
 
-    // The forwardText contract: the workspace grows to fit the call when it does not.
-    std::string forward_text(const TextArgs& a) {
-        if (!model_) return error_of(Status::invalid("no model loaded"));
-        TextRequest r;
-        Status st = to_text_request(a, &r);
-        if (!st.is_ok()) return error_of(st);
-        WorkspaceLimits limits;
-        limits.max_batch = std::max<size_t>(r.n_batch, 1);
-        limits.max_src_len = std::max<size_t>(r.n_seq, 1);
-        limits.max_tgt_len = 1;
-        limits.record_attention = r.need_weights;
-        limits.max_logits_rows = r.n_logits_rows;
-        st = ensure_workspace(limits);
-        if (!st.is_ok()) return error_of(st);
-        return error_of(model_->forward_text(r, *ws_));
+    val reserve(val max_batch, val max_src, val max_tgt, val record) {
+        return reply(e_.reserve(number_of(max_batch), number_of(max_src), number_of(max_tgt), flag_of(record)));
     }
 
-    uintptr_t pooler() const { return ws_ ? uintptr_t(ws_->pooler()) : 0; }
-
-    std::string config_json() const { return model_ ? model_config_to_json(model_->config()) : "{}"; }
-    double parameter_count() const { return model_ ? double(model_->parameter_count()) : 0.0; }
-
-    // Makes sure the workspace fits these limits (re-created, larger, only when it does not).
-    std::string reserve(size_t max_batch, size_t max_src, size_t max_tgt, bool record) {
-        if (!model_) return error_of(Status::invalid("no model loaded"));
-        WorkspaceLimits limits;
-        limits.max_batch = max_batch;
-        limits.max_src_len = max_src;
-        limits.max_tgt_len = max_tgt;
-        limits.record_attention = record;
-        return error_of(ensure_workspace(limits));
+    val forward(val o) {
+        entry::ForwardArgs a;
+        a.n_batch = num(o, "nBatch");
+        a.src = sequence(field(o, "src"));
+        a.tgt = sequence(field(o, "tgt"));
+        a.key = num(o, "key");
+        a.value = num(o, "value");
+        a.n_seq_k = num(o, "nSeqK");
+        a.key_padding_k = num(o, "keyPaddingK");
+        a.memory = num(o, "memory");
+        a.n_seq_memory = num(o, "nSeqMemory");
+        a.memory_key_padding = num(o, "memoryKeyPadding");
+        a.score = text(o, "score");
+        a.normalize = text(o, "normalize");
+        a.need_weights = flag(o, "needWeights");
+        a.encoder_only = flag(o, "encoderOnly");
+        return reply(e_.forward(a));
     }
 
-    std::string forward(const ForwardArgs& a) {
-        if (!model_ || !ws_) return error_of(Status::invalid("no workspace reserved"));
-        ForwardRequest r;
-        if (Status s = attention_options(a.score, a.normalize, &r.options); !s.is_ok()) return error_of(s);
-        r.n_batch = a.n_batch;
-        r.src = to_input(a.src);
-        r.tgt = to_input(a.tgt);
-        r.key = ptr<float>(a.key);
-        r.value = ptr<float>(a.value);
-        r.n_seq_k = a.n_seq_k;
-        r.key_padding_k = ptr<uint8_t>(a.key_padding_k);
-        r.memory = ptr<float>(a.memory);
-        r.n_seq_memory = a.n_seq_memory;
-        r.memory_key_padding = ptr<uint8_t>(a.memory_key_padding);
-        r.need_weights = a.need_weights;
-        r.encoder_only = a.encoder_only;
-        return error_of(model_->forward(r, *ws_));
+    // on_step(step, maxSteps) after every decoding step, or undefined.
+    val generate(val o, val on_step) {
+        entry::GenerateArgs a;
+        a.n_batch = num(o, "nBatch");
+        a.src = sequence(field(o, "src"));
+        a.max_length = num(o, "maxLength");
+        a.bos = num(o, "bos");
+        a.eos = num(o, "eos");
+        a.score = text(o, "score");
+        a.normalize = text(o, "normalize");
+        a.need_weights = flag(o, "needWeights");
+        const bool has_step = !on_step.isUndefined() && !on_step.isNull();
+        if (has_step && !is_function(on_step))
+            return val("invalid_argument\tgenerate: onStep must be a function or undefined");
+        return reply(e_.generate(a, has_step ? call_step : nullptr, &on_step));
     }
 
-    std::string generate(const GenerateArgs& a, val on_step) {
-        if (!model_ || !ws_) return error_of(Status::invalid("no workspace reserved"));
-        GenerateRequest r;
-        if (Status s = attention_options(a.score, a.normalize, &r.options); !s.is_ok()) return error_of(s);
-        r.n_batch = a.n_batch;
-        r.src = to_input(a.src);
-        r.max_length = a.max_length;
-        r.bos = a.bos;
-        r.eos = a.eos;
-        r.need_weights = a.need_weights;
-        if (!on_step.isUndefined() && !on_step.isNull()) {
-            r.on_step = call_step_callback;
-            r.on_step_user = &on_step;
-        }
-        return error_of(model_->generate(r, *ws_));
+    val forward_text(val o) {
+        entry::TextArgs a;
+        a.n_batch = num(o, "nBatch");
+        a.n_seq = num(o, "nSeq");
+        a.tokens = num(o, "tokens");
+        a.token_types = num(o, "tokenTypes");
+        a.attention_mask = num(o, "attentionMask");
+        a.need_weights = flag(o, "needWeights");
+        a.need_pooler = flag(o, "needPooler");
+        a.logits_rows = num(o, "logitsRows");
+        a.n_logits_rows = num(o, "nLogitsRows");
+        return reply(e_.forward_text(a));
     }
 
-    uintptr_t output() const { return ws_ ? uintptr_t(ws_->output()) : 0; }
-    size_t output_rows() const { return ws_ ? ws_->output_rows() : 0; }
-    uintptr_t logits() const { return ws_ ? uintptr_t(ws_->logits()) : 0; }
-    size_t logits_cols() const { return ws_ ? ws_->logits_cols() : 0; }
-    uintptr_t generated() const { return ws_ ? uintptr_t(ws_->generated()) : 0; }
-    size_t generated_length() const { return ws_ ? ws_->generated_length() : 0; }
-    double workspace_bytes() const { return ws_ ? double(ws_->bytes()) : 0.0; }
+    // Results of the last call, as addresses and counts (0 when absent).
+    double output() const { return ws() ? double(uintptr_t(ws()->output())) : 0; }
+    double output_rows() const { return ws() ? double(ws()->output_rows()) : 0; }
+    double logits() const { return ws() ? double(uintptr_t(ws()->logits())) : 0; }
+    double logits_cols() const { return ws() ? double(ws()->logits_cols()) : 0; }
+    double pooler() const { return ws() ? double(uintptr_t(ws()->pooler())) : 0; }
+    double generated() const { return ws() ? double(uintptr_t(ws()->generated())) : 0; }
+    double generated_length() const { return ws() ? double(ws()->generated_length()) : 0; }
+    double workspace_bytes() const { return e_.workspace_bytes(); }
 
     // kind: 0 encoder (or multihead_attention), 1 decoder self, 2 decoder cross.
-    val attention(int kind, size_t layer) const {
-        if (!ws_ || kind < 0 || kind > 2) return val::null();
-        const auto& maps = kind == 0 ? ws_->encoder_attention()
-                                     : kind == 1 ? ws_->decoder_self_attention() : ws_->decoder_cross_attention();
-        if (layer >= maps.size() || !maps[layer].data) return val::null();
-        const AttentionMap& m = maps[layer];
+    val attention(val kind, val layer) const {
+        const AttentionMap* m = e_.attention(number_of(kind), number_of(layer));
+        if (!m) return val::null();
         val o = val::object();
-        o.set("ptr", uintptr_t(m.data));
-        o.set("nBatch", m.n_batch);
-        o.set("nhead", m.nhead);
-        o.set("nSeqQ", m.n_seq_q);
-        o.set("nSeqK", m.n_seq_k);
+        o.set("ptr", double(uintptr_t(m->data)));
+        o.set("nBatch", double(m->n_batch));
+        o.set("nhead", double(m->nhead));
+        o.set("nSeqQ", double(m->n_seq_q));
+        o.set("nSeqK", double(m->n_seq_k));
         return o;
     }
 
 private:
-    // The workspace grows to the union of what was asked so far; it is re-created only when the
-    // current one does not fit.
-    Status ensure_workspace(WorkspaceLimits want) {
-        if (ws_) {
-            const WorkspaceLimits& l = ws_->limits();
-            if (l.max_batch >= want.max_batch && l.max_src_len >= want.max_src_len &&
-                l.max_tgt_len >= want.max_tgt_len && (l.record_attention || !want.record_attention) &&
-                l.max_logits_rows >= want.max_logits_rows)
-                return Status::ok();
-            want.max_batch = std::max(want.max_batch, l.max_batch);
-            want.max_src_len = std::max(want.max_src_len, l.max_src_len);
-            want.max_tgt_len = std::max(want.max_tgt_len, l.max_tgt_len);
-            want.record_attention = want.record_attention || l.record_attention;
-            want.max_logits_rows = std::max(want.max_logits_rows, l.max_logits_rows);
-        }
-        ws_.reset();  // free the old one first: the new one may need that memory
-        auto ws = model_->make_workspace(want);
-        if (!ws.is_ok()) return ws.status();
-        ws_ = std::move(ws).value();
-        return Status::ok();
-    }
-
-    std::optional<Model> model_;
-    std::optional<Workspace> ws_;
+    const Workspace* ws() const { return e_.workspace(); }
+    entry::ModelEntry e_;
 };
 
-// A Linear layer (nn.Linear layout) for direct use and benchmarks.
 class LinearHandle {
 public:
-    std::string create(uintptr_t weight, uintptr_t bias, size_t in_features, size_t out_features) {
-        auto op = LinearOp::create(ptr<float>(weight), ptr<float>(bias), in_features, out_features);
-        if (!op.is_ok()) return error_of(op.status());
-        op_ = std::move(op).value();
-        return "";
+    val create(val weight, val bias, val in_features, val out_features) {
+        return reply(e_.create(number_of(weight), number_of(bias), number_of(in_features), number_of(out_features)));
     }
-    std::string forward(uintptr_t x, size_t rows, uintptr_t y) const {
-        return error_of(op_.forward(rows, ptr<float>(x), reinterpret_cast<float*>(y)));
-    }
+    val forward(val x, val rows, val y) const { return reply(e_.forward(number_of(x), number_of(rows), number_of(y))); }
 
 private:
-    LinearOp op_;
+    entry::LinearEntry e_;
 };
 
-std::string attention_op(const AttentionArgs& a) {
-    AttentionRequest r;
-    if (Status s = attention_options(a.score, a.normalize, &r.options); !s.is_ok()) return error_of(s);
-    r.n_seq_q = a.n_seq_q;
-    r.n_seq_k = a.n_seq_k;
-    r.d_k = a.d_k;
-    r.d_v = a.d_v;
-    r.q = ptr<float>(a.q);
-    r.k = ptr<float>(a.k);
-    r.v = ptr<float>(a.v);
-    r.additive_dim = a.additive_dim;
-    r.w_q = ptr<float>(a.w_q);
-    r.w_k = ptr<float>(a.w_k);
-    r.w_v = ptr<float>(a.w_v);
-    r.key_padding = ptr<uint8_t>(a.key_padding);
-    r.attn_mask = ptr<float>(a.attn_mask);
-    r.causal = a.causal;
-    return error_of(attention(r, reinterpret_cast<float*>(a.out), reinterpret_cast<float*>(a.weights)));
+// Handles are made here rather than by Embind's constructor, whose `new` cannot fail softly:
+// null in JavaScript means out of memory.
+// The reserves (entry::hold_reserves) are held before, and taken back after: a failed `new`
+// releases them.
+template <class Handle>
+Handle* create_handle() {
+    if (!entry::hold_reserves()) return nullptr;
+    Handle* h = new (std::nothrow) Handle();
+    (void)entry::hold_reserves();
+    return h;
+}
+ModelHandle* create_model_handle() { return create_handle<ModelHandle>(); }
+LinearHandle* create_linear_handle() { return create_handle<LinearHandle>(); }
+
+val attention_op(val o) {
+    entry::AttentionArgs a;
+    a.n_seq_q = num(o, "nSeqQ");
+    a.n_seq_k = num(o, "nSeqK");
+    a.d_k = num(o, "dK");
+    a.d_v = num(o, "dV");
+    a.q = num(o, "q");
+    a.k = num(o, "k");
+    a.v = num(o, "v");
+    a.score = text(o, "score");
+    a.normalize = text(o, "normalize");
+    a.additive_dim = num(o, "additiveDim");
+    a.w_q = num(o, "wQ");
+    a.w_k = num(o, "wK");
+    a.w_v = num(o, "wV");
+    a.key_padding = num(o, "keyPadding");
+    a.attn_mask = num(o, "attnMask");
+    a.causal = flag(o, "causal");
+    a.out = num(o, "out");
+    a.weights = num(o, "weights");
+    return reply(entry::attention(a));
 }
 
-std::string layer_norm_op(size_t rows, size_t d, uintptr_t x, uintptr_t gamma, uintptr_t beta, float eps, uintptr_t y) {
-    return error_of(layer_norm(rows, d, ptr<float>(x), ptr<float>(gamma), ptr<float>(beta), eps, reinterpret_cast<float*>(y)));
+val layer_norm_op(val rows, val d, val x, val gamma, val beta, val eps, val y) {
+    return reply(entry::layer_norm(number_of(rows), number_of(d), number_of(x), number_of(gamma), number_of(beta),
+                                   number_of(eps), number_of(y)));
 }
 
-std::string positional_op(size_t n, size_t d, uintptr_t out) {
-    return error_of(positional_encoding(n, d, reinterpret_cast<float*>(out)));
+val positional_op(val n, val d, val out) {
+    return reply(entry::positional_encoding(number_of(n), number_of(d), number_of(out)));
 }
 
-// The description JSON text, or "\t<message>" when the bytes are not a safetensors file.
-std::string describe_op(uintptr_t data, size_t size) {
-    auto d = describe_safetensors(ptr<uint8_t>(data), size);
-    return d.is_ok() ? d.value() : std::string("\t") + d.status().message();
+// The description JSON text, or the error reply.
+val describe_op(val data, val size) {
+    std::string json;
+    const int code = entry::describe_safetensors(number_of(data), number_of(size), &json);
+    return json_reply(code, json);
 }
 
-std::string simd_arch_name() { return simd_arch(); }
-size_t simd_lane_count() { return simd_lanes(); }
+val simd_arch_name() { return val(simd_arch()); }
+double simd_lane_count() { return double(simd_lanes()); }
 double live_bytes() { return double(Buffer::live_bytes()); }
 // The highest live_bytes() since the last reset: a load's peak (packed weights + staging).
 double peak_live_bytes() { return double(Buffer::peak_live_bytes()); }
 void reset_peak_live_bytes() { Buffer::reset_peak_live_bytes(); }
+// Bytes malloc has handed out and not taken back (weights, workspaces, call buffers, parser
+// state): what leak tests compare, since the wasm memory itself never shrinks.
+double malloc_bytes() { return double(mallinfo().uordblks); }
 
 }  // namespace
 }  // namespace simdformer::bindings
@@ -433,90 +277,30 @@ void reset_peak_live_bytes() { Buffer::reset_peak_live_bytes(); }
 EMSCRIPTEN_BINDINGS(simdformer) {
     using namespace emscripten;
     using namespace simdformer::bindings;
-    value_object<SequenceArgs>("SequenceArgs")
-        .field("nSeq", &SequenceArgs::n_seq)
-        .field("embeddings", &SequenceArgs::embeddings)
-        .field("tokens", &SequenceArgs::tokens)
-        .field("keyPadding", &SequenceArgs::key_padding)
-        .field("attnMask", &SequenceArgs::attn_mask)
-        .field("causal", &SequenceArgs::causal);
-    value_object<ForwardArgs>("ForwardArgs")
-        .field("nBatch", &ForwardArgs::n_batch)
-        .field("src", &ForwardArgs::src)
-        .field("tgt", &ForwardArgs::tgt)
-        .field("key", &ForwardArgs::key)
-        .field("value", &ForwardArgs::value)
-        .field("nSeqK", &ForwardArgs::n_seq_k)
-        .field("keyPaddingK", &ForwardArgs::key_padding_k)
-        .field("memory", &ForwardArgs::memory)
-        .field("nSeqMemory", &ForwardArgs::n_seq_memory)
-        .field("memoryKeyPadding", &ForwardArgs::memory_key_padding)
-        .field("score", &ForwardArgs::score)
-        .field("normalize", &ForwardArgs::normalize)
-        .field("needWeights", &ForwardArgs::need_weights)
-        .field("encoderOnly", &ForwardArgs::encoder_only);
-    value_object<GenerateArgs>("GenerateArgs")
-        .field("nBatch", &GenerateArgs::n_batch)
-        .field("src", &GenerateArgs::src)
-        .field("maxLength", &GenerateArgs::max_length)
-        .field("bos", &GenerateArgs::bos)
-        .field("eos", &GenerateArgs::eos)
-        .field("score", &GenerateArgs::score)
-        .field("normalize", &GenerateArgs::normalize)
-        .field("needWeights", &GenerateArgs::need_weights);
-    value_object<AttentionArgs>("AttentionArgs")
-        .field("nSeqQ", &AttentionArgs::n_seq_q)
-        .field("nSeqK", &AttentionArgs::n_seq_k)
-        .field("dK", &AttentionArgs::d_k)
-        .field("dV", &AttentionArgs::d_v)
-        .field("q", &AttentionArgs::q)
-        .field("k", &AttentionArgs::k)
-        .field("v", &AttentionArgs::v)
-        .field("score", &AttentionArgs::score)
-        .field("normalize", &AttentionArgs::normalize)
-        .field("additiveDim", &AttentionArgs::additive_dim)
-        .field("wQ", &AttentionArgs::w_q)
-        .field("wK", &AttentionArgs::w_k)
-        .field("wV", &AttentionArgs::w_v)
-        .field("keyPadding", &AttentionArgs::key_padding)
-        .field("attnMask", &AttentionArgs::attn_mask)
-        .field("causal", &AttentionArgs::causal)
-        .field("out", &AttentionArgs::out)
-        .field("weights", &AttentionArgs::weights);
-    value_object<TextArgs>("TextArgs")
-        .field("nBatch", &TextArgs::n_batch)
-        .field("nSeq", &TextArgs::n_seq)
-        .field("tokens", &TextArgs::tokens)
-        .field("tokenTypes", &TextArgs::token_types)
-        .field("attentionMask", &TextArgs::attention_mask)
-        .field("needWeights", &TextArgs::need_weights)
-        .field("needPooler", &TextArgs::need_pooler)
-        .field("logitsRows", &TextArgs::logits_rows)
-        .field("nLogitsRows", &TextArgs::n_logits_rows);
     class_<ModelHandle>("ModelHandle")
-        .constructor<>()
         .function("load", &ModelHandle::load)
         .function("loadCheckpoint", &ModelHandle::load_checkpoint)
         .function("infoJson", &ModelHandle::info_json)
-        .function("forwardText", &ModelHandle::forward_text)
-        .function("pooler", &ModelHandle::pooler)
         .function("configJson", &ModelHandle::config_json)
         .function("parameterCount", &ModelHandle::parameter_count)
         .function("reserve", &ModelHandle::reserve)
         .function("forward", &ModelHandle::forward)
         .function("generate", &ModelHandle::generate)
+        .function("forwardText", &ModelHandle::forward_text)
         .function("output", &ModelHandle::output)
         .function("outputRows", &ModelHandle::output_rows)
         .function("logits", &ModelHandle::logits)
         .function("logitsCols", &ModelHandle::logits_cols)
+        .function("pooler", &ModelHandle::pooler)
         .function("generated", &ModelHandle::generated)
         .function("generatedLength", &ModelHandle::generated_length)
         .function("workspaceBytes", &ModelHandle::workspace_bytes)
         .function("attention", &ModelHandle::attention);
     class_<LinearHandle>("LinearHandle")
-        .constructor<>()
         .function("create", &LinearHandle::create)
         .function("forward", &LinearHandle::forward);
+    function("createModelHandle", &create_model_handle, allow_raw_pointers());
+    function("createLinearHandle", &create_linear_handle, allow_raw_pointers());
     function("attention", &attention_op);
     function("positionalEncoding", &positional_op);
     function("layerNorm", &layer_norm_op);
@@ -526,4 +310,5 @@ EMSCRIPTEN_BINDINGS(simdformer) {
     function("liveBytes", &live_bytes);
     function("peakLiveBytes", &peak_live_bytes);
     function("resetPeakLiveBytes", &reset_peak_live_bytes);
+    function("mallocBytes", &malloc_bytes);
 }

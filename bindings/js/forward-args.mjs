@@ -21,10 +21,10 @@ export function sequenceArgs(heap, batch, { attnMask, causal = false, nKeys = ba
 }
 
 /**
- * The whole ForwardArgs. keyValue = {key, value, nSeqK, keyPadding} (multihead attention with
+ * The whole ForwardArgs (heap: the call's CallHeap). keyValue = {key, value, nSeqK, keyPadding} (multihead attention with
  * its own keys), memory = {data, nSeq, keyPadding} (decoders); both are wasm addresses.
  */
-export function forwardArgs({ nBatch, src = NO_SEQUENCE, tgt = NO_SEQUENCE, keyValue = null, memory = null,
+export function forwardArgs({ heap, nBatch, src = NO_SEQUENCE, tgt = NO_SEQUENCE, keyValue = null, memory = null,
                               score, normalize, needWeights, encoderOnly }) {
   return {
     nBatch, src, tgt,
@@ -35,6 +35,7 @@ export function forwardArgs({ nBatch, src = NO_SEQUENCE, tgt = NO_SEQUENCE, keyV
     memory: memory ? memory.data : 0,                   // [B, n_mem, d]
     nSeqMemory: memory ? memory.nSeq : 0,
     memoryKeyPadding: memory ? memory.keyPadding : 0,   // [B, n_mem]
-    score, normalize, needWeights, encoderOnly,
+    score: heap.text(score), normalize: heap.text(normalize),  // option names as UTF-8 {ptr, length}
+    needWeights, encoderOnly,
   };
 }

@@ -5,6 +5,7 @@ import { fail } from './errors.mjs';
 
 // wasm32's malloc takes a 32-bit size: anything larger would wrap to a small block.
 const MAX_ALLOCATION = 2 ** 32 - 1;
+const utf8 = new TextEncoder();
 
 export class CallHeap {
   constructor(module) {
@@ -43,10 +44,28 @@ export class CallHeap {
     return p;
   }
 
+  /** A string as UTF-8 bytes in wasm memory: {ptr, length} (the C++ side's TextArg). */
+  text(string) {
+    if (typeof string !== 'string') fail(`expected a string, got ${typeof string}`);
+    if (string.length === 0) return { ptr: 0, length: 0 };
+    const bytes = utf8.encode(string);
+    return { ptr: this.u8(bytes), length: bytes.length };
+  }
+
   free() {
     for (const p of this.pointers) this.module._free(p);
     this.pointers.length = 0;
   }
+}
+
+/**
+ * A new ModelHandle or LinearHandle ('model' | 'linear'). The C++ side makes it with
+ * new (std::nothrow): null means out of memory.
+ */
+export function createHandle(module, kind) {
+  const handle = kind === 'model' ? module.createModelHandle() : module.createLinearHandle();
+  if (!handle) fail(`out of wasm memory: cannot create a ${kind} handle`, 'out_of_memory');
+  return handle;
 }
 
 export function copyF32(module, pointer, count) {

@@ -210,8 +210,12 @@ export declare class Simdformer {
   readonly simd: boolean;
   readonly arch: string;
   readonly lanes: number;
+  /** Bytes of model weights and workspaces held in wasm memory. */
   readonly liveBytes: number;
+  /** Size of the wasm memory (it only grows, up to 2 GiB). */
   readonly heapBytes: number;
+  /** Bytes malloc has handed out and not taken back: everything allocated in wasm memory now. */
+  readonly mallocBytes: number;
   loadModel(source: Bytes | UrlLike, config?: object | string,
             options?: { onProgress?: (p: Progress) => void }): Promise<Model>;
   /** loadModel for bytes already in memory, synchronously. */
@@ -423,7 +427,12 @@ export declare class TextModel {
 }
 
 export declare class SimdformerError extends Error {
-  readonly code: 'invalid_argument' | 'shape_mismatch' | 'unsupported' | 'io_error' | 'out_of_memory' | 'disposed';
+  /**
+   * 'busy': a call into a model from inside one of its own running calls (a callback);
+   * 'cancelled': the caller stopped the operation; 'internal': a bug in simdformer.
+   */
+  readonly code: 'invalid_argument' | 'shape_mismatch' | 'unsupported' | 'io_error' | 'out_of_memory' | 'disposed'
+    | 'cancelled' | 'busy' | 'internal';
 }
 
 export declare function init(options?: InitOptions): Promise<Simdformer>;

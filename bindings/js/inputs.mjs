@@ -1,8 +1,25 @@
 // Turns the forms users pass (typed arrays, nested arrays, lists of sequences) into the flat,
 // padded arrays the engine takes, validating as it goes.
 import { fail } from './errors.mjs';
+import { describe } from './options.mjs';
 
 const isTyped = (x) => ArrayBuffer.isView(x) && !(x instanceof DataView);
+
+/**
+ * Float values as a Float32Array: a Float32Array as is, a Float64Array converted, a plain array
+ * only when every element is a number (JavaScript would silently turn '1', true and null into
+ * numbers; a BigInt would throw a TypeError).
+ */
+export function floatArray(values, what) {
+  if (values instanceof Float32Array) return values;
+  if (values instanceof Float64Array) return Float32Array.from(values);
+  if (isTyped(values)) fail(`${what}: expected a Float32Array or Float64Array, got ${values.constructor.name}`);
+  if (!Array.isArray(values)) fail(`${what}: expected an array of numbers, got ${describe(values)}`);
+  for (let i = 0; i < values.length; i++) {
+    if (typeof values[i] !== 'number') fail(`${what}: element ${i} is ${describe(values[i])}, not a number`);
+  }
+  return Float32Array.from(values);
+}
 
 export function isBatch(input, tokens) {
   if (!Array.isArray(input) || input.length === 0) return false;
@@ -23,10 +40,10 @@ export function vectorSequence(seq, d, what) {
       flat = new Float32Array(seq.length * d);
       seq.forEach((row, i) => {
         if (!row || row.length !== d) fail(`${what}: row ${i} has ${row ? row.length : 'no'} values, expected d_model=${d}`);
-        flat.set(row, i * d);
+        flat.set(floatArray(row, `${what}: row ${i}`), i * d);
       });
     } else {
-      flat = Float32Array.from(seq);
+      flat = floatArray(seq, what);
     }
   } else {
     fail(`${what}: expected a Float32Array or an array of rows, got ${seq === null ? 'null' : typeof seq}`);
@@ -70,17 +87,20 @@ export function maskArray(mask, n, what) {
 export function matrix(m, rows, cols, what, { allowNegInf = false } = {}) {
   let flat;
   if (m && typeof m === 'object' && !Array.isArray(m) && !isTyped(m) && Object.hasOwn(m, 'data')) {
-    if (!Array.isArray(m.shape) || m.shape[0] !== rows || m.shape[1] !== cols) fail(`${what}: shape ${JSON.stringify(m.shape)}, expected [${rows}, ${cols}]`);
-    flat = Float32Array.from(m.data);
+    if (!Array.isArray(m.shape) || m.shape.length !== 2 || m.shape[0] !== rows || m.shape[1] !== cols) {
+      fail(`${what}: shape ${describeShape(m.shape)}, expected [${rows}, ${cols}]`);
+    }
+    flat = floatArray(m.data, `${what}.data`);
   } else if (Array.isArray(m) && m.length && (Array.isArray(m[0]) || isTyped(m[0]))) {
     if (m.length !== rows) fail(`${what}: has ${m.length} rows, expected ${rows}`);
     flat = new Float32Array(rows * cols);
     m.forEach((row, i) => {
+      if (!Array.isArray(row) && !isTyped(row)) fail(`${what}: row ${i} is ${describe(row)}, not an array`);
       if (row.length !== cols) fail(`${what}: row ${i} has ${row.length} values, expected ${cols}`);
-      flat.set(row, i * cols);
+      flat.set(floatArray(row, `${what}: row ${i}`), i * cols);
     });
   } else if (isTyped(m) || Array.isArray(m)) {
-    flat = Float32Array.from(m);
+    flat = floatArray(m, what);
   } else {
     fail(`${what}: expected a matrix [${rows}, ${cols}]`);
   }
@@ -92,12 +112,14 @@ export function matrix(m, rows, cols, what, { allowNegInf = false } = {}) {
   return flat;
 }
 
+const describeShape = (shape) => (Array.isArray(shape) ? `[${shape.map(describe).join(', ')}]` : describe(shape));
+
 // A matrix whose shape is read from the value itself: nested arrays or {data, shape}.
 export function shapedMatrix(m, what) {
   if (m && typeof m === 'object' && !Array.isArray(m) && Object.hasOwn(m, 'data') && Array.isArray(m.shape) && m.shape.length === 2) {
     const [rows, cols] = m.shape;
     if (!Number.isSafeInteger(rows) || rows < 1 || !Number.isSafeInteger(cols) || cols < 1) {
-      fail(`${what}: shape must be two positive integers, got [${m.shape.map(String).join(', ')}]`);
+      fail(`${what}: shape must be two positive integers, got ${describeShape(m.shape)}`);
     }
     return { data: matrix(m, rows, cols, what), rows, cols };
   }

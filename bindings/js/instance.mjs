@@ -1,12 +1,12 @@
 // Simdformer: one loaded wasm module as users see it (created by init() in the Node and browser
 // entries). It loads models and runs the standalone operations.
-import { check, fail } from './errors.mjs';
-import { CallHeap } from './heap.mjs';
+import { check, fail, jsonReply, translateInternalErrors } from './errors.mjs';
+import { CallHeap, createHandle } from './heap.mjs';
 import { asBytes } from './inputs.mjs';
 import { createLinear } from './linear-layer.mjs';
 import { Model } from './model.mjs';
 import { attention, layerNorm, positionalEncoding } from './ops.mjs';
-import { func, oneOf, readOptions, value } from './options.mjs';
+import { describe, func, oneOf, readOptions, value } from './options.mjs';
 import { loadPretrained } from './pretrained.mjs';
 
 export class Simdformer {
@@ -28,6 +28,8 @@ export class Simdformer {
   get liveBytes() { return this.#module.liveBytes(); }
   /** Current size of the wasm memory (it only grows). */
   get heapBytes() { return this.#module.HEAPU8.length; }
+  /** Bytes of wasm memory allocated right now (everything malloc handed out and not taken back). */
+  get mallocBytes() { return this.#module.mallocBytes(); }
 
   /**
    * Loads a model from safetensors bytes, a file path (Node) or a URL (browser). The config
@@ -41,6 +43,7 @@ export class Simdformer {
   }
 
   loadModelSync(bytes, config, progress = () => {}) {
+    if (typeof progress !== 'function') fail(`loadModelSync: progress must be a function, got ${describe(progress)}`);
     bytes = asBytes(bytes, 'model source');
     let configText = '';
     if (config !== undefined && config !== null) {
@@ -50,18 +53,21 @@ export class Simdformer {
     }
     progress({ stage: 'load', loaded: 0, total: bytes.length });
     const heap = new CallHeap(this.#module);
-    const handle = new this.#module.ModelHandle();
-    let loaded = false;
+    const handle = createHandle(this.#module, 'model');
+    let model = null;
     try {
-      check(handle.load(heap.u8(bytes), bytes.length, configText), 'loadModel');
-      loaded = true;
+      check(handle.load(heap.u8(bytes), bytes.length, heap.text(configText)), 'loadModel');
+      model = new Model(this.#module, handle);
+      // A throwing progress callback cancels the load: the model is freed, not leaked.
+      progress({ stage: 'load', loaded: bytes.length, total: bytes.length });
+      return model;
+    } catch (e) {
+      if (model) model.dispose();
+      else handle.delete();
+      throw e;
     } finally {
       heap.free();
-      if (!loaded) handle.delete();
     }
-    const model = new Model(this.#module, handle);
-    progress({ stage: 'load', loaded: bytes.length, total: bytes.length });
-    return model;
   }
 
   /**
@@ -77,9 +83,7 @@ export class Simdformer {
     const bytes = asBytes(await this.#readSource(source, () => {}), 'safetensors source');
     const heap = new CallHeap(this.#module);
     try {
-      const text = this.#module.describeSafetensors(heap.u8(bytes), bytes.length);
-      if (text.startsWith('\t')) fail(text.slice(1), 'io_error');
-      return JSON.parse(text);
+      return jsonReply(this.#module.describeSafetensors(heap.u8(bytes), bytes.length));
     } finally {
       heap.free();
     }
@@ -91,6 +95,8 @@ export class Simdformer {
   linear(weight, bias, inFeatures, outFeatures) { return createLinear(this.#module, weight, bias, inFeatures, outFeatures); }
   positionalEncoding(n, d) { return positionalEncoding(this.#module, n, d); }
 }
+
+translateInternalErrors(Simdformer);
 
 // JSON text of a config object; BigInt values and cycles are errors, not TypeErrors.
 function configJson(config) {

@@ -1,7 +1,8 @@
 // LinearLayer: y = x Wᵀ + b (nn.Linear layout), weights packed once in wasm memory at creation.
-import { check, fail } from './errors.mjs';
-import { CallHeap, copyF32 } from './heap.mjs';
+import { check, fail, translateInternalErrors } from './errors.mjs';
+import { CallHeap, copyF32, createHandle } from './heap.mjs';
 import { disposable, forget, watch } from './lifetime.mjs';
+import { describe } from './options.mjs';
 
 export class LinearLayer {
   #module;
@@ -41,11 +42,12 @@ export class LinearLayer {
   }
 }
 disposable(LinearLayer);
+translateInternalErrors(LinearLayer);
 
 /** Creates a LinearLayer from an nn.Linear weight [outFeatures * inFeatures] and optional bias. */
 export function createLinear(module, weight, bias, inFeatures, outFeatures) {
   for (const [name, x] of [['inFeatures', inFeatures], ['outFeatures', outFeatures]]) {
-    if (!Number.isSafeInteger(x) || x < 1) fail(`linear: ${name} must be a positive integer, got ${x}`);
+    if (!Number.isSafeInteger(x) || x < 1) fail(`linear: ${name} must be a positive integer, got ${describe(x)}`);
   }
   if (!(weight instanceof Float32Array) || weight.length !== inFeatures * outFeatures) {
     fail(`linear: weight must be a Float32Array of ${outFeatures} x ${inFeatures} = ${inFeatures * outFeatures} values`);
@@ -54,7 +56,7 @@ export function createLinear(module, weight, bias, inFeatures, outFeatures) {
     fail(`linear: bias must be a Float32Array of ${outFeatures} values`);
   }
   const heap = new CallHeap(module);
-  const handle = new module.LinearHandle();
+  const handle = createHandle(module, 'linear');
   let created = false;
   try {
     check(handle.create(heap.f32(weight), heap.f32(bias ?? null), inFeatures, outFeatures));  // C++ messages start with 'linear:'

@@ -2,7 +2,8 @@
 // encode(), forward() and generate(). Inputs are validated and padded here, copied into wasm
 // memory for one call, and results copied out.
 import { DECODER_CROSS_MAPS, DECODER_SELF_MAPS, ENCODER_MAPS, readAttentionMaps } from './attention-maps.mjs';
-import { check, fail } from './errors.mjs';
+import { CallGuard } from './call-guard.mjs';
+import { check, fail, jsonReply, translateInternalErrors } from './errors.mjs';
 import { forwardArgs, sequenceArgs } from './forward-args.mjs';
 import { CallHeap, copyF32, copyI32 } from './heap.mjs';
 import { prepareBatch } from './inputs.mjs';
@@ -45,12 +46,12 @@ export class Model {
   #config;
   #role;
   #parameters;
-  #busy = null;  // the running call's name while a callback of it runs user code
+  #guard = new CallGuard();
 
   constructor(module, handle) {
     this.#module = module;
     this.#handle = handle;
-    this.#config = Object.freeze(JSON.parse(handle.configJson()));
+    this.#config = Object.freeze(jsonReply(handle.configJson(), 'model config'));
     this.#role = roleOf(this.#config);
     this.#parameters = handle.parameterCount();
     watch(this, `a ${this.#config.model_type} model`);
@@ -65,7 +66,7 @@ export class Model {
   get workspaceBytes() { return this.#live().workspaceBytes(); }
 
   dispose() {
-    this.#notBusy('dispose');
+    this.#guard.check('dispose');
     if (this.#handle) {
       this.#handle.delete();
       this.#handle = null;
@@ -76,12 +77,6 @@ export class Model {
   #live() {
     if (!this.#handle) fail('this Model has been disposed', 'disposed');
     return this.#handle;
-  }
-
-  // Calls from inside a running call's callback (generate's onProgress) would reuse the workspace
-  // the running call is writing; they are rejected.
-  #notBusy(what) {
-    if (this.#busy) fail(`${what}: the model is running ${this.#busy}; call it after ${this.#busy} returns, not from its onProgress`);
   }
 
   // side: 'src' or 'tgt' (token ids when that side has an embedding table), or 'vectors'.
@@ -123,7 +118,10 @@ export class Model {
    * multihead_attention takes the query plus optional options.key / options.value.
    */
   encode(input, options) {
-    this.#notBusy('encode');
+    return this.#guard.run('encode', () => this.#encode(input, options));
+  }
+
+  #encode(input, options) {
     this.#live();
     const o = readOptions(options, encodeSpec(this.#role), 'encode');
     const heap = new CallHeap(this.#module);
@@ -132,7 +130,7 @@ export class Model {
       if (this.#role === 'attention') return this.#attend(input, o, heap);
       const p = this.#prepare(input, 'src', o, 'input');
       this.#run(forwardArgs({
-        nBatch: p.lengths.length, src: sequenceArgs(heap, p, o), score: o.score, normalize: o.normalize,
+        heap, nBatch: p.lengths.length, src: sequenceArgs(heap, p, o), score: o.score, normalize: o.normalize,
         needWeights: o.returnAttention !== false, encoderOnly: true,
       }), p.nMax, 1);
       const maps = this.#maps(ENCODER_MAPS, this.#config.num_encoder_layers, p.lengths, p.lengths, o.returnAttention);
@@ -161,7 +159,7 @@ export class Model {
       fail("encode: 'keyPaddingMask' goes with key/value; use paddingMask for self-attention");
     }
     this.#run(forwardArgs({
-      nBatch, src: sequenceArgs(heap, p, { attnMask: o.attnMask, causal: o.causal, nKeys: nK }), keyValue,
+      heap, nBatch, src: sequenceArgs(heap, p, { attnMask: o.attnMask, causal: o.causal, nKeys: nK }), keyValue,
       score: o.score, normalize: o.normalize, needWeights: o.returnAttention !== false, encoderOnly: true,
     }), p.nMax, nK);
     const maps = this.#maps(ENCODER_MAPS, 1, p.lengths, lengthsK, o.returnAttention);
@@ -176,7 +174,7 @@ export class Model {
     const mem = this.#prepare(o.memory, 'vectors', { paddingMask: o.memoryPaddingMask, truncation: o.truncation }, 'memory', 'memoryPaddingMask');
     if (mem.lengths.length !== nBatch) fail(`memory: expected ${nBatch} sequence(s), got ${mem.lengths.length}`);
     this.#run(forwardArgs({
-      nBatch, tgt: sequenceArgs(heap, p, o), memory: { data: heap.f32(mem.data), nSeq: mem.nMax, keyPadding: heap.u8(mem.padding) },
+      heap, nBatch, tgt: sequenceArgs(heap, p, o), memory: { data: heap.f32(mem.data), nSeq: mem.nMax, keyPadding: heap.u8(mem.padding) },
       score: o.score, normalize: o.normalize, needWeights: o.returnAttention !== false, encoderOnly: false,
     }), mem.nMax, p.nMax);
     const layers = this.#config.num_decoder_layers;
@@ -191,7 +189,10 @@ export class Model {
    * generator logits for token models, and every attention map when asked.
    */
   forward(src, tgt, options) {
-    this.#notBusy('forward');
+    return this.#guard.run('forward', () => this.#forward(src, tgt, options));
+  }
+
+  #forward(src, tgt, options) {
     const o = readOptions(options, FORWARD_SPEC, 'forward');
     if (this.#role !== 'transformer') fail(`forward(src, tgt) is for transformer models; use encode() for ${this.kind}`);
     const h = this.#live();
@@ -202,7 +203,7 @@ export class Model {
       if (s.lengths.length !== t.lengths.length) fail(`forward: ${s.lengths.length} source(s) but ${t.lengths.length} target(s)`);
       const nBatch = s.lengths.length;
       this.#run(forwardArgs({
-        nBatch, src: sequenceArgs(heap, s, { causal: o.srcCausal }), tgt: sequenceArgs(heap, t, { causal: o.causal }),
+        heap, nBatch, src: sequenceArgs(heap, s, { causal: o.srcCausal }), tgt: sequenceArgs(heap, t, { causal: o.causal }),
         score: o.score, normalize: o.normalize, needWeights: o.returnAttention !== false, encoderOnly: false,
       }), s.nMax, t.nMax);
       const vocab = h.logitsCols();
@@ -231,7 +232,10 @@ export class Model {
    * Returns tokens (starting with bos) and, when asked, encoder, decoder and cross attentions.
    */
   generate(src, options) {
-    this.#notBusy('generate');
+    return this.#guard.run('generate', () => this.#generate(src, options));
+  }
+
+  #generate(src, options) {
     const config = this.#config;
     if (this.#role !== 'transformer' || !config.tgt_vocab_size) fail('generate needs a transformer with token embeddings and a generator');
     const h = this.#live();
@@ -257,16 +261,10 @@ export class Model {
           thrown = { e };
         }
       } : undefined;
-      this.#busy = 'generate';
-      let err;
-      try {
-        err = h.generate({
-          nBatch, src: sequenceArgs(heap, s, { causal: o.causal }), maxLength: o.maxLength, bos: o.bos ?? -1, eos: o.eos ?? -1,
-          score: o.score, normalize: o.normalize, needWeights: o.returnAttention !== false,
-        }, progress);
-      } finally {
-        this.#busy = null;
-      }
+      const err = h.generate({
+        nBatch, src: sequenceArgs(heap, s, { causal: o.causal }), maxLength: o.maxLength, bos: o.bos ?? -1, eos: o.eos ?? -1,
+        score: heap.text(o.score), normalize: heap.text(o.normalize), needWeights: o.returnAttention !== false,
+      }, progress);
       if (thrown) throw thrown.e;
       check(err);
       const tokens = this.#generatedTokens(nBatch, o.eos ?? config.eos_token);
@@ -294,3 +292,4 @@ export class Model {
   }
 }
 disposable(Model);
+translateInternalErrors(Model);

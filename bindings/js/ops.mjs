@@ -3,7 +3,7 @@
 import { check, fail } from './errors.mjs';
 import { CallHeap, copyF32 } from './heap.mjs';
 import { maskArray, matrix, shapedMatrix } from './inputs.mjs';
-import { boolean, name, positiveNumber, readOptions, value } from './options.mjs';
+import { boolean, describe, name, positiveNumber, readOptions, value } from './options.mjs';
 
 const ATTENTION_SPEC = {
   score: name('scaled-dot'), normalize: name('softmax'), mask: value(), attnMask: value(), causal: boolean(),
@@ -28,7 +28,7 @@ export function attention(module, Q, K, V, options) {
     const weights = o.returnWeights ? heap.alloc(n * m * 4) : 0;  // [n, m]
     check(module.attention({
       nSeqQ: n, nSeqK: m, dK: q.cols, dV: v.cols, q: heap.f32(q.data), k: heap.f32(k.data), v: heap.f32(v.data),
-      score: o.score, normalize: o.normalize, additiveDim: additive ? additive.dim : 0,
+      score: heap.text(o.score), normalize: heap.text(o.normalize), additiveDim: additive ? additive.dim : 0,
       wQ: additive ? heap.f32(additive.wq) : 0, wK: additive ? heap.f32(additive.wk) : 0, wV: additive ? heap.f32(additive.wv) : 0,
       keyPadding: heap.u8(keyPadding), attnMask: heap.f32(additiveMask), causal: o.causal, out, weights,
     }), 'attention');
@@ -49,9 +49,12 @@ function attentionMasks(o, n, m) {
   if (mask !== undefined) {
     if (Array.isArray(mask) && mask.length === n && n !== m && !Array.isArray(mask[0])) fail(`mask: a key mask needs ${m} entries`);
     if (Array.isArray(mask) && mask.length && Array.isArray(mask[0])) {
-      const bool = matrix(mask.map((r) => r.map((x) => (x ? 1 : 0))), n, m, 'mask');
-      additiveMask = additiveMask ?? new Float32Array(n * m);
-      bool.forEach((x, i) => { if (x) additiveMask[i] = -Infinity; });
+      if (mask.length !== n) fail(`mask: has ${mask.length} rows, expected ${n}`);
+      additiveMask = additiveMask ? additiveMask.slice() : new Float32Array(n * m);  // never the caller's array
+      mask.forEach((row, i) => {  // each row a key mask: true/1 = masked, false/0 = kept
+        const keys = maskArray(row, m, `mask[${i}]`);
+        keys.forEach((x, j) => { if (x) additiveMask[i * m + j] = -Infinity; });
+      });
     } else {
       keyPadding = maskArray(mask, m, 'mask');
     }
@@ -95,7 +98,7 @@ export function layerNorm(module, x, options) {
 /** The sinusoidal table p[i, 2j] = sin(i / 10000^(2j/d)), p[i, 2j+1] = cos(...): {data, shape}. */
 export function positionalEncoding(module, n, d) {
   for (const [what, x] of [['n', n], ['d', d]]) {
-    if (!Number.isSafeInteger(x) || x < 1) fail(`positionalEncoding: ${what} must be a positive integer, got ${x}`);
+    if (!Number.isSafeInteger(x) || x < 1) fail(`positionalEncoding: ${what} must be a positive integer, got ${describe(x)}`);
   }
   if (n * d > 1 << 28) fail(`positionalEncoding: ${n} x ${d} is too large`, 'out_of_memory');
   const heap = new CallHeap(module);

@@ -5,7 +5,8 @@
 // through a synchronous read(shard, offset, length, destPtr) callback, which copies them from
 // the file (Node: fs.readSync on an open descriptor) or from JS memory (browser: the downloaded
 // or dropped file) straight into the destination in the wasm heap.
-import { check, fail } from './errors.mjs';
+import { CallHeap, createHandle } from './heap.mjs';
+import { SimdformerError, check, fail, jsonReply } from './errors.mjs';
 import { filesFileSet, isFileList, objectFileSet, urlFileSet } from './file-sets.mjs';
 import { describe, func, oneOf, readOptions, value } from './options.mjs';
 import { TextModel } from './text-model.mjs';
@@ -24,10 +25,12 @@ export async function loadPretrained(module, source, options, { localFolder }) {
   if (signal !== undefined && !(typeof signal === 'object' && typeof signal.aborted === 'boolean' && typeof signal.addEventListener === 'function')) {
     fail(`loadPretrained: signal must be an AbortSignal, got ${describe(signal)}`);
   }
-  // Every progress event goes through here: an aborted signal or a throwing onProgress cancels.
+  // Every progress event goes through here: an aborted signal or a throwing onProgress cancels
+  // (also an abort from inside the last event: the promise then rejects, nothing is returned).
   const progress = (event) => {
     if (signal?.aborted) throw signal.reason;
     o.onProgress?.(event);
+    if (signal?.aborted) throw signal.reason;
   };
   progress({ stage: 'start', loaded: 0, total: 0 });
   const files = openSource(source, { localFolder, signal, progress });
@@ -40,7 +43,7 @@ export async function loadPretrained(module, source, options, { localFolder }) {
     await tokenizersLibrary();  // fail before the weights are read if it cannot load
     const handle = loadWeights(module, configText, weights, { progress, signal, weightsKind: o.weights });
     try {
-      const info = JSON.parse(handle.infoJson());
+      const info = jsonReply(handle.infoJson(), 'loadPretrained');
       if (tokenizerJson === null) fail(`tokenizer.json is missing from ${files.label}`, 'io_error');
       const tokenizer = await loadTokenizer(JSON.parse(tokenizerJson), tokenizerConfig === null ? {} : JSON.parse(tokenizerConfig), {
         rows: info.vocab_size, maxPositions: info.max_positions, padId: Number.isSafeInteger(info.pad_token_id) ? info.pad_token_id : undefined,
@@ -138,21 +141,23 @@ async function sentenceTransformersPooling(files) {
 }
 
 // Calls ModelHandle.loadCheckpoint; on any failure (including a cancelled load) the handle is
-// deleted before the error propagates, so nothing stays allocated.
+// deleted before the error propagates, so nothing stays allocated. The callbacks never throw
+// into wasm (that would skip C++ destructors): they record the first error and report failure,
+// and it is rethrown once C++ has returned and cleaned up.
 function loadWeights(module, configText, { indexText, shards }, { progress, signal, weightsKind }) {
-  let failure = null;  // an exception raised inside a callback, rethrown once C++ has returned
+  let failure = null;
   const read = (shard, offset, length, destPtr) => {
     try {
       const s = shards[shard];
       if (!s || !Number.isSafeInteger(offset) || !Number.isSafeInteger(length) || offset < 0 || length < 0 || offset + length > s.file.size) {
-        return `read of ${length} bytes at ${offset} is outside ${s ? s.name : `shard ${shard}`}`;
+        throw new SimdformerError(`read of ${length} bytes at ${offset} is outside ${s ? s.name : `shard ${shard}`}`, 'io_error');
       }
       if (signal?.aborted) throw signal.reason;
       s.file.readInto(offset, new Uint8Array(module.HEAPU8.buffer, destPtr, length));  // a fresh view: memory may have grown
-      return '';
+      return true;
     } catch (e) {
       failure ??= e;
-      return String(e?.message ?? e);
+      return false;
     }
   };
   const onLoad = (loaded, total) => {
@@ -164,18 +169,18 @@ function loadWeights(module, configText, { indexText, shards }, { progress, sign
       return false;
     }
   };
-  if (typeof module.ModelHandle.prototype.loadCheckpoint !== 'function') {
-    fail('this build of the wasm module has no checkpoint loader (ModelHandle.loadCheckpoint)', 'unsupported');
-  }
-  const handle = new module.ModelHandle();
+  const heap = new CallHeap(module);
+  const handle = createHandle(module, 'model');
   let loaded = false;
   try {
-    const err = handle.loadCheckpoint(configText, shards.map((s) => ({ name: s.name, size: s.file.size })), indexText, read, onLoad,
-      JSON.stringify({ weights: weightsKind }));
+    const list = JSON.stringify(shards.map((s) => ({ name: s.name, size: s.file.size })));
+    const err = handle.loadCheckpoint(heap.text(configText), heap.text(list), heap.text(indexText), read, onLoad,
+      heap.text(JSON.stringify({ weights: weightsKind })));
     if (failure) throw failure;
     check(err, 'loadPretrained');
     loaded = true;
   } finally {
+    heap.free();
     if (!loaded) handle.delete();
   }
   return handle;

@@ -2,7 +2,8 @@
 // Simdformer.loadPretrained. Text in; tokens with offsets, hidden states, attention maps,
 // sentence embeddings and masked-token predictions out.
 import { ENCODER_MAPS, readAttentionMaps } from './attention-maps.mjs';
-import { check, fail } from './errors.mjs';
+import { CallGuard } from './call-guard.mjs';
+import { check, fail, translateInternalErrors } from './errors.mjs';
 import { CallHeap, copyF32 } from './heap.mjs';
 import { disposable, forget, watch } from './lifetime.mjs';
 import { boolean, integer, oneOf, readOptions } from './options.mjs';
@@ -15,6 +16,7 @@ export class TextModel {
   #info;
   #tokenizer;
   #pooling;
+  #guard = new CallGuard();
 
   /** pooling: {mode: 'mean' | 'cls' | 'max', normalize: boolean} from the folder (sentence-transformers files). */
   constructor(module, handle, info, tokenizer, pooling) {
@@ -36,6 +38,7 @@ export class TextModel {
   get disposed() { return this.#handle === null; }
 
   dispose() {
+    this.#guard.check('dispose');
     if (this.#handle) {
       this.#handle.delete();
       this.#handle = null;
@@ -89,6 +92,10 @@ export class TextModel {
    * returnAttention, attentions[layer][head] cropped to the real tokens.
    */
   encodeText(input, options) {
+    return this.#guard.run('encodeText', () => this.#encodeText(input, options));
+  }
+
+  #encodeText(input, options) {
     const o = readOptions(options, { returnAttention: oneOf([true, 'mean', false], false), maxLength: this.#maxLengthOption() }, 'encodeText');
     const { items, batch } = textItems(input, 'encodeText');
     const needPooler = this.#info.has_pooler === true;
@@ -115,6 +122,10 @@ export class TextModel {
    * maxLength are cut as Hugging Face does (truncation: false makes that an error instead).
    */
   embed(input, options) {
+    return this.#guard.run('embed', () => this.#embed(input, options));
+  }
+
+  #embed(input, options) {
     const o = readOptions(options, {
       normalize: boolean(this.#pooling.normalize), pooling: oneOf(['mean', 'cls', 'max'], this.#pooling.mode),
       maxLength: this.#maxLengthOption(), truncation: boolean(true), batchSize: integer(1, 4096, 32),
@@ -141,6 +152,10 @@ export class TextModel {
    * with that mask filled in.
    */
   fillMask(input, options) {
+    return this.#guard.run('fillMask', () => this.#fillMask(input, options));
+  }
+
+  #fillMask(input, options) {
     if (!this.#info.has_mlm_head) {
       fail(`fillMask needs a masked-language-model head; this ${this.#info.architecture} checkpoint has none (load a ...ForMaskedLM checkpoint)`, 'unsupported');
     }
@@ -176,3 +191,4 @@ export class TextModel {
   }
 }
 disposable(TextModel);
+translateInternalErrors(TextModel);
