@@ -47,7 +47,9 @@ struct ShardList {
 // [{"name": "...", "size": N}, ...] with N an exact integer <= 2^53 (a 64-bit file size).
 Status parse_shards(std::string_view text, ShardReader& reader, ShardList* out) {
     SF_RETURN_IF_ERROR(check_json_limits(text, "shards"));
-    const nlohmann::json j = nlohmann::json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
+    ParsedJson parsed;
+    parse_json(text, &parsed);
+    const nlohmann::json& j = parsed.value;
     if (!j.is_array()) return Status::invalid("shards must be a JSON array of {name, size}");
     for (size_t i = 0; i < j.size(); ++i) {
         const nlohmann::json& s = j[i];

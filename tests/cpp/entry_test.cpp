@@ -542,6 +542,38 @@ TEST(EntryOutOfMemory, EveryAllocationOfACheckpointLoadFailsCleanly) {
     every_allocation_of_a_checkpoint_load(FailMode::kOneLargeFailure);
 }
 
+// A header of 100,000 tensors: nlohmann's destructor would need a 1.6 MB stack to destroy its
+// DOM, more than the reserves hold. With the heap full at points throughout the parse and
+// after it, the call must reply (out_of_memory, or the description when it fit), never end in
+// std::terminate: parsed JSON is released bottom-up without allocating (io/json_limits.h).
+TEST(EntryOutOfMemory, AHugeHeaderWithTheHeapFullIsAReplyNotATerminate) {
+    std::string header = "{";
+    for (int i = 0; i < 100000; ++i)
+        header += (i ? ",\"t" : "\"t") + std::to_string(i) + "\":{\"dtype\":\"F32\",\"shape\":[0],\"data_offsets\":[0,0]}";
+    header += "}";
+    std::vector<uint8_t> file(8);
+    for (int i = 0; i < 8; ++i) file[i] = uint8_t(uint64_t(header.size()) >> (8 * i));
+    file.insert(file.end(), header.begin(), header.end());
+    std::string want;
+    ASSERT_EQ(entry::describe_safetensors(addr(file.data()), Number(file.size()), &want), 0) << entry::reply_text();
+    long oom = 0;
+    for (long n : {1000L, 100000L, 400000L, 900000L, 1500000L}) {
+        std::string json;
+        int rc;
+        {
+            FailAllocation fail(FailMode::kHeapFull, n);
+            rc = entry::describe_safetensors(addr(file.data()), Number(file.size()), &json);
+        }
+        if (rc == 0) EXPECT_EQ(json, want);
+        else EXPECT_EQ(reply_code(), "out_of_memory") << entry::reply_text();
+        oom += rc != 0;
+    }
+    EXPECT_GT(oom, 2);
+    std::string json;
+    ASSERT_EQ(entry::describe_safetensors(addr(file.data()), Number(file.size()), &json), 0);
+    EXPECT_EQ(json, want);
+}
+
 TEST(EntryCheckpoint, ShardListsAreExactlyTheContract) {
     const auto bytes = read_file(data_path("hf/bert/model.safetensors"));
     const std::string config = read_text(data_path("hf/bert/config.json"));

@@ -179,7 +179,9 @@ Status ModelConfig::validate() const {
 
 Result<ModelConfig> parse_model_config(const std::string& text) {
     SF_RETURN_IF_ERROR(check_json_limits(text, "config"));
-    json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
+    ParsedJson parsed;
+    parse_json(text, &parsed);
+    const json& j = parsed.value;
     if (j.is_discarded()) return Status::invalid("config is not valid JSON");
     if (!j.is_object()) return Status::invalid("config is not a JSON object");
 

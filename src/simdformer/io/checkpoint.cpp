@@ -36,7 +36,9 @@ Status check_is_safetensors(const CheckpointShard& shard) {
 // weight_map: tensor name -> shard file name, from model.safetensors.index.json.
 Result<std::map<std::string, std::string>> parse_index(const std::string& text) {
     SF_RETURN_IF_ERROR(check_json_limits(text, "model.safetensors.index.json"));
-    json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
+    ParsedJson parsed;
+    parse_json(text, &parsed);
+    const json& j = parsed.value;
     if (j.is_discarded() || !j.is_object()) return Status::io("model.safetensors.index.json is not a JSON object");
     auto wm = j.find("weight_map");
     if (wm == j.end() || !wm->is_object())

@@ -29,4 +29,29 @@ Status check_json_limits(std::string_view text, const char* what) {
     return Status::ok();
 }
 
+void release_json(nlohmann::json& j) noexcept {
+    if (j.is_array()) {
+        auto& items = j.get_ref<nlohmann::json::array_t&>();
+        for (nlohmann::json& item : items) release_json(item);
+        items.clear();
+    } else if (j.is_object()) {
+        auto& members = j.get_ref<nlohmann::json::object_t&>();
+        for (auto& member : members) release_json(member.second);
+        members.clear();
+    }
+}
+
+void parse_json(std::string_view text, ParsedJson* out) {
+    release_json(out->value);
+    out->value = nlohmann::json();
+    // The DOM builder json::parse uses, but writing into *out: json::parse keeps its result in a
+    // local that an exception would destroy with nlohmann's allocating destructor.
+    nlohmann::detail::json_sax_dom_parser<nlohmann::json> builder(out->value, /*allow_exceptions_=*/false);
+    if (!nlohmann::json::sax_parse(text.begin(), text.end(), &builder, nlohmann::json::input_format_t::json,
+                                   /*strict=*/true)) {
+        release_json(out->value);
+        out->value = nlohmann::json(nlohmann::json::value_t::discarded);
+    }
+}
+
 }  // namespace simdformer

@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <string_view>
 
 #include "simdformer/status.h"
@@ -21,5 +22,27 @@ constexpr size_t kMaxJsonDepth = 64;
 // invalid_argument "<what>: JSON nested deeper than 64 levels" / "... is larger than ...".
 // A text that is not JSON at all passes (the parser reports it).
 Status check_json_limits(std::string_view text, const char* what);
+
+// Empties a JSON value bottom-up without allocating (children first, so every value destroyed
+// is a scalar or an empty container). nlohmann's destructor allocates a stack of all direct
+// children to avoid recursion -- 1.6 MB for a header of 100,000 tensors -- and a destructor that
+// cannot get memory ends the program. Recursion depth = nesting depth (<= kMaxJsonDepth after
+// check_json_limits).
+void release_json(nlohmann::json& j) noexcept;
+
+// A parsed JSON value that is released (release_json) before it is destroyed: on return, and
+// while an exception (std::bad_alloc) unwinds through the parse or through its owner.
+struct ParsedJson {
+    ParsedJson() = default;
+    ParsedJson(const ParsedJson&) = delete;
+    ParsedJson& operator=(const ParsedJson&) = delete;
+    ~ParsedJson() { release_json(value); }
+    nlohmann::json value;
+};
+
+// Parses text (checked with check_json_limits first) into out->value, which is discarded
+// (is_discarded()) when the text is not JSON. The partial value of a failed parse lives in *out,
+// so it is released too.
+void parse_json(std::string_view text, ParsedJson* out);
 
 }  // namespace simdformer

@@ -8,7 +8,9 @@ namespace simdformer {
 Status parse_load_options(const std::string& text, LoadOptions* options) {
     if (text.empty()) return Status::ok();
     SF_RETURN_IF_ERROR(check_json_limits(text, "load options"));
-    const nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+    ParsedJson parsed;
+    parse_json(text, &parsed);
+    const nlohmann::json& j = parsed.value;
     if (j.is_discarded() || !j.is_object()) return Status::invalid("load options are not a JSON object");
     for (auto it = j.begin(); it != j.end(); ++it) {
         if (it.key() == "weights") {

@@ -113,16 +113,17 @@ private:
     std::set<std::string> seen_;
 };
 
-// Parses the header text; a name given twice is an error (JSON parsers keep one silently).
-Result<json> parse_header_json(const char* text, size_t n) {
+// Parses the header text into *out; a name given twice is an error (JSON parsers keep one silently).
+Status parse_header_json(const char* text, size_t n, ParsedJson* out) {
     SF_RETURN_IF_ERROR(check_json_limits(std::string_view(text, n), "safetensors header"));
-    json j = json::parse(text, text + n, nullptr, /*allow_exceptions=*/false);
+    parse_json(std::string_view(text, n), out);
+    const json& j = out->value;
     if (j.is_discarded()) return Status::io("not a safetensors file: the header is not valid JSON");
     if (!j.is_object()) return Status::io("not a safetensors file: the header is not a JSON object");
     DuplicateKeyFinder keys;
     (void)json::sax_parse(text, text + n, &keys, json::input_format_t::json, /*strict=*/true);
     if (!keys.duplicate.empty()) return Status::io("the header names tensor '" + keys.duplicate + "' more than once");
-    return j;
+    return Status::ok();
 }
 
 }  // namespace
@@ -144,7 +145,9 @@ Result<SafetensorsHeader> read_safetensors_header(ByteSource& source, size_t sha
                           std::to_string(kMaxSafetensorsHeaderBytes) + "-byte limit");
     std::string text(size_t(n), '\0');
     SF_RETURN_IF_ERROR(source.read(8, size_t(n), reinterpret_cast<uint8_t*>(text.data())));
-    SF_ASSIGN_OR_RETURN(const json j, parse_header_json(text.data(), text.size()));
+    ParsedJson parsed;
+    SF_RETURN_IF_ERROR(parse_header_json(text.data(), text.size(), &parsed));
+    const json& j = parsed.value;
 
     SafetensorsHeader h;
     const uint64_t data_offset = 8 + n, data_size = size - data_offset;

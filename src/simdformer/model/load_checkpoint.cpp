@@ -71,11 +71,12 @@ std::string stored_dtype(const Checkpoint& c) {
 Result<Model> Model::load_checkpoint(const std::string& config_json, const std::vector<CheckpointShard>& shards,
                                      const std::string& index_json, const LoadOptions& options) {
     // The config first: an unsupported architecture is reported before any weight is touched.
-    json config;
+    ParsedJson parsed_config;
+    json& config = parsed_config.value;
     ArchitectureChoice choice;
     if (!config_json.empty()) {
         SF_RETURN_IF_ERROR(check_json_limits(config_json, "config"));
-        config = json::parse(config_json, nullptr, /*allow_exceptions=*/false);
+        parse_json(config_json, &parsed_config);
         if (config.is_discarded()) return Status::invalid("config is not valid JSON");
         SF_ASSIGN_OR_RETURN(choice, choose_architecture(config));
     }
