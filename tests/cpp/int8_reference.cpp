@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "simdformer/kernels/reference.h"
+
 namespace simdformer::test::int8ref {
 namespace {
 

@@ -8,6 +8,7 @@
 
 #include "int8_reference.h"
 #include "simdformer/kernels/kernels.h"
+#include "simdformer/kernels/reference.h"
 #include "test_util.h"
 
 namespace simdformer::test {
