@@ -142,6 +142,8 @@ void pack_i8_copy(size_t k, size_t n, size_t p0, size_t rows, size_t j0, size_t 
                   size_t row_stride, size_t col_stride, void* packed);
 // The whole of B at once (init, absmax, scales, quantize).
 void pack_i8(size_t k, size_t n, const float* b, size_t row_stride, size_t col_stride, void* packed);
+// out [k] = column j of a packed [k, n] operand, dequantized (scale[j] * q(p, j)).
+void packed_i8_column(size_t k, size_t n, const void* packed, size_t j, float* out);
 
 // Dynamic quantization of one activation row for design (b): per-row asymmetric, 256 levels over
 // [lo, hi] = [min(0, min x), max(0, max x)] so that 0 is exact and a one-sided row (GELU output)

@@ -95,6 +95,12 @@ void pack_i8(size_t k, size_t n, const float* b, size_t row_stride, size_t col_s
     pack_i8_quantize(k, n, 0, k, 0, n, b, row_stride, col_stride, packed);
 }
 
+void packed_i8_column(size_t k, size_t n, const void* packed, size_t j, float* out) {
+    const auto* bytes = static_cast<const int8_t*>(packed);
+    const float scale = packed_i8_scales(k, n, packed)[j];
+    for (size_t p = 0; p < k; ++p) out[p] = scale * float(bytes[byte_index(k, p, j)]);
+}
+
 // ---- activations -----------------------------------------------------------------------------
 
 Qd8Row qd8_row_params(size_t k, const float* x) {
