@@ -4,7 +4,8 @@
 // each kernel's time divided by the f32 time of the same round. The same source
 // builds natively and to wasm (run by node):
 //   build/native-release/bench/bench_int8            node build/wasm-release/bench/bench_int8.js
-// Arguments: [budget_ms per shape, default 3000] [shape filter substring, e.g. 128x768x]
+// Then a whole BERT-base layer through Model::forward_text, f32 against int8 weights.
+// Arguments: [budget_ms per shape, default 3000] [shape filter substring, e.g. 128x768x, or layer]
 //            [warm-up ms per shape, default 2000].
 #include <algorithm>
 #include <chrono>
@@ -18,6 +19,7 @@
 
 #include "simdformer/buffer.h"
 #include "simdformer/kernels/kernels.h"
+#include "simdformer/simdformer.h"
 
 namespace k = simdformer::kernels;
 
@@ -125,6 +127,102 @@ Result run_shape(const Shape& s, double budget_ms, double warmup_ms) {
     return r;
 }
 
+// A whole BERT-base layer (d 768, 12 heads, d_ff 3072, GELU; random weights, a 1000-token
+// vocabulary) through Model::forward_text on 128 tokens, f32 and int8 weights, interleaved.
+void run_layer(double budget_ms, double warmup_ms) {
+    const size_t d = 768, ff = 3072, vocab = 1000, positions = 128, n = 128;
+    std::vector<std::pair<std::string, std::pair<simdformer::Shape, std::vector<float>>>> t;
+    std::mt19937 rng(3);
+    std::normal_distribution<float> nd(0.0f, 0.02f);
+    auto add = [&](const std::string& name, simdformer::Shape shape, float fill = -1.0f) {
+        size_t count = 1;
+        for (size_t x : shape) count *= x;
+        std::vector<float> v(count);
+        for (float& x : v) x = fill >= 0.0f ? fill : nd(rng);
+        t.push_back({name, {shape, std::move(v)}});
+    };
+    add("embeddings.word_embeddings.weight", {vocab, d});
+    add("embeddings.position_embeddings.weight", {positions, d});
+    add("embeddings.token_type_embeddings.weight", {2, d});
+    add("embeddings.LayerNorm.weight", {d}, 1.0f);
+    add("embeddings.LayerNorm.bias", {d}, 0.0f);
+    const std::string p = "encoder.layer.0.";
+    for (const char* m : {"attention.self.query", "attention.self.key", "attention.self.value", "attention.output.dense"}) {
+        add(p + m + ".weight", {d, d});
+        add(p + m + ".bias", {d});
+    }
+    add(p + "attention.output.LayerNorm.weight", {d}, 1.0f);
+    add(p + "attention.output.LayerNorm.bias", {d}, 0.0f);
+    add(p + "intermediate.dense.weight", {ff, d});
+    add(p + "intermediate.dense.bias", {ff});
+    add(p + "output.dense.weight", {d, ff});
+    add(p + "output.dense.bias", {d});
+    add(p + "output.LayerNorm.weight", {d}, 1.0f);
+    add(p + "output.LayerNorm.bias", {d}, 0.0f);
+    std::vector<std::pair<std::string, std::pair<simdformer::Shape, const float*>>> views;
+    for (const auto& [name, v] : t) views.push_back({name, {v.first, v.second.data()}});
+    const std::vector<uint8_t> bytes = simdformer::write_safetensors(views);
+    const std::string config = R"({"model_type":"bert","architectures":["BertModel"],"hidden_size":768,
+        "num_hidden_layers":1,"num_attention_heads":12,"intermediate_size":3072,"vocab_size":1000,
+        "max_position_embeddings":128,"type_vocab_size":2,"hidden_act":"gelu","layer_norm_eps":1e-12,
+        "pad_token_id":0})";
+    simdformer::Model models[2];
+    simdformer::Workspace spaces[2];
+    size_t held[2] = {0, 0};  // bytes the loaded model keeps
+    for (int int8 = 0; int8 < 2; ++int8) {
+        const size_t before = simdformer::Buffer::live_bytes();
+        simdformer::MemorySource source(bytes.data(), bytes.size());
+        simdformer::LoadOptions options;
+        options.weights = int8 ? simdformer::WeightFormat::kInt8 : simdformer::WeightFormat::kF32;
+        auto m = simdformer::Model::load_checkpoint(config, {{"model.safetensors", &source}}, "", options);
+        if (!m.is_ok()) {
+            std::fprintf(stderr, "layer: %s\n", m.status().message().c_str());
+            std::exit(1);
+        }
+        models[int8] = std::move(m).value();
+        held[int8] = simdformer::Buffer::live_bytes() - before;
+        simdformer::WorkspaceLimits limits;
+        limits.max_src_len = n;
+        limits.record_attention = false;
+        auto ws = models[int8].make_workspace(limits);
+        if (!ws.is_ok()) std::exit(1);
+        spaces[int8] = std::move(ws).value();
+    }
+    std::vector<int32_t> tokens(n);
+    for (size_t i = 0; i < n; ++i) tokens[i] = int32_t((i * 37 + 5) % vocab);
+    simdformer::TextRequest r;
+    r.n_seq = n;
+    r.tokens = tokens.data();
+    auto call = [&](int int8) {
+        const double t0 = now_ms();
+        if (!models[int8].forward_text(r, spaces[int8]).is_ok()) std::exit(1);
+        return now_ms() - t0;
+    };
+    const double warm_start = now_ms();
+    for (int i = 0; i < 3 || now_ms() - warm_start < warmup_ms; ++i) {
+        call(0);
+        call(1);
+    }
+    std::vector<double> tf, ti, ratio;
+    const double start = now_ms();
+    for (int round = 0; round < 7 || (now_ms() - start < budget_ms && round < 400); ++round) {
+        double f, q;
+        if (round % 2) {
+            f = call(0);
+            q = call(1);
+        } else {
+            q = call(1);
+            f = call(0);
+        }
+        tf.push_back(f);
+        ti.push_back(q);
+        ratio.push_back(q / f);
+    }
+    std::printf("BERT-base layer, forward_text 1 x 128 tokens (%zu rounds): f32 %.2f ms, int8 %.2f ms x%.2f; "
+                "model bytes f32 %zu, int8 %zu (x%.3f)\n",
+                tf.size(), median(tf), median(ti), median(ratio), held[0], held[1], double(held[1]) / double(held[0]));
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -154,5 +252,6 @@ int main(int argc, char** argv) {
                     sum(&Result::f32), sum(&Result::a), sum(&Result::a) / sum(&Result::f32), sum(&Result::b),
                     sum(&Result::b) / sum(&Result::f32));
     }
+    if (filter.empty() || filter == "layer") run_layer(budget, warmup);
     return 0;
 }
