@@ -5,10 +5,14 @@
 // give identical results; int8 weights take about a quarter of the memory.
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <memory>
+#include <tuple>
 
 #include <nlohmann/json.hpp>
 
+#include "int8_reference.h"
+#include "simdformer/kernels/kernels.h"
 #include "simdformer/layers/linear.h"
 #include "test_util.h"
 
@@ -272,6 +276,90 @@ TEST(Prequantized, MissingOrBadScalesAreErrorsThatNameTheTensor) {
     EXPECT_EQ(row[0], -1.0f);
     EXPECT_EQ(row[1], 1.25f);
     EXPECT_EQ(row[2], -1.5f);
+}
+
+// ---- Linear: both layouts, fused slices, small chunks --------------------------------------------
+
+// A safetensors file with any dtypes (write_safetensors writes F32 only): name -> (dtype, shape, bytes).
+std::vector<uint8_t> raw_safetensors(const std::vector<std::tuple<std::string, std::string, Shape, std::vector<uint8_t>>>& t) {
+    nlohmann::json header = nlohmann::json::object();
+    std::vector<uint8_t> data;
+    for (const auto& [name, dtype, shape, bytes] : t) {
+        header[name] = {{"dtype", dtype}, {"shape", shape}, {"data_offsets", {data.size(), data.size() + bytes.size()}}};
+        data.insert(data.end(), bytes.begin(), bytes.end());
+    }
+    std::string text = header.dump();
+    text.append((8 - text.size() % 8) % 8, ' ');
+    std::vector<uint8_t> out(8);
+    for (int i = 0; i < 8; ++i) out[i] = uint8_t(uint64_t(text.size()) >> (8 * i));
+    out.insert(out.end(), text.begin(), text.end());
+    out.insert(out.end(), data.begin(), data.end());
+    return out;
+}
+
+template <class T>
+std::vector<uint8_t> as_bytes(const std::vector<T>& v) {
+    std::vector<uint8_t> b(v.size() * sizeof(T));
+    std::memcpy(b.data(), v.data(), b.size());
+    return b;
+}
+
+TEST(LinearInt8, FusedSlicesOfBothLayoutsStreamedInSmallChunksEqualTheKernelOnTheSlice) {
+    const size_t in = 37, out = 19, parts = 3, part = 1, total = parts * out, rows = 5;
+    const auto conv = random_vector(in * total, 60);   // GPT-2 Conv1D [in, total]
+    const auto lin = random_vector(total * in, 61);    // nn.Linear [total, in]
+    const auto bias = random_vector(total, 62);
+    const auto x = random_vector(rows * in, 63, -2.0f, 2.0f);
+    // The slice as B [in, out] of each layout, quantized and multiplied by the kernels directly.
+    auto expected = [&](const float* b, size_t row_stride, size_t col_stride) {
+        std::vector<uint8_t> packed(kernels::packed_i8_size(in, out));
+        kernels::pack_i8(in, out, b, row_stride, col_stride, packed.data());
+        kernels::Epilogue ep;
+        ep.bias = bias.data() + part * out;
+        std::vector<float> y(rows * out);
+        kernels::gemm_qd8_qc8w(rows, out, in, x.data(), in, packed.data(), y.data(), out, ep);
+        return y;
+    };
+    const std::vector<float> want_conv = expected(conv.data() + part * out, total, 1);
+    const std::vector<float> want_lin = expected(lin.data() + part * out * in, 1, in);
+
+    const std::vector<uint8_t> file = write_safetensors(
+        {{"conv", {{in, total}, conv.data()}}, {"lin", {{total, in}, lin.data()}}, {"bias", {{total}, bias.data()}}});
+    for (size_t chunk : {size_t(64), size_t(1) << 20}) {  // 16 floats per read, and everything at once
+        MemorySource source(file.data(), file.size());
+        LoadOptions options = int8_options();
+        options.chunk_bytes = chunk;
+        auto c = Checkpoint::open({{"model.safetensors", &source}}, "", options);
+        SF_ASSERT_OK(c.status());
+        for (bool out_in : {false, true}) {
+            const LinearRef ref{out_in ? "lin" : "conv", "bias", out_in ? WeightLayout::kOutIn : WeightLayout::kInOut,
+                                part, parts};
+            auto l = Linear::load(c.value(), ref, in, out);
+            SF_ASSERT_OK(l.status());
+            ASSERT_TRUE(l.value().int8());
+            EXPECT_LE(l.value().weight_bytes(), kernels::packed_i8_size(in, out) + 3);
+            std::vector<float> y(rows * out);
+            l.value().forward(rows, x.data(), in, y.data(), out);
+            EXPECT_EQ(y, out_in ? want_lin : want_conv) << (out_in ? "nn.Linear" : "Conv1D") << " chunk " << chunk;
+        }
+    }
+
+    // The same Conv1D slice pre-quantized (per column of [in, total], as scripts/quantize.py does).
+    const int8ref::QuantizedWeight q = int8ref::quantize_weight(in, total, conv.data(), total, 1);
+    const std::vector<uint8_t> qfile = raw_safetensors({{"conv", "I8", {in, total}, as_bytes(q.q)},
+                                                        {"conv_scale", "F32", {total}, as_bytes(q.scale)},
+                                                        {"bias", "F32", {total}, as_bytes(bias)}});
+    MemorySource source(qfile.data(), qfile.size());
+    LoadOptions small;
+    small.chunk_bytes = 64;
+    auto c = Checkpoint::open({{"model.safetensors", &source}}, "", small);
+    SF_ASSERT_OK(c.status());
+    auto l = Linear::load(c.value(), LinearRef{"conv", "bias", WeightLayout::kInOut, part, parts}, in, out);
+    SF_ASSERT_OK(l.status());
+    std::vector<float> y(rows * out);
+    l.value().forward(rows, x.data(), in, y.data(), out);
+    EXPECT_EQ(y, want_conv);
+    EXPECT_TRUE(c.value().unused().empty());  // the I8 weight, its scales and the bias are all used
 }
 
 // ---- the nn.Transformer dialect -----------------------------------------------------------------
