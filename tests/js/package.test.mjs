@@ -258,8 +258,11 @@ test('a strict TypeScript consumer type-checks against the shipped types', () =>
     simdformer.init({ simd: false }).then((sf) => sf.positionalEncoding(2, 2).shape);
   `);
   writeFileSync(join(dir, 'text.mts'), `
-    import { init, type TextEncoding } from 'simdformer';
+    import { bundledModelUrl, init, type TextEncoding } from 'simdformer';
     const sf = await init();
+    const bundled = await sf.loadPretrained(bundledModelUrl('fortune-bert'));
+    // @ts-expect-error: the package ships no such model
+    bundledModelUrl('gpt-4');
     const m = await sf.loadPretrained('folder', { onProgress: (p) => p.loaded });
     const r = m.encodeText('hello', { returnAttention: true });
     const a: number = r.attentions[0][2].data[0];
@@ -281,13 +284,15 @@ test('a strict TypeScript consumer type-checks against the shipped types', () =>
     // @ts-expect-error: embed has no option 'pool'
     m.embed('x', { pool: 'mean' });
     m.dispose();
-    export const used = [a, offsets, c, e, es, score, ws, x, y, objects];
+    export const used = [a, offsets, c, e, es, score, ws, x, y, objects, bundled];
   `);
+  // The README's first example, as TypeScript (console declared: one set-up has neither DOM nor Node typings).
+  writeFileSync(join(dir, 'first.mts'), `declare const console: { log(...items: unknown[]): void };\n${readmeExamples()[0]}`);
   // Node with the disposable lib, and a browser-only set-up without it and without @types/node.
   for (const lib of [['es2022', 'esnext.disposable'], ['es2022', 'dom']]) {
     writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({
       compilerOptions: { strict: true, noEmit: true, module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022', lib, types: [] },
-      files: ['consumer.mts', 'consumer.cts', 'text.mts'],
+      files: ['consumer.mts', 'consumer.cts', 'text.mts', 'first.mts'],
     }));
     const tsc = spawnSync(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', dir], { encoding: 'utf8' });
     assert.equal(tsc.status, 0, `lib ${lib}: ${tsc.stdout}${tsc.stderr}`);
