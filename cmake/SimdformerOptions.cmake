@@ -56,7 +56,8 @@ if(EMSCRIPTEN)
   endif()
   # Emscripten's default compiles exceptions away (a throw aborts). With -fexceptions at compile
   # and link time, a std::bad_alloc unwinds through RAII owners to the entry points' guarded()
-  # (bindings/entry/reply.h), which reports out_of_memory. Costs: BENCHMARKS.md ("exceptions").
+  # (bindings/entry/reply.h), which reports out_of_memory. Its cost in speed and size is measured
+  # side by side by bench/eh-cost.mjs (a build with and one without this option).
   if(SIMDFORMER_WASM_EXCEPTIONS)
     add_compile_options(-fexceptions)
     add_link_options(-fexceptions)
