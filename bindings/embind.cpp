@@ -183,6 +183,7 @@ struct TextArgs {
     double n_batch = 0, n_seq = 0;
     double tokens = 0, token_types = 0, attention_mask = 0, logits_rows = 0, n_logits_rows = 0;
     bool need_weights = false, need_pooler = false;
+    double probe_out = 0, probe_layer = 0;  // TextRequest::probe_out [4, B*n, d] (0 = none) and its layer
 };
 
 Status to_text_request(const TextArgs& a, TextRequest* r) {
@@ -193,6 +194,10 @@ Status to_text_request(const TextArgs& a, TextRequest* r) {
     SF_RETURN_IF_ERROR(js_pointer(a.attention_mask, "attentionMask", &r->attention_mask));
     SF_RETURN_IF_ERROR(js_pointer(a.logits_rows, "logitsRows", &r->logits_rows));
     SF_RETURN_IF_ERROR(js_size(a.n_logits_rows, "nLogitsRows", &r->n_logits_rows));
+    const float* probe_out = nullptr;
+    SF_RETURN_IF_ERROR(js_pointer(a.probe_out, "probeOut", &probe_out));
+    r->probe_out = const_cast<float*>(probe_out);  // the caller's output buffer
+    SF_RETURN_IF_ERROR(js_size(a.probe_layer, "probeLayer", &r->probe_layer));
     r->need_weights = a.need_weights;
     r->need_pooler = a.need_pooler;
     return Status::ok();
@@ -492,7 +497,9 @@ EMSCRIPTEN_BINDINGS(simdformer) {
         .field("needWeights", &TextArgs::need_weights)
         .field("needPooler", &TextArgs::need_pooler)
         .field("logitsRows", &TextArgs::logits_rows)
-        .field("nLogitsRows", &TextArgs::n_logits_rows);
+        .field("nLogitsRows", &TextArgs::n_logits_rows)
+        .field("probeOut", &TextArgs::probe_out)
+        .field("probeLayer", &TextArgs::probe_layer);
     class_<ModelHandle>("ModelHandle")
         .constructor<>()
         .function("load", &ModelHandle::load)

@@ -26,6 +26,11 @@ export interface InitOptions {
   wasmBinary?: ArrayBuffer | Uint8Array;
   /** 'auto' (default) picks SIMD128 when the engine supports it. */
   simd?: 'auto' | boolean;
+  /**
+   * Loads @huggingface/tokenizers where its bare name cannot be resolved (module workers, which
+   * import maps do not reach): e.g. () => import('/node_modules/@huggingface/tokenizers/dist/tokenizers.mjs').
+   */
+  tokenizers?: () => Promise<unknown>;
 }
 
 export interface Progress {
@@ -403,6 +408,37 @@ export interface FillMaskResult {
   masks: { index: number; predictions: FillMaskPrediction[] }[];
 }
 
+/**
+ * One attention head for one text, as the engine computed it (TextModel.attentionSteps). Row i of
+ * q/k/v/context is token i ([length, dHead] row-major); weights, scores and mask are [length, length].
+ */
+export interface AttentionSteps {
+  tokens: string[];
+  ids: Int32Array;
+  offsets: [number, number][];
+  truncated: boolean;
+  originalLength: number;
+  layer: number;
+  head: number;
+  /** True for causal models (GPT-2): key j is hidden from query i when j > i. */
+  causal: boolean;
+  dHead: number;
+  /** The factor of q·k in the scores (1/√dHead for BERT and GPT-2). */
+  scale: number;
+  /** Projections with their bias, before any scaling. */
+  q: Float32Array;
+  k: Float32Array;
+  v: Float32Array;
+  /** The head's output b_i = Σ_j α_ij v_j, before the output projection. */
+  context: Float32Array;
+  /** α: the engine's attention weights. */
+  weights: Float32Array;
+  /** q_i·k_j·scale from the engine's q and k; -Infinity where masked. */
+  scores: Float32Array;
+  /** 1 where key j is visible to query i. */
+  mask: Uint8Array;
+}
+
 export declare class TextModel {
   readonly info: Readonly<ModelInfo>;
   readonly architecture: ModelInfo['architecture'];
@@ -418,6 +454,8 @@ export declare class TextModel {
   embed(input: readonly TextInput[], options?: EmbedOptions): Float32Array[];
   fillMask(input: string, options?: { topK?: number; maxLength?: number }): FillMaskResult;
   fillMask(input: readonly string[], options?: { topK?: number; maxLength?: number }): FillMaskResult[];
+  /** The step-by-step view of one head (layer and head default to 0). */
+  attentionSteps(input: string, options?: { layer?: number; head?: number; maxLength?: number }): AttentionSteps;
   dispose(): void;
   [Symbol.dispose](): void;
 }

@@ -2,6 +2,7 @@
 // Simdformer.loadPretrained. Text in; tokens with offsets, hidden states, attention maps,
 // sentence embeddings and masked-token predictions out.
 import { ENCODER_MAPS, readAttentionMaps } from './attention-maps.mjs';
+import { headSteps, scoreScale } from './attention-steps.mjs';
 import { check, fail } from './errors.mjs';
 import { CallHeap, copyF32 } from './heap.mjs';
 import { disposable, forget, watch } from './lifetime.mjs';
@@ -58,7 +59,8 @@ export class TextModel {
   }
 
   // Runs a tokenized batch. logitsRows: flat row indices b * n + i whose MLM scores to keep.
-  #forward(enc, { needWeights = false, needPooler = false, logitsRows = null } = {}) {
+  // probe: {layer, ptr} — copy that layer's q, k, v and context to ptr [4, B * n, d].
+  #forward(enc, { needWeights = false, needPooler = false, logitsRows = null, probe = null } = {}) {
     const h = this.#live();
     const usesTypes = this.#info.type_vocab_size > 1;
     const heap = new CallHeap(this.#module);
@@ -70,6 +72,7 @@ export class TextModel {
         attentionMask: heap.u8(enc.attentionMask),                  // [B, n], 1 = real token
         needWeights, needPooler,
         logitsRows: logitsRows ? heap.i32(Int32Array.from(logitsRows)) : 0, nLogitsRows: logitsRows ? logitsRows.length : 0,
+        probeOut: probe ? probe.ptr : 0, probeLayer: probe ? probe.layer : 0,
       }));
     } finally {
       heap.free();
@@ -107,6 +110,39 @@ export class TextModel {
       ...(maps ? { attentions: maps[b] } : {}),
     }));
     return batch ? results : results[0];
+  }
+
+  /**
+   * The step-by-step view of one attention head for one text: the engine's q, k, v and output
+   * b_i = Σ_j α_ij v_j (each [length, dHead], row i = token i), its weights α [length, length],
+   * the scores q_i·k_j·scale they came from (masked ones -Infinity) and the mask (1 = visible).
+   */
+  attentionSteps(text, options) {
+    const { n_layers: layers, n_heads: heads, d_model: d } = this.#info;
+    const o = readOptions(options, { layer: integer(0, layers - 1, 0), head: integer(0, heads - 1, 0), maxLength: this.#maxLengthOption() },
+      'attentionSteps');
+    const { items, batch } = textItems(text, 'attentionSteps', { pairs: false });
+    if (batch) fail('attentionSteps: give one text (a string)');
+    const enc = this.#tokenizer.encodeBatch(items, o.maxLength);
+    const n = enc.nSeq;
+    const heap = new CallHeap(this.#module);
+    let probe;
+    try {
+      const ptr = heap.alloc(4 * n * d * 4);
+      this.#forward(enc, { needWeights: true, probe: { layer: o.layer, ptr } });
+      probe = copyF32(this.#module, ptr, 4 * n * d);  // [4, n, d]
+    } finally {
+      heap.free();
+    }
+    const maps = readAttentionMaps(this.#module, this.#live(), ENCODER_MAPS, layers, [n], [n], true)[0];
+    const s = enc.sequences[0];
+    return {
+      tokens: s.tokens, ids: s.ids, offsets: s.offsets, truncated: s.truncated, originalLength: s.originalLength,
+      layer: o.layer, head: o.head, causal: this.#info.causal === true,
+      ...headSteps(probe, maps[o.layer][o.head], {
+        n, dModel: d, nHeads: heads, head: o.head, scale: scoreScale(this.#info, o.layer), causal: this.#info.causal === true,
+      }),
+    };
   }
 
   /**

@@ -87,6 +87,12 @@ struct TextRequest {
     bool need_pooler = false;                 // dense + tanh on each item's first token
     const int32_t* logits_rows = nullptr;     // [n_logits_rows] flat rows b * n_seq + i for the MLM head
     size_t n_logits_rows = 0;
+    // The step-by-step view of one layer: when probe_out is set, layer probe_layer's projections
+    // are copied out as computed — q, k, v (bias added, not yet scaled) and the per-head context
+    // Σ_j α_ij v_j (before the output projection), each [n_batch * n_seq, d_model], heads side
+    // by side (head h = columns h * d_head ...). probe_out [4, n_batch * n_seq, d_model].
+    float* probe_out = nullptr;
+    size_t probe_layer = 0;
 };
 
 // Attention weights recorded by the last call, as views into the workspace.

@@ -15,6 +15,12 @@
 
 namespace simdformer::detail {
 
+// Where run_encoder_layers copies one layer's q, k, v and context: out [4, tokens, d_model].
+struct LayerProbe {
+    size_t layer = 0;
+    float* out = nullptr;
+};
+
 struct ModelImpl {
     ModelConfig config;
     size_t parameters = 0;
@@ -47,9 +53,10 @@ struct ModelImpl {
                float* out) const;
     void run_encoder(size_t n_batch, const SequenceInput& src, const AttentionOptions& options, bool need_weights,
                      WorkspaceImpl& ws, float* x) const;
-    // The encoder layers (and final norm) over x [n_batch * n_seq, d_model] in place.
+    // The encoder layers (and final norm) over x [n_batch * n_seq, d_model] in place; with a
+    // probe, layer probe->layer's q, k, v and context are copied out (TextRequest::probe_out).
     void run_encoder_layers(size_t n_batch, size_t n_seq, const SequenceMasks& masks, const AttentionOptions& options,
-                            bool need_weights, WorkspaceImpl& ws, float* x) const;
+                            bool need_weights, WorkspaceImpl& ws, float* x, const LayerProbe* probe = nullptr) const;
     void run_decoder(size_t n_batch, const SequenceInput& tgt, const float* memory, size_t n_seq_memory,
                      const uint8_t* memory_padding, const AttentionOptions& options, bool need_weights,
                      WorkspaceImpl& ws, float* y) const;

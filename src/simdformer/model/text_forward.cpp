@@ -56,6 +56,9 @@ Status ModelImpl::check_text(const TextRequest& r, const WorkspaceImpl& ws) cons
                                    str(ws.limits.max_logits_rows));
         SF_RETURN_IF_ERROR(check_ids(r.logits_rows, r.n_logits_rows, n, "logits row"));
     }
+    if (r.probe_out && r.probe_layer >= encoder.size())
+        return Status::invalid("probe_layer=" + str(r.probe_layer) + " but the model has " + str(encoder.size()) +
+                               " layers");
     return Status::ok();
 }
 
@@ -118,7 +121,9 @@ Status Model::forward_text(const TextRequest& r, Workspace& workspace) const {
     SequenceMasks masks;
     masks.key_bias = r.attention_mask ? ws.key_bias.data() : nullptr;
     masks.key_bias_stride = r.n_seq;
-    m.run_encoder_layers(r.n_batch, r.n_seq, masks, AttentionOptions{}, r.need_weights, ws, ws.x.data());
+    const detail::LayerProbe probe{r.probe_layer, r.probe_out};
+    m.run_encoder_layers(r.n_batch, r.n_seq, masks, AttentionOptions{}, r.need_weights, ws, ws.x.data(),
+                         r.probe_out ? &probe : nullptr);
     ws.output = ws.x.data();
     ws.output_rows = r.n_batch * r.n_seq;
     m.text_heads(r, ws);
