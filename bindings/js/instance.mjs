@@ -8,6 +8,7 @@ import { Model } from './model.mjs';
 import { attention, layerNorm, positionalEncoding } from './ops.mjs';
 import { func, oneOf, readOptions, value } from './options.mjs';
 import { loadPretrained } from './pretrained.mjs';
+import { setTokenizersLoader } from './tokenizer.mjs';
 
 export class Simdformer {
   #module;
@@ -112,7 +113,8 @@ export async function instantiate(factory, moduleOptions) {
 
 /** Validates init() options shared by both entry points. */
 export function initOptions(options) {
-  const o = readOptions(options, { wasmUrl: value(), wasmBinary: value(), simd: oneOf(['auto', true, false], 'auto') }, 'init');
+  const o = readOptions(options, { wasmUrl: value(), wasmBinary: value(), simd: oneOf(['auto', true, false], 'auto'), tokenizers: func() }, 'init');
+  if (o.tokenizers) setTokenizersLoader(o.tokenizers);
   if (o.wasmBinary !== undefined && !(o.wasmBinary instanceof ArrayBuffer) && !ArrayBuffer.isView(o.wasmBinary)) {
     fail('init: wasmBinary must be an ArrayBuffer or Uint8Array');
   }
