@@ -89,12 +89,21 @@ void Linear::forward(size_t rows, const float* x, size_t ldx, float* y, size_t l
     ep.activation = activation;
     ep.residual = residual;
     ep.ld_residual = ld_residual;
-    kernels::gemm_f32_packed(rows, out_, in_, x, ldx, packed_.data(), y, ldy, ep);
+    run(rows, x, ldx, y, ldy, ep);
 }
 
 void Linear::forward_with_bias(size_t rows, const float* x, size_t ldx, float* y, size_t ldy, const float* bias) const {
     kernels::Epilogue ep;
     ep.bias = bias;
+    run(rows, x, ldx, y, ldy, ep);
+}
+
+void Linear::run(size_t rows, const float* x, size_t ldx, float* y, size_t ldy, const kernels::Epilogue& ep) const {
+    // A decoding step projects one row: the GEMV reads it in place (same results as the GEMM).
+    if (rows == 1) {
+        kernels::gemv_f32_packed(out_, in_, x, packed_.data(), y, ep);
+        return;
+    }
     kernels::gemm_f32_packed(rows, out_, in_, x, ldx, packed_.data(), y, ldy, ep);
 }
 

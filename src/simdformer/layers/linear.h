@@ -34,6 +34,9 @@ public:
     size_t parameters() const { return in_ * out_ + bias_.size(); }
 
 private:
+    // The GEMM, or the GEMV when there is a single row.
+    void run(size_t rows, const float* x, size_t ldx, float* y, size_t ldy, const kernels::Epilogue& ep) const;
+
     size_t in_ = 0, out_ = 0;
     Buffer packed_;  // pack_b of Wᵀ [in, out]
     Buffer bias_;    // [out] (empty: no bias)
