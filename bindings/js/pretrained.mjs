@@ -19,7 +19,7 @@ const isUrlText = (s) => /^https?:\/\//i.test(s);
  * localFolder(path) opens a folder (Node entry only).
  */
 export async function loadPretrained(module, source, options, { localFolder }) {
-  const o = readOptions(options, { onProgress: func(), signal: value(), weights: oneOf(['f32'], 'f32') }, 'loadPretrained');
+  const o = readOptions(options, { onProgress: func(), signal: value(), weights: oneOf(['f32', 'int8'], 'f32') }, 'loadPretrained');
   const signal = o.signal;
   if (signal !== undefined && !(typeof signal === 'object' && typeof signal.aborted === 'boolean' && typeof signal.addEventListener === 'function')) {
     fail(`loadPretrained: signal must be an AbortSignal, got ${describe(signal)}`);

@@ -1,6 +1,7 @@
 // TextModel.attentionSteps (the demo's step-by-step view): the engine's q, k, v, weights and
 // per-head output for one layer and head equal the PyTorch reference
-// (tests/data/attention-steps/<case>.safetensors, made by scripts/make_attention_steps.py)
+// (tests/data/attention-steps/<case>.safetensors, made by scripts/make_attention_steps.py; GPT-2
+// with its causal mask)
 // within 1e-4, in the SIMD and the scalar build; the scores it derives give back the weights.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -11,7 +12,7 @@ import { SimdformerError, init } from '../../dist/node.mjs';
 import { DATA, maxAbsDiff, readTensors } from './helpers.mjs';
 
 const TOL = 1e-4;
-const CASES = ['bert', 'distilbert', 'roberta'];
+const CASES = ['bert', 'distilbert', 'roberta', 'gpt2'];
 
 // Columns head*dh .. (head+1)*dh of a [n, d] reference tensor.
 function headColumns(t, head, dh) {
@@ -64,7 +65,13 @@ for (const simd of [true, false]) {
                   assert.ok(Math.abs(sum - s.context[i * dh + c]) < 1e-4, `Σ α v row ${i} col ${c}`);
                 }
               }
-              assert.ok(s.mask.every((m) => m === 1), 'an encoder sees every key');
+              for (let i = 0; i < n; i++) {
+                for (let j = 0; j < n; j++) {
+                  const visible = name !== 'gpt2' || j <= i;  // GPT-2 is causal; encoders see every key
+                  assert.equal(s.mask[i * n + j], visible ? 1 : 0);
+                  if (!visible) assert.equal(s.scores[i * n + j], -Infinity);
+                }
+              }
             }
           }
         } finally {
