@@ -176,6 +176,23 @@ test('the step-by-step numbers on the page are the API\'s (GPT-2, causal mask vi
   await page.locator('#steps-panel').screenshot({ path: join(ARTIFACTS, 'demo-steps.png') });
 });
 
+test('the f32 / int8 toggle reloads the model and reports size, speed and the largest attention difference', async () => {
+  const n = await runs();
+  await page.selectOption('#weights', 'int8');
+  await page.waitForFunction(() => /largest attention difference/.test(document.getElementById('precision-report').textContent) || window.__demo.error,
+    null, { timeout: 60000 });
+  assert.equal(await demo(() => window.__demo.error), '');
+  assert.ok(await runs() > n);
+  const s = await demo(() => ({ weights: window.__demo.info.weights, p: window.__demo.precision }));
+  assert.equal(s.weights, 'int8');
+  assert.ok(s.p.int8.bytes < s.p.f32.bytes / 2, JSON.stringify(s.p));
+  assert.ok(s.p.maxDiff > 0 && s.p.maxDiff < 0.1, `max attention difference ${s.p.maxDiff}`);
+  assert.match(await page.textContent('#precision-report'), /weights f32 \d+\.\d\d MB, int8 \d+\.\d\d MB; one pass f32 \d+\.\d\d ms, int8 \d+\.\d\d ms/);
+  const back = await runs();
+  await page.selectOption('#weights', 'f32');
+  await page.waitForFunction((k) => window.__demo.runs > k && window.__demo.info?.weights === 'f32', back, { timeout: 60000 });
+});
+
 test('BERT fills in [MASK] with its top predictions and shows the attention that produced them', async () => {
   await chooseModel('bert');
   await page.waitForFunction(() => window.__demo.stepRuns > 0 && window.__demo.info?.architecture === 'bert');
