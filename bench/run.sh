@@ -21,6 +21,7 @@ if [ ! -f dist/simdformer.wasm ] || [ -n "$(find src bindings -newer dist/simdfo
   bash scripts/build-package.sh
 fi
 node bench/bench.mjs
+node bench/decode.mjs $quick  # token-by-token decoding: GPT-2-small vs onnxruntime-web, encoder-decoder generate
 echo "ceiling loop as assembled (wasm-objdump):"
 wasm-objdump -d bench/.cache/ceiling.wasm | sed -n '/loop/,/br_if/p' | cut -c40- | awk '{print $1}' | sort | uniq -c | sort -rn
 cmake --preset native-release -DSIMDFORMER_BUILD_BENCH=ON >/dev/null
