@@ -176,6 +176,33 @@ test('the step-by-step numbers on the page are the API\'s (GPT-2, causal mask vi
   await page.locator('#steps-panel').screenshot({ path: join(ARTIFACTS, 'demo-steps.png') });
 });
 
+test('GPT-2 generates token by token on the page, each token shown with its attention to the context', async () => {
+  const prompt = await page.inputValue('#text');
+  const contextLength = await demo(() => window.__demo.labels.encoder[0].length);
+  const n = await runs();
+  await page.click('#generate');
+  await page.waitForFunction((k) => window.__demo.runs > k && !document.getElementById('generate').disabled, n, { timeout: 60000 });
+  const g = await demo(() => window.__demo.generated);
+  const lines = await page.locator('#generated .gen-step').allTextContents();
+  assert.ok(g.length >= 1 && g.length <= 8);
+  assert.equal(lines.length, g.length);
+  g.forEach((step, i) => {
+    assert.equal(step.attention.length, contextLength + i, `token ${i} attends over the prompt and the tokens before it`);
+    assert.ok(Math.abs(step.attention.reduce((a, b) => a + b, 0) - 1) < 1e-4);
+    assert.match(lines[i], /^\+ ".*" ← pos \d+ ".*" \d\.\d\d/);
+  });
+  const sf = await init();
+  const model = await sf.loadPretrained(join(MODELS, 'fortune-gpt2'));
+  try {
+    const api = await model.generateText(prompt, { maxNewTokens: 8 });
+    assert.equal(g.map((x) => x.text).join(''), api.text, 'greedy, as the API');
+  } finally {
+    model.dispose();
+  }
+  assert.equal(await page.inputValue('#text'), prompt + g.map((x) => x.text).join(''));
+  await typeInput(prompt);
+});
+
 test('the f32 / int8 toggle reloads the model and reports size, speed and the largest attention difference', async () => {
   const n = await runs();
   await page.selectOption('#weights', 'int8');
