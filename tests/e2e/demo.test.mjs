@@ -273,6 +273,26 @@ test('a Hugging Face folder loads through the file input and the folder picker, 
   assert.equal(await page.locator('#file-error').textContent(), '');
 });
 
+test('a folder dropped on the drop zone loads (drag and drop)', async () => {
+  const dir = join(DATA, 'hf', 'bert_mlm_f16');
+  const files = readdirSync(dir).map((name) => ({ name, base64: readFileSync(join(dir, name)).toString('base64') }));
+  const n = await runs();
+  // A drop event as the browser fires it, with the folder's files in its DataTransfer.
+  await demo((list) => {
+    const transfer = new DataTransfer();
+    for (const { name, base64 } of list) {
+      const bytes = Uint8Array.from(atob(base64), (c) => c.charCodeAt(0));
+      transfer.items.add(new File([bytes], name));
+    }
+    const zone = document.getElementById('drop');
+    zone.dispatchEvent(new DragEvent('dragover', { dataTransfer: transfer, bubbles: true, cancelable: true }));
+    zone.dispatchEvent(new DragEvent('drop', { dataTransfer: transfer, bubbles: true, cancelable: true }));
+  }, files);
+  await waitForRun(n);
+  assert.match(await page.textContent('#file-status'), /bert, 2 layers × 4 heads, d_model 32, .* F16 → f32/);
+  assert.equal(await page.locator('#modelview .cell').count(), 8);
+});
+
 test('a broken folder shows its error beside the drop zone and no stale picture', async () => {
   assert.ok(await demo(() => window.__demo.result !== null));
   const expected = JSON.parse(readFileSync(join(DATA, 'hf', 'broken', 'expected.json'), 'utf8'));
