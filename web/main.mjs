@@ -38,6 +38,7 @@ const state = {
   ready: false, runs: 0, model: 'gpt2', family: null, config: null, info: null, vocab: null, result: null, labels: null,
   kind: 'encoder', layer: 0, head: 0, query: 0, masked: { src: new Set(), tgt: new Set() }, visible: [], error: '',
   output: '', text: null, steps: null, stepRuns: 0, modelName: '', firstPictureMs: null, loading: false, predictions: null,
+  timeline: {},  // ms after navigation: engine ready, first model loaded, first picture (logged by the e2e test)
 };
 window.__demo = state;
 
@@ -210,6 +211,7 @@ function finishRun(ms) {
   render();
   if (state.firstPictureMs === null) {
     state.firstPictureMs = performance.now();
+    state.timeline.firstPicture = state.firstPictureMs;
     console.info(`simdformer demo: first picture ${state.firstPictureMs.toFixed(0)} ms after navigation`);
   }
 }
@@ -439,6 +441,7 @@ async function loadText(source, name, onProgress) {
   if (serial !== loadSerial) return null;
   state.family = 'text';
   state.loading = false;
+  state.timeline.modelLoaded ??= performance.now();
   state.info = r.info;
   state.maxLength = r.maxLength;
   state.maskToken = r.maskToken;
@@ -688,6 +691,7 @@ const ready = await call('init', { simd: new URLSearchParams(location.search).ge
 $('build').textContent = ready.simd ? 'wasm SIMD128' : 'wasm scalar';
 state.build = ready.simd ? 'simd' : 'scalar';
 state.ready = true;
+state.timeline.engineReady = performance.now();
 // ?model=bert (or reverse, random, file) opens another model: links can point at one view.
 const asked = document.querySelector(`input[name=model][value="${CSS.escape(new URLSearchParams(location.search).get('model') ?? '')}"]`);
 if (asked) asked.checked = true;
