@@ -446,4 +446,14 @@ export declare class SimdformerError extends Error {
 
 export declare function init(options?: InitOptions): Promise<Simdformer>;
 export declare function wasmSimdSupported(): boolean;
+
+/** The trained models shipped in the package's web/models/ folder. */
+export type BundledModelName = 'fortune-gpt2' | 'fortune-bert' | 'reverse';
+/** What each bundled model is and which loader takes it. */
+export declare const BUNDLED_MODELS: Readonly<Record<BundledModelName, string>>;
+/**
+ * The folder URL of a bundled model (file: under Node.js, http(s) in a browser):
+ * `sf.loadPretrained(bundledModelUrl('fortune-bert'))`.
+ */
+export declare function bundledModelUrl(name: BundledModelName): { readonly href: string; toString(): string };
 export default init;
