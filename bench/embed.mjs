@@ -154,14 +154,16 @@ async function main() {
   writeFileSync(join(CACHE, 'embed.json'), JSON.stringify({ date: new Date().toISOString(), loadavg: load, texts: TEXTS, browser, node }, null, 1));
   const f = (x) => x.toFixed(1);
   const span = (t) => `${f(t.median)} (${f(t.p10)}–${f(t.p90)})`;
-  const lines = ['| model | texts (tokens) | simdformer ms | transformers.js ms | ratio (median per round) | rounds |', '| --- | --- | --- | --- | --- | --- |'];
+  const lines = ['| model | texts (tokens) | simdformer ms (p10–p90) | transformers.js ms (p10–p90) | ratio of medians | median of per-round ratios | rounds |',
+    '| --- | --- | --- | --- | --- | --- | --- |'];
   for (const r of browser.results) for (const w of r.workloads) {
     const tokens = w.name === '1 sentence' ? r.check.tokens[1] : r.check.tokens.reduce((a, b) => a + b, 0);
-    lines.push(`| ${r.model} | ${w.name} (${tokens}) | ${span(w.simdformer)} | ${span(w['transformers.js'])} | **${w.ratio.toFixed(2)}** | ${w.rounds} |`);
+    lines.push(`| ${r.model} | ${w.name} (${tokens}) | ${span(w.simdformer)} | ${span(w['transformers.js'])} | ${(w.simdformer.median / w['transformers.js'].median).toFixed(2)} | ${w.ratio.toFixed(2)} | ${w.rounds} |`);
   }
-  lines.push('', '| model (Node) | texts | simdformer wasm ms | transformers.js onnxruntime-node ms | ratio | rounds |', '| --- | --- | --- | --- | --- | --- |');
+  lines.push('', '| model (Node) | texts | simdformer wasm ms | transformers.js onnxruntime-node ms | ratio of medians | median of per-round ratios | rounds |',
+    '| --- | --- | --- | --- | --- | --- | --- |');
   for (const r of node.results) for (const w of r.workloads) {
-    lines.push(`| ${r.model} | ${w.name} | ${span(w.simdformer)} | ${span(w['transformers.js'])} | ${w.ratio.toFixed(2)} | ${w.rounds} |`);
+    lines.push(`| ${r.model} | ${w.name} | ${span(w.simdformer)} | ${span(w['transformers.js'])} | ${(w.simdformer.median / w['transformers.js'].median).toFixed(2)} | ${w.ratio.toFixed(2)} | ${w.rounds} |`);
   }
   writeFileSync(join(CACHE, 'embed.md'), lines.join('\n') + '\n');
   console.log(`results: ${join(CACHE, 'embed.json')}, ${join(CACHE, 'embed.md')}`);
