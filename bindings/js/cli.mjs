@@ -17,7 +17,7 @@ const COMMON = {
   help: { type: 'boolean', short: 'h', help: '-h, --help            this help' },
 };
 
-const COMMANDS = { ...textCommands, ...safetensorsCommands, ...demoCommands, generate: generateCommand };
+const COMMANDS = { ...textCommands, ...safetensorsCommands, generate: generateCommand, ...demoCommands };
 
 const overview = () => `simdformer — Transformer models in WebAssembly SIMD
 
