@@ -687,12 +687,14 @@ $('export-png').addEventListener('click', () => {
   download('attention.png', exportPng($('heatmap'), title, `“${$('text').value}”`));
 });
 
-const ready = await call('init', { simd: new URLSearchParams(location.search).get('simd') === 'off' ? false : 'auto' });
-$('build').textContent = ready.simd ? 'wasm SIMD128' : 'wasm scalar';
-state.build = ready.simd ? 'simd' : 'scalar';
-state.ready = true;
-state.timeline.engineReady = performance.now();
+// The engine compiles while the first model downloads: the worker queues the load behind init.
+const engine = call('init', { simd: new URLSearchParams(location.search).get('simd') === 'off' ? false : 'auto' }).then((ready) => {
+  $('build').textContent = ready.simd ? 'wasm SIMD128' : 'wasm scalar';
+  state.build = ready.simd ? 'simd' : 'scalar';
+  state.ready = true;
+  state.timeline.engineReady = performance.now();
+}, (e) => showError(`cannot start the engine: ${e.message}`, 'page'));
 // ?model=bert (or reverse, random, file) opens another model: links can point at one view.
 const asked = document.querySelector(`input[name=model][value="${CSS.escape(new URLSearchParams(location.search).get('model') ?? '')}"]`);
 if (asked) asked.checked = true;
-await selectModel(document.querySelector('input[name=model]:checked').value);
+await Promise.all([engine, selectModel(document.querySelector('input[name=model]:checked').value)]);

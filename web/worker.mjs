@@ -5,6 +5,8 @@ import { init } from '/dist/browser.mjs';
 import { randomTransformer } from './random-model.mjs';
 
 let sf = null;
+let engine = null;  // init()'s promise: messages that arrive before it settles wait for it
+const TOKENIZERS = '/node_modules/@huggingface/tokenizers/dist/tokenizers.mjs';
 let model = null;   // the current Model (torch dialect) or TextModel (Hugging Face folder)
 let textSource = null;  // what the current TextModel was loaded from (for the f32 / int8 comparison)
 
@@ -30,10 +32,25 @@ async function loadTorch(source) {
   return { kind: 'torch', config: model.config, parameterCount: model.parameterCount };
 }
 
+// The files of a bundled folder, fetched at once (and the tokenizer library imported) while the
+// engine compiles; loadPretrained then reads them as objects, through the same loader.
+async function prefetchFolder(url) {
+  const base = new URL(url.endsWith('/') ? url : `${url}/`, self.location.href);
+  const get = async (name, bytes) => {
+    const r = await fetch(new URL(name, base));
+    if (r.status === 404) return undefined;
+    if (!r.ok) throw new Error(`cannot fetch ${name} from ${base}: HTTP ${r.status}`);
+    return bytes ? new Uint8Array(await r.arrayBuffer()) : r.text();
+  };
+  const [config, weights, tokenizer, tokenizerConfig] = await Promise.all([
+    get('config.json'), get('model.safetensors', true), get('tokenizer.json'), get('tokenizer_config.json'), import(TOKENIZERS)]);
+  return { config, weights, tokenizer, tokenizerConfig };
+}
+
 // A Hugging Face folder: a URL of the page's bundled models, or the user's files. Dropped
 // files arrive as {path, file}: the folder-relative path is restored for loadPretrained.
 async function loadText(source, progress) {
-  const from = source.kind === 'hf-url' ? new URL(source.url, self.location.href).href
+  const from = source.kind === 'hf-url' ? await (source.prefetched ?? prefetchFolder(source.url))
     : source.files.map(({ path, file }) => {
       if (path) Object.defineProperty(file, 'webkitRelativePath', { value: path });
       return file;
@@ -136,7 +153,8 @@ async function generate({ text, maxNewTokens }, post) {
 const handlers = {
   async init(data) {
     // Import maps do not reach module workers: say where the tokenizer library is served.
-    sf = await init({ simd: data.simd ?? 'auto', tokenizers: () => import('/node_modules/@huggingface/tokenizers/dist/tokenizers.mjs') });
+    engine ??= init({ simd: data.simd ?? 'auto', tokenizers: () => import(TOKENIZERS) });
+    sf = await engine;
     return { simd: sf.simd, arch: sf.arch };
   },
   load: (data, progress) => (data.source.kind === 'hf-url' || data.source.kind === 'files' ? loadText(data.source, progress) : loadTorch(data.source)),
@@ -151,7 +169,12 @@ self.onmessage = async ({ data }) => {
   try {
     const handler = handlers[data.type];
     if (!handler) throw new Error(`unknown message ${data.type}`);
-    if (!sf && data.type !== 'init') throw new Error('the engine is not initialised');
+    if (data.type !== 'init') {
+      if (!engine) throw new Error('the engine is not initialised');
+      // A bundled folder downloads while the engine compiles (the first picture comes sooner).
+      if (data.type === 'load' && data.source.kind === 'hf-url') data.source.prefetched = prefetchFolder(data.source.url);
+      sf = await engine;
+    }
     const progress = (p) => self.postMessage({ id: data.id, progress: { stage: p.stage, loaded: p.loaded, total: p.total, file: p.file } });
     const post = (event) => self.postMessage({ id: data.id, progress: event });
     const reply = await handler(data, progress, post);
