@@ -1,31 +1,92 @@
-// Checks the bundled text models' tokenizer.json as the page loads it (npm @huggingface/tokenizers)
-// against the ids that scripts/train_text_models.py's Python oracle wrote into metrics.json
-// ("tokenizer_check": held-out fortunes and the prompts / fill-mask texts of the samples).
-//   node scripts/check_model_tokenizers.mjs [path/to/tokenizers.mjs] [model folder]...
+// Checks the bundled text models as the page loads them.
+//   1. tokenizer.json through npm @huggingface/tokenizers gives the ids that
+//      scripts/train_text_models.py's Python oracle wrote into metrics.json ("tokenizer_check":
+//      held-out fortunes and the prompts / fill-mask texts of the samples).
+//   2. With --engine DIST/node.mjs: simdformer's loadPretrained on the folder (F16 weights as
+//      shipped) gives the PyTorch reference's last hidden state and attentions on those texts
+//      (`train_text_models.py reference`, float32 scripts/hf_reference.py on the same F16
+//      weights), and for a masked LM the same top-5 fill-mask tokens and probabilities.
+//   node scripts/check_model_tokenizers.mjs [--engine dist/node.mjs] [path/to/tokenizers.mjs] [model folder]...
 // Default folders: web/models/fortune-gpt2 and web/models/fortune-bert.
+import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const args = process.argv.slice(2);
+const engineAt = args.indexOf("--engine");
+const engine = engineAt >= 0 ? pathToFileURL(path.resolve(args.splice(engineAt, 2)[1])).href : null;
 const spec = args[0] && args[0].endsWith(".mjs") ? pathToFileURL(path.resolve(args.shift())).href
                                                    : "@huggingface/tokenizers";
 const folders = args.length ? args : ["fortune-gpt2", "fortune-bert"].map((m) => path.join(here, "..", "web", "models", m));
 const { Tokenizer } = await import(spec);
+const sf = engine ? await (await import(engine)).init() : null;
+
+// Tolerances: hidden states are O(1) after the final LayerNorm; float32 sums in another order.
+const HIDDEN_TOL = 1e-4, ATTENTION_TOL = 1e-5, PROB_TOL = 1e-5;
 
 let passed = 0, failed = 0;
+const report = (ok, what) => {
+  if (ok) passed++;
+  else { failed++; console.log(`FAIL ${what}`); }
+};
+const maxAbsDiff = (a, b) => {
+  if (a.length !== b.length) return Infinity;
+  let m = 0;
+  for (let i = 0; i < a.length; i++) m = Math.max(m, Math.abs(a[i] - b[i]));
+  return m;
+};
+
 for (const folder of folders) {
+  const name = path.basename(folder);
   const read = (f) => JSON.parse(fs.readFileSync(path.join(folder, f), "utf8"));
   const tok = new Tokenizer(read("tokenizer.json"), read("tokenizer_config.json"));
-  const cases = read("metrics.json").tokenizer_check;
+  const metrics = read("metrics.json");
+  const cases = metrics.tokenizer_check;
   if (!cases || !cases.length) throw new Error(`${folder}/metrics.json has no tokenizer_check list`);
   for (const { text, ids } of cases) {
     const got = tok.encode(text).ids;
-    if (JSON.stringify(got) === JSON.stringify(ids)) { passed++; continue; }
-    failed++;
-    console.log(`FAIL ${path.basename(folder)} ${JSON.stringify(text)}\n  js:     ${JSON.stringify(got)}\n  oracle: ${JSON.stringify(ids)}`);
+    report(JSON.stringify(got) === JSON.stringify(ids),
+           `${name} tokenizer ${JSON.stringify(text)}\n  js:     ${JSON.stringify(got)}\n  oracle: ${JSON.stringify(ids)}`);
   }
+  if (!sf) continue;
+
+  const model = await sf.loadPretrained(folder);
+  const texts = cases.map((c) => c.text);
+  const runs = texts.map((t) => model.encodeText(t, { returnAttention: true }));
+  const ref = JSON.parse(execFileSync("/usr/bin/python3", [path.join(here, "train_text_models.py"), "reference", folder],
+                                      { input: JSON.stringify(runs.map((r) => Array.from(r.ids))), maxBuffer: 1 << 28,
+                                        env: { ...process.env, SF_TRAIN_THREADS: "1" } }));
+  let worstHidden = 0, worstAttention = 0;
+  runs.forEach((r, i) => {
+    const h = maxAbsDiff(r.lastHiddenState, ref[i].last_hidden_state);
+    let a = 0;
+    ref[i].attentions.forEach((layer, l) => layer.forEach((head, k) => { a = Math.max(a, maxAbsDiff(r.attentions[l][k].data, head)); }));
+    worstHidden = Math.max(worstHidden, h);
+    worstAttention = Math.max(worstAttention, a);
+    report(h <= HIDDEN_TOL && a <= ATTENTION_TOL, `${name} engine vs PyTorch on ${JSON.stringify(texts[i])}: hidden ${h}, attention ${a}`);
+  });
+  console.log(`${name}: ${runs.length} texts, max |engine - PyTorch| hidden ${worstHidden.toExponential(2)}, attention ${worstAttention.toExponential(2)}`);
+
+  if (metrics.fill_mask_examples) {
+    const masked = metrics.fill_mask_examples.map((e) => e.text);
+    const enc = masked.map((t) => model.encodeText(t));
+    const mref = JSON.parse(execFileSync("/usr/bin/python3", [path.join(here, "train_text_models.py"), "reference", folder],
+                                         { input: JSON.stringify(enc.map((r) => Array.from(r.ids))), maxBuffer: 1 << 28,
+                                           env: { ...process.env, SF_TRAIN_THREADS: "1" } }));
+    let worst = 0;
+    masked.forEach((t, i) => {
+      const preds = model.fillMask(t, { topK: 5 }).masks[0].predictions;  // each text has one [MASK]
+      const want = mref[i].masks[0];
+      const sameIds = JSON.stringify(preds.map((p) => p.id)) === JSON.stringify(want.map((w) => w.id));
+      const d = Math.max(...preds.map((p, k) => Math.abs(p.score - want[k].score)));
+      worst = Math.max(worst, d);
+      report(sameIds && d <= PROB_TOL, `${name} fillMask ${JSON.stringify(t)}: ${JSON.stringify(preds.map((p) => [p.token, p.score]))} vs ${JSON.stringify(want)}`);
+    });
+    console.log(`${name}: ${masked.length} fill-mask texts, max |engine - PyTorch| probability ${worst.toExponential(2)}`);
+  }
+  model.dispose();
 }
 console.log(`${passed} passed, ${failed} failed`);
 process.exit(failed ? 1 : 0);

@@ -45,10 +45,10 @@ MAX_FILE_BYTES = 2_000_000
 CORPUS_NOTE = ("Debian fortunes (every file but ascii-art; ASCII fortunes of >= 20 characters, whitespace "
                "collapsed); by CRC32 of the text 1 in 20 is the test set, 1 in 20 the dev set")
 
-GPT2 = dict(vocab=1024, d=128, layers=4, heads=4, ctx=128, text_rows=16, repeat_rows=4, steps=1600,
+GPT2 = dict(vocab=1024, d=128, layers=4, heads=4, ctx=128, text_rows=12, repeat_rows=4, steps=1200,
             lr=3e-3, warmup=200, final_lr=0.1, wd=0.1, seed=20240,
             span=(8, 40), gap=(0, 16))
-BERT = dict(vocab=2048, d=128, layers=4, heads=4, ff=384, ctx=128, batch_tokens=3072, steps=1500,
+BERT = dict(vocab=2048, d=128, layers=4, heads=4, ff=384, ctx=128, batch_tokens=2048, steps=1200,
             lr=1e-3, warmup=300, final_lr=0.1, wd=0.01, seed=20250, mask_p=0.15)
 
 
@@ -87,7 +87,7 @@ def optimizer(model, r):
 
 
 def train_loop(model, r, batch_loss, probe, name):
-    """Runs r['steps'] steps of batch_loss(step) -> loss; every 500 steps (and at the end) probe()
+    """Runs r['steps'] steps of batch_loss(step) -> loss; every 400 steps (and at the end) probe()
     -> dict of dev numbers. Returns (curve, cpu seconds and wall seconds of training alone)."""
     opt = optimizer(model, r)
     curve, losses = [], []
@@ -105,9 +105,11 @@ def train_loop(model, r, batch_loss, probe, name):
         losses.append(float(loss))
         train_cpu += time.process_time() - c0
         train_wall += time.time() - t0
-        if (step + 1) % 500 == 0 or step + 1 == r["steps"]:
+        if (step + 1) % 50 == 0:
+            print(f"{name} step {step + 1} loss {sum(losses[-50:]) / 50:.4f} cpu {train_cpu:.0f} s", flush=True)
+        if (step + 1) % 400 == 0 or step + 1 == r["steps"]:
             model.eval()
-            point = dict(step=step + 1, train_loss=round(sum(losses[-500:]) / len(losses[-500:]), 4), **probe())
+            point = dict(step=step + 1, train_loss=round(sum(losses[-400:]) / len(losses[-400:]), 4), **probe())
             curve.append(point)
             print(f"{name} {json.dumps(point)} cpu {train_cpu:.0f} s wall {train_wall:.0f} s", flush=True)
     model.eval()
@@ -131,7 +133,16 @@ def reload_f16(folder):
     with open(os.path.join(folder, "config.json")) as f:
         cfg = json.load(f)
     model = ref.build_model(cfg)
-    ref.load_hf_state_dict(model, fmt.read_safetensors(os.path.join(folder, "model.safetensors"))[0])
+    tensors = fmt.read_safetensors(os.path.join(folder, "model.safetensors"))[0]
+    # Every saved tensor back by its exact name (not ref.load_hf_state_dict: its ignore list for
+    # GPT-2's attn.bias buffer matched by suffix and skipped the h.N.attn.c_attn.bias parameter).
+    own = model.state_dict()
+    expected = set(ref.hf_state_dict(model))
+    assert set(tensors) == expected, (sorted(set(tensors) ^ expected))
+    with torch.no_grad():
+        for k, t in tensors.items():
+            assert tuple(own[k].shape) == tuple(t.shape), (k, tuple(own[k].shape), tuple(t.shape))
+            own[k].copy_(t.to(torch.float32))
     return model
 
 
@@ -545,9 +556,68 @@ def train_bert(train, dev, test, r, out):
     print(json.dumps(metrics["test"]), json.dumps(metrics["attention_heads"]), flush=True)
 
 
+def reference(folder):
+    """`reference FOLDER`: stdin JSON [ids, ...] -> stdout JSON, per id list the shipped model's
+    float32 PyTorch outputs (scripts/hf_reference.py on the F16 weights): last_hidden_state [n * d],
+    attentions [layer][head][n * n] and, at every [MASK] id (BERT), the top 5 {id, score}
+    softmax probabilities. scripts/check_model_tokenizers.mjs compares the engine with these."""
+    model = reload_f16(folder)
+    with open(os.path.join(folder, "config.json")) as f:
+        cfg = json.load(f)
+    mask_id = corpus.BertVocab.MASK if cfg["model_type"] == "bert" else None
+    out = []
+    with torch.no_grad():
+        for ids in json.load(sys.stdin):
+            x = torch.tensor([ids])
+            r = model(x)
+            hidden = r["last_hidden_state"]
+            item = {"last_hidden_state": hidden[0].reshape(-1).tolist(),
+                    "attentions": [[h.reshape(-1).tolist() for h in a[0]] for a in r["attentions"]]}
+            if mask_id is not None:
+                probs = F.softmax(r["logits"][0], dim=-1)
+                item["masks"] = [[{"id": int(i), "score": float(p)} for p, i in zip(*probs[k].topk(5))]
+                                 for k, t in enumerate(ids) if t == mask_id]
+            out.append(item)
+    json.dump(out, sys.stdout)
+
+
+def heldout(folder, n_prompts=16, prompt_tokens=8, new_tokens=24):
+    """`heldout FOLDER`: heldout.json next to the GPT-2 model, greedy continuations of prompts cut
+    from held-out test fortunes (every 32nd with >= 32 tokens: its first prompt_tokens tokens),
+    by the shipped F16 weights in float32 PyTorch. The ids are the truth (a prompt's text
+    re-tokenized may split differently at the cut); for comparing engines and weight formats
+    (f32 vs int8: same greedy tokens?)."""
+    with open(os.path.join(folder, "tokenizer.json")) as f:
+        tok = json.load(f)["model"]
+    vocab = [t for t, _ in sorted(tok["vocab"].items(), key=lambda kv: kv[1])]
+    v = corpus.Gpt2Vocab(vocab, [tuple(m) for m in tok["merges"]])  # <|endoftext|> is the last id
+    model = reload_f16(folder)
+    ctx = model.config.n_positions
+    _, _, test = corpus.load_fortunes()
+    long = [ids for ids in (v.encode(t) for t in test) if len(ids) >= 32]
+    items = []
+    for ids in long[::32][:n_prompts]:
+        prompt = ids[:prompt_tokens]
+        out = generate(model, prompt, new_tokens, ctx, v.eot)
+        items.append({"prompt_ids": prompt, "prompt": v.decode(prompt), "greedy_ids": out[len(prompt):],
+                      "greedy": v.decode(out[len(prompt):]), "stopped_at_eos": len(out) - len(prompt) < new_tokens})
+    fmt.write_json(os.path.join(folder, "heldout.json"), {
+        "model": "fortune-gpt2",
+        "method": f"prompts: the first {prompt_tokens} tokens of every 32nd held-out test fortune with >= 32 tokens "
+                  f"(no <|endoftext|> before them); greedy decoding of up to {new_tokens} new tokens, stop at "
+                  "<|endoftext|> (not included); float32 PyTorch (scripts/hf_reference.py) on the F16 weights as shipped",
+        "items": items}, sort_keys=False)
+    for it in items:
+        print(json.dumps(it["prompt"]), "->", json.dumps(it["greedy"]))
+
+
 def main():
     torch.set_num_threads(int(os.environ.get("SF_TRAIN_THREADS", "2")))
     args = sys.argv[1:]
+    if args[:1] == ["reference"]:
+        return reference(args[1])
+    if args[:1] == ["heldout"]:
+        return heldout(args[1])
     opt = {k: args[args.index(k) + 1] for k in ("--steps", "--out") if k in args}
     which = [a for a in args if a in ("gpt2", "bert")] or ["gpt2", "bert"]
     out = opt.get("--out", OUT)
