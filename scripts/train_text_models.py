@@ -46,10 +46,15 @@ CORPUS_NOTE = ("Debian fortunes (every file but ascii-art; ASCII fortunes of >= 
                "collapsed); by CRC32 of the text 1 in 20 is the test set, 1 in 20 the dev set")
 
 GPT2 = dict(vocab=1024, d=128, layers=4, heads=4, ctx=128, text_rows=12, repeat_rows=4, steps=1200,
-            lr=3e-3, warmup=200, final_lr=0.1, wd=0.1, seed=20240,
+            lr=3e-3, warmup=100, final_lr=0.1, wd=0.1, seed=20240,
             span=(8, 40), gap=(0, 16))
 BERT = dict(vocab=2048, d=128, layers=4, heads=4, ff=384, ctx=128, batch_tokens=2048, steps=1200,
-            lr=1e-3, warmup=300, final_lr=0.1, wd=0.01, seed=20250, mask_p=0.15)
+            lr=2e-3, warmup=100, final_lr=0.1, wd=0.01, seed=20250, mask_p=0.15, train_mask_p=0.3)
+# Position tables start as a sinusoidal table (Vaswani et al.) times POS_INIT_SCALE instead of
+# noise: relative offsets are then linear maps of the table from step 0, so previous / next token
+# heads (and the induction heads built on them) form within the short CPU budget. The tables are
+# still ordinary learned GPT-2 / BERT weights.
+POS_INIT_SCALE = 0.1
 
 
 # ---------------------------------------------------------------------------------------------
@@ -63,8 +68,19 @@ def lr_at(step, r):
     return r["lr"] * (r["final_lr"] + (1 - r["final_lr"]) * 0.5 * (1 + math.cos(math.pi * t)))
 
 
+def sinusoidal(n, d):
+    """[n, d]: sin(pos / 10000^(2i/d)) in even columns, cos in odd ones."""
+    pos = torch.arange(n, dtype=torch.float32)[:, None]
+    inv = torch.exp(-math.log(10000.0) * torch.arange(0, d, 2, dtype=torch.float32) / d)
+    table = torch.zeros(n, d)
+    table[:, 0::2] = torch.sin(pos * inv)
+    table[:, 1::2] = torch.cos(pos * inv)
+    return table
+
+
 def init_small(model, seed):
-    """GPT-2/BERT style initialisation: N(0, 0.02) weights, zero biases, unit LayerNorms."""
+    """GPT-2/BERT style initialisation: N(0, 0.02) weights, zero biases, unit LayerNorms; the
+    position table sinusoidal (see POS_INIT_SCALE)."""
     g = torch.Generator().manual_seed(seed)
     with torch.no_grad():
         for mod in model.modules():
@@ -75,6 +91,9 @@ def init_small(model, seed):
                     p.zero_()
                 else:
                     p.copy_(0.02 * torch.randn(p.shape, generator=g))
+        for name, p in model.named_parameters():
+            if name.endswith(("wpe.weight", "position_embeddings.weight")):
+                p.copy_(POS_INIT_SCALE * sinusoidal(*p.shape))
 
 
 def optimizer(model, r):
@@ -160,10 +179,10 @@ class Gpt2Batches:
 
     Text rows: every epoch the training fortunes are shuffled, written as one stream
     (<|endoftext|> before each fortune) and cut into consecutive windows; rows are taken in a
-    shuffled order. Repeat rows (for induction heads): a text window with a span S of L tokens
-    inserted twice, `gap` text tokens apart: w[:a] S w[a:a+g] S w[a+g:]. S is either L random
-    merged-piece ids (loss not counted on its first copy: nothing there to learn) or L tokens of
-    another place in the training stream."""
+    shuffled order. Repeat rows (for induction heads), half of each kind: L random merged-piece
+    ids written over and over to fill the row (loss not counted on the first copy: nothing there
+    to learn), or a text window with L tokens from elsewhere in the stream inserted twice, `gap`
+    text tokens apart: w[:a] S w[a:a+g] S w[a+g:]."""
 
     def __init__(self, docs, eot, r):
         self.docs, self.eot, self.r = docs, eot, r
@@ -211,11 +230,12 @@ class Gpt2Batches:
                 span = torch.randint(256, self.eot, (L,), generator=self.g)
             else:
                 span = self._slice(L)
+            if random_span:  # the span written over and over from position 0 (Olsson et al.'s test)
+                x[i] = span.repeat(self.n // L + 1)[:self.n]
+                w[i, :L - 1] = 0.0  # targets x[1..L-1]: later random tokens of the first copy
+                continue
             win = self._slice(self.n)
-            row = torch.cat([win[:a], span, win[a:a + gap], span, win[a + gap:]])[:self.n]
-            x[i] = row
-            if random_span:
-                w[i, a:a + L - 1] = 0.0  # targets x[a+1..a+L-1]: later random tokens of the first copy
+            x[i] = torch.cat([win[:a], span, win[a:a + gap], span, win[a + gap:]])[:self.n]
         return x, w
 
 
@@ -348,10 +368,10 @@ def train_gpt2(train, dev, test, r, out):
                              "shuffled training stream (<|endoftext|> before each fortune), a new shuffle every "
                              "epoch",
                 "repeat_rows": f"{r['repeat_rows']} per step ({100 * r['repeat_rows'] / (r['text_rows'] + r['repeat_rows']):.0f} %"
-                               f" of rows): a text window with a span of L = {r['span'][0]}..{r['span'][1]} tokens "
-                               f"inserted twice, {r['gap'][0]}..{r['gap'][1]} text tokens apart; the span is half "
-                               "the time L random merged-piece ids (first copy not in the loss), half the time L "
-                               "tokens from elsewhere in the training stream",
+                               f" of rows), L = {r['span'][0]}..{r['span'][1]}: half are L random merged-piece ids "
+                               "written over and over to fill the row (first copy not in the loss), half a text "
+                               "window with L tokens from elsewhere in the training stream inserted twice, "
+                               f"{r['gap'][0]}..{r['gap'][1]} text tokens apart",
                 "epochs_of_text": round(r["steps"] * r["text_rows"] * r["ctx"] / n_tokens, 2),
             },
             "steps": r["steps"], "tokens_seen": tokens_seen,
@@ -487,7 +507,7 @@ def train_bert(train, dev, test, r, out):
 
     def batch_loss(step):
         ids, mask = data.take()
-        x, labels = mask_tokens(ids, vocab.N_SPECIAL, V, g, r["mask_p"])
+        x, labels = mask_tokens(ids, vocab.N_SPECIAL, V, g, r["train_mask_p"])
         hidden = model.bert(x, attention_mask=mask)["last_hidden_state"]
         sel = labels != -100  # the MLM head runs on the targets only
         return F.cross_entropy(model.cls(hidden[sel]), labels[sel])
@@ -536,7 +556,7 @@ def train_bert(train, dev, test, r, out):
             "unk_rate": round(unk, 5),
             "data": f"each fortune as [CLS] pieces [SEP] (longer than {r['ctx'] - 2} pieces: cut into several); "
                     f"batches of similar length, <= {r['batch_tokens']} tokens with padding, reshuffled every "
-                    f"epoch; {r['mask_p']:.0%} of real pieces are targets, 80 % [MASK] / 10 % random piece / "
+                    f"epoch; {r['train_mask_p']:.0%} of real pieces are targets, 80 % [MASK] / 10 % random piece / "
                     "10 % unchanged, drawn anew every step",
             "sequences_per_epoch": len(seqs), "tokens_per_epoch": n_tokens,
             "epochs": data.epoch, "steps": r["steps"],
