@@ -4,6 +4,7 @@
 // scripts, --help for every command.
 import { parseArgs } from 'node:util';
 
+import { demoCommands } from './cli-demo.mjs';
 import { UsageError } from './cli-format.mjs';
 import { safetensorsCommands } from './cli-safetensors.mjs';
 import { textCommands } from './cli-text.mjs';
@@ -16,7 +17,7 @@ const COMMON = {
   help: { type: 'boolean', short: 'h', help: '-h, --help            this help' },
 };
 
-const COMMANDS = { ...textCommands, ...safetensorsCommands };
+const COMMANDS = { ...textCommands, ...safetensorsCommands, ...demoCommands };
 
 const overview = () => `simdformer — Transformer models in WebAssembly SIMD
 

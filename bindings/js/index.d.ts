@@ -152,6 +152,8 @@ export declare class Model {
   readonly config: Readonly<ModelConfig>;
   readonly kind: ModelConfig['model_type'];
   readonly parameterCount: number;
+  /** How the linear weights are held ('int8' after loadModel(..., { weights: 'int8' })). */
+  readonly weights: WeightsFormat;
   readonly disposed: boolean;
   readonly workspaceBytes: number;
   /** One sequence (token ids, or a flat Float32Array of n * d_model). */
@@ -212,10 +214,12 @@ export declare class Simdformer {
   readonly lanes: number;
   readonly liveBytes: number;
   readonly heapBytes: number;
-  loadModel(source: Bytes | UrlLike, config?: object | string,
-            options?: { onProgress?: (p: Progress) => void }): Promise<Model>;
-  /** loadModel for bytes already in memory, synchronously. */
-  loadModelSync(bytes: Bytes, config?: object | string, progress?: (p: Progress) => void): Model;
+  /** The highest liveBytes since init() or resetPeakLiveBytes(): e.g. a load's peak. */
+  readonly peakLiveBytes: number;
+  resetPeakLiveBytes(): void;
+  loadModel(source: Bytes | UrlLike, config?: object | string, options?: LoadModelOptions): Promise<Model>;
+  /** loadModel for bytes already in memory, synchronously (the third argument may be onProgress alone). */
+  loadModelSync(bytes: Bytes, config?: object | string, options?: LoadModelOptions | ((p: Progress) => void)): Model;
   /**
    * A Hugging Face folder (BERT, RoBERTa, DistilBERT) with its tokenizer: a folder path (Node), a
    * base URL, a FileList / File[] (a dropped folder) or {config, weights, tokenizer}.
@@ -274,8 +278,22 @@ export interface LoadPretrainedOptions {
   onProgress?: (p: Progress) => void;
   /** Aborting cancels the load; the promise rejects with the signal's reason. */
   signal?: AbortSignalLike;
-  /** How the weights are held in memory (only 'f32' for now). */
-  weights?: 'f32';
+  /** How the linear weights are held: 'f32' (default) or 'int8' (see WeightsFormat). */
+  weights?: WeightsFormat;
+}
+
+/**
+ * 'int8': every linear weight is quantized per output channel (symmetric, max|w| / 127) as it
+ * loads, ~0.26x the memory of 'f32', and runs an int8 GEMM on dynamically quantized activation
+ * rows; attention scores and softmax stay f32. Checkpoints already quantized (I8 tensors +
+ * `_scale`) load as int8 whatever this says.
+ */
+export type WeightsFormat = 'f32' | 'int8';
+
+export interface LoadModelOptions {
+  onProgress?: (p: Progress) => void;
+  /** How the linear weights are held: 'f32' (default) or 'int8'. */
+  weights?: WeightsFormat;
 }
 
 /** The checkpoint, normalized (HF names mapped onto one set), plus the original config.json. */
@@ -428,4 +446,14 @@ export declare class SimdformerError extends Error {
 
 export declare function init(options?: InitOptions): Promise<Simdformer>;
 export declare function wasmSimdSupported(): boolean;
+
+/** The trained models shipped in the package's web/models/ folder. */
+export type BundledModelName = 'fortune-gpt2' | 'fortune-bert' | 'reverse';
+/** What each bundled model is and which loader takes it. */
+export declare const BUNDLED_MODELS: Readonly<Record<BundledModelName, string>>;
+/**
+ * The folder URL of a bundled model (file: under Node.js, http(s) in a browser):
+ * `sf.loadPretrained(bundledModelUrl('fortune-bert'))`.
+ */
+export declare function bundledModelUrl(name: BundledModelName): { readonly href: string; toString(): string };
 export default init;

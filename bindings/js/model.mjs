@@ -45,6 +45,7 @@ export class Model {
   #config;
   #role;
   #parameters;
+  #weights;
   #busy = null;  // the running call's name while a callback of it runs user code
 
   constructor(module, handle) {
@@ -53,6 +54,7 @@ export class Model {
     this.#config = Object.freeze(JSON.parse(handle.configJson()));
     this.#role = roleOf(this.#config);
     this.#parameters = handle.parameterCount();
+    this.#weights = JSON.parse(handle.infoJson()).weights;
     watch(this, `a ${this.#config.model_type} model`);
   }
 
@@ -60,6 +62,8 @@ export class Model {
   get config() { return this.#config; }
   get kind() { return this.#config.model_type; }
   get parameterCount() { return this.#parameters; }
+  /** How the linear weights are held: 'f32' or 'int8'. */
+  get weights() { return this.#weights; }
   get disposed() { return this.#handle === null; }
   /** Bytes of the model's reusable workspace (grows to the largest call so far). */
   get workspaceBytes() { return this.#live().workspaceBytes(); }

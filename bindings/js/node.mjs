@@ -3,6 +3,7 @@
 import { open, readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 
+import { BUNDLED_MODELS, bundledModelUrl } from './bundled-models.mjs';
 import { SimdformerError } from './errors.mjs';
 import { Model } from './model.mjs';
 import { TextModel } from './text-model.mjs';
@@ -10,7 +11,7 @@ import { Simdformer, initOptions, instantiate } from './instance.mjs';
 import { folderFileSet } from './node-files.mjs';
 import { chooseSimd, wasmSimdSupported } from './simd-detect.mjs';
 
-export { Model, Simdformer, SimdformerError, TextModel, wasmSimdSupported };
+export { BUNDLED_MODELS, Model, Simdformer, SimdformerError, TextModel, bundledModelUrl, wasmSimdSupported };
 
 // Reads a model from bytes or a file path, reporting progress in chunks.
 async function readSource(source, progress) {
