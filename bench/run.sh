@@ -27,6 +27,7 @@ node bench/bench.mjs
 node bench/verify_hf_transformersjs.mjs      # the transformers.js folders load and match PyTorch
 node bench/embed.mjs                         # text -> embedding, simdformer vs transformers.js (Chromium + Node)
 node bench/int8-layer.mjs                    # int8 BERT-base layer vs f32 and onnxruntime-web int8
+node bench/decode.mjs $quick                 # token-by-token decoding: GPT-2-small vs onnxruntime-web, encoder-decoder generate
 echo "ceiling loop as assembled (wasm-objdump):"
 wasm-objdump -d bench/.cache/ceiling.wasm | sed -n '/loop/,/br_if/p' | cut -c40- | awk '{print $1}' | sort | uniq -c | sort -rn
 cmake --preset native-release -DSIMDFORMER_BUILD_BENCH=ON >/dev/null

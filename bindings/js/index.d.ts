@@ -221,7 +221,7 @@ export declare class Simdformer {
   /** loadModel for bytes already in memory, synchronously (the third argument may be onProgress alone). */
   loadModelSync(bytes: Bytes, config?: object | string, options?: LoadModelOptions | ((p: Progress) => void)): Model;
   /**
-   * A Hugging Face folder (BERT, RoBERTa, DistilBERT) with its tokenizer: a folder path (Node), a
+   * A Hugging Face folder (BERT, RoBERTa, DistilBERT, GPT-2) with its tokenizer: a folder path (Node), a
    * base URL, a FileList / File[] (a dropped folder) or {config, weights, tokenizer}.
    */
   loadPretrained(source: PretrainedSource, options?: LoadPretrainedOptions): Promise<TextModel>;
@@ -421,6 +421,66 @@ export interface FillMaskResult {
   masks: { index: number; predictions: FillMaskPrediction[] }[];
 }
 
+/** A prompt: a text, or token ids. */
+export type Prompt = string | Int32Array | number[];
+
+/** One token as generateText chooses it (onToken). */
+export interface TokenEvent {
+  /** Which prompt of a batch (0 for a single prompt). */
+  index: number;
+  /** 0 for the first new token. */
+  step: number;
+  id: number;
+  /** The token as the vocabulary spells it (GPT-2: byte-level symbols, e.g. 'Ġthe'). */
+  token: string;
+  /** The text this token completes (may be '' while a multi-byte character is incomplete). */
+  text: string;
+  /** With returnAttention: [layer][head] over the context (prompt and earlier tokens). */
+  attention?: Float32Array[][];
+}
+
+export interface GenerateTextOptions {
+  /** Tokens to add at most (default 20, or what fits in the model's positions). */
+  maxNewTokens?: number;
+  /** Absent or 0: greedy. > 0: sample from softmax(logits / temperature) (1 when only topK / topP is set). */
+  temperature?: number;
+  /** Sample among the tokens scoring at least the k-th best. */
+  topK?: number;
+  /** Sample among the most likely tokens whose probabilities reach topP (Hugging Face's rule). */
+  topP?: number;
+  /** Seed of the sampler (SplitMix64): the same seed repeats a run. Default: random, reported in the result. */
+  seed?: number;
+  /** Token ids and/or texts that end a continuation. Default: the eos token (give it too when you set stop). */
+  stop?: number | string | readonly (number | string)[];
+  /** Every token as it is chosen. Returning false stops all prompts; throwing rejects with that error; a promise is awaited. */
+  onToken?: (event: TokenEvent) => void | boolean | Promise<void | boolean>;
+  /** Each token's attention over its context per layer and head (true) or their mean per layer ('mean'). */
+  returnAttention?: boolean | 'mean';
+  /** Aborting stops at the next step; the promise rejects with the signal's reason. */
+  signal?: AbortSignalLike;
+}
+
+export interface GenerationStep {
+  id: number;
+  token: string;
+  /** [layer][head] (or [layer][0] for 'mean'): the attention of the query that chose this token over its context. */
+  attention: Float32Array[][];
+}
+
+export interface GeneratedText {
+  /** The continuation (special tokens left out). */
+  text: string;
+  ids: Int32Array;
+  tokens: string[];
+  promptIds: Int32Array;
+  /** 'stop': a stop token or text; 'length': maxNewTokens; 'cancelled': onToken returned false. */
+  finishReason: 'stop' | 'length' | 'cancelled';
+  /** The sampler's seed, when sampling. */
+  seed?: number;
+  steps?: GenerationStep[];
+}
+export type WithSteps<R> = R & { steps: GenerationStep[] };
+
 export declare class TextModel {
   readonly info: Readonly<ModelInfo>;
   readonly architecture: ModelInfo['architecture'];
@@ -436,6 +496,15 @@ export declare class TextModel {
   embed(input: readonly TextInput[], options?: EmbedOptions): Float32Array[];
   fillMask(input: string, options?: { topK?: number; maxLength?: number }): FillMaskResult;
   fillMask(input: readonly string[], options?: { topK?: number; maxLength?: number }): FillMaskResult[];
+  /**
+   * Continues a prompt with a causal language model (GPT-2). While it runs, every other call on
+   * the model (dispose included) is refused.
+   */
+  generateText(prompt: Prompt, options: GenerateTextOptions & AsksAttention): Promise<WithSteps<GeneratedText>>;
+  generateText(prompt: Prompt, options?: GenerateTextOptions): Promise<GeneratedText>;
+  generateText(prompts: readonly string[] | readonly (Int32Array | number[])[], options: GenerateTextOptions & AsksAttention):
+    Promise<WithSteps<GeneratedText>[]>;
+  generateText(prompts: readonly string[] | readonly (Int32Array | number[])[], options?: GenerateTextOptions): Promise<GeneratedText[]>;
   dispose(): void;
   [Symbol.dispose](): void;
 }

@@ -71,7 +71,7 @@ export class Simdformer {
   }
 
   /**
-   * Loads a Hugging Face model folder (BERT, RoBERTa, DistilBERT) with its tokenizer: a folder
+   * Loads a Hugging Face model folder (BERT, RoBERTa, DistilBERT, GPT-2) with its tokenizer: a folder
    * path (Node), a base URL, a FileList / File[] or {config, weights, tokenizer}.
    */
   loadPretrained(source, options) {

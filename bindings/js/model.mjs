@@ -233,6 +233,7 @@ export class Model {
   /**
    * Greedy decoding with a key/value cache (transformer with token embeddings).
    * Returns tokens (starting with bos) and, when asked, encoder, decoder and cross attentions.
+   * onProgress runs after every step; throwing from it stops decoding at that step.
    */
   generate(src, options) {
     this.#notBusy('generate');
@@ -249,30 +250,23 @@ export class Model {
       const s = this.#prepare(src, 'src', o, 'src');
       const nBatch = s.lengths.length;
       check(h.reserve(nBatch, s.nMax, o.maxLength, o.returnAttention !== false));
-      // An exception must not unwind through wasm frames (it would skip C++ destructors): the
-      // first one thrown by onProgress is kept, later steps are not reported, and it is rethrown
-      // when generate returns.
-      let thrown = null;
-      const progress = o.onProgress ? (step, total) => {
-        if (thrown) return;
-        try {
-          o.onProgress({ stage: 'generate', step, total });
-        } catch (e) {
-          thrown = { e };
-        }
-      } : undefined;
+      // Steps are driven from here (C++ never calls back while one runs): onProgress runs between
+      // steps, so an exception from it stops decoding at once and unwinds no wasm frame.
+      check(h.generateBegin({
+        nBatch, src: sequenceArgs(heap, s, { causal: o.causal }), maxLength: o.maxLength, bos: o.bos ?? -1, eos: o.eos ?? -1,
+        score: o.score, normalize: o.normalize, needWeights: o.returnAttention !== false,
+      }));
       this.#busy = 'generate';
-      let err;
       try {
-        err = h.generate({
-          nBatch, src: sequenceArgs(heap, s, { causal: o.causal }), maxLength: o.maxLength, bos: o.bos ?? -1, eos: o.eos ?? -1,
-          score: o.score, normalize: o.normalize, needWeights: o.returnAttention !== false,
-        }, progress);
+        while (!h.decodeDone()) {
+          check(h.decodeStep());
+          o.onProgress?.({ stage: 'generate', step: h.decodeSteps(), total: o.maxLength - 1 });
+        }
+        check(h.generateFinish());
       } finally {
+        h.decodeEnd();
         this.#busy = null;
       }
-      if (thrown) throw thrown.e;
-      check(err);
       const tokens = this.#generatedTokens(nBatch, o.eos ?? config.eos_token);
       const steps = tokens.map((t) => Math.max(1, t.length - 1));
       const maps = this.#allMaps(s.lengths, steps, steps, o.returnAttention);
