@@ -5,7 +5,8 @@
 //   2. With --engine DIST/node.mjs: simdformer's loadPretrained on the folder (F16 weights as
 //      shipped) gives the PyTorch reference's last hidden state and attentions on those texts
 //      (`train_text_models.py reference`, float32 scripts/hf_reference.py on the same F16
-//      weights), and for a masked LM the same top-5 fill-mask tokens and probabilities.
+//      weights), and for a masked LM the same top-5 fill-mask tokens and probabilities; for a
+//      folder with heldout.json (GPT-2), the same greedy continuations (and how many int8 keeps).
 //   node scripts/check_model_tokenizers.mjs [--engine dist/node.mjs] [path/to/tokenizers.mjs] [model folder]...
 // Default folders: web/models/fortune-gpt2 and web/models/fortune-bert.
 import { execFileSync } from "node:child_process";
@@ -87,6 +88,29 @@ for (const folder of folders) {
     console.log(`${name}: ${masked.length} fill-mask texts, max |engine - PyTorch| probability ${worst.toExponential(2)}`);
   }
   model.dispose();
+
+  // heldout.json (GPT-2): engine greedy decoding = PyTorch's, token for token (the engine's ids
+  // end with the stop token, PyTorch's list leaves it out). int8 weights are reported, not
+  // required to match: quantization may flip a near-tie.
+  const heldPath = path.join(folder, "heldout.json");
+  if (fs.existsSync(heldPath)) {
+    const items = JSON.parse(fs.readFileSync(heldPath, "utf8")).items;
+    const runs = {};
+    for (const weights of ["f32", "int8"]) {
+      const m = await sf.loadPretrained(folder, { weights });
+      runs[weights] = [];
+      for (const it of items) {
+        const ids = Array.from((await m.generateText(it.prompt_ids, { maxNewTokens: it.greedy_ids.length + (it.stopped_at_eos ? 1 : 0) })).ids);
+        runs[weights].push(it.stopped_at_eos && ids.length === it.greedy_ids.length + 1 ? ids.slice(0, -1) : ids);
+      }
+      m.dispose();
+    }
+    const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
+    items.forEach((it, i) => report(same(runs.f32[i], it.greedy_ids),
+      `${name} greedy f32 ${JSON.stringify(it.prompt)}: ${JSON.stringify(runs.f32[i])} vs PyTorch ${JSON.stringify(it.greedy_ids)}`));
+    const int8Same = items.filter((_, i) => same(runs.int8[i], runs.f32[i])).length;
+    console.log(`${name}: greedy continuations of ${items.length} held-out prompts, f32 = PyTorch on ${items.filter((it, i) => same(runs.f32[i], it.greedy_ids)).length}, int8 = f32 on ${int8Same}`);
+  }
 }
 console.log(`${passed} passed, ${failed} failed`);
 process.exit(failed ? 1 : 0);
