@@ -153,8 +153,9 @@ def reload_f16(folder):
         cfg = json.load(f)
     model = ref.build_model(cfg)
     tensors = fmt.read_safetensors(os.path.join(folder, "model.safetensors"))[0]
-    # Every saved tensor back by its exact name (not ref.load_hf_state_dict: its ignore list for
-    # GPT-2's attn.bias buffer matched by suffix and skipped the h.N.attn.c_attn.bias parameter).
+    # Every saved tensor back by its exact name, and exactly the set that was saved: this checks
+    # what save_folder wrote (ref.load_hf_state_dict skips HF's ignored buffers by pattern; an
+    # earlier suffix pattern there silently skipped GPT-2's h.N.attn.c_attn.bias).
     own = model.state_dict()
     expected = set(ref.hf_state_dict(model))
     assert set(tensors) == expected, (sorted(set(tensors) ^ expected))
