@@ -16,28 +16,55 @@ async function json(url) {
   return r.ok ? r.json() : null;
 }
 
-// One line of metrics: perplexity for the language model, masked-token accuracy for BERT.
+// One line of metrics: perplexity for the language model, masked-token accuracy for BERT
+// (held_out or test, as the training script names the unseen fortunes).
 function metricsText(m) {
-  const h = m?.held_out;
+  const h = m?.held_out ?? m?.test;
   if (!h) return '';
-  if (h.perplexity !== undefined) return `held-out perplexity ${h.perplexity.toFixed(1)} on ${h.tokens} tokens of ${h.fortunes} unseen fortunes`;
+  const on = [h.tokens && `${h.tokens} tokens`, h.fortunes && `${h.fortunes} unseen fortunes`].filter(Boolean).join(' of ');
+  if (h.perplexity !== undefined) return `held-out perplexity ${h.perplexity.toFixed(1)}${on ? ` on ${on}` : ''}`;
   if (h.top1_accuracy !== undefined) {
-    return `held-out masked-token accuracy: top-1 ${(100 * h.top1_accuracy).toFixed(1)} %, top-5 ${(100 * h.top5_accuracy).toFixed(1)} % (${h.masked_tokens} masks)`;
+    return `held-out masked-token accuracy: top-1 ${(100 * h.top1_accuracy).toFixed(1)} %, top-5 ${(100 * h.top5_accuracy).toFixed(1)} %`
+      + `${h.masked_tokens ? ` (${h.masked_tokens} masks)` : ''}`;
   }
   return '';
 }
 
-// Which heads do what, as measured (heads.json): the labelled heads, else the strongest ones.
+const headName = (layer, head) => `L${layer} H${head}`;
+const readable = (pattern) => pattern.replace(/_/g, '-');
+
+// Which heads do what, as measured (heads.json): the labelled heads, else the strongest per
+// pattern. Two layouts: {heads: [{layer, head, <pattern>: score, pattern: [...]}]} and
+// {labels: {<pattern>: [[layer, head] | {layer, head}]}, scores: {<pattern>: [layer][head]}}.
 function headsText(h) {
-  if (!h?.heads?.length) return '';
-  const labelled = h.heads.filter((x) => x.pattern?.length);
-  const name = (x) => `L${x.layer} H${x.head}`;
-  if (labelled.length) return `Measured head patterns: ${labelled.map((x) => `${name(x)} ${x.pattern.join(' + ')}`).join('; ')}.`;
-  const best = (key) => h.heads.reduce((a, b) => ((b[key] ?? -1) > (a[key] ?? -1) ? b : a));
-  const parts = [['previous_token', 'previous-token'], ['induction', 'induction'], ['next_token', 'next-token']]
-    .filter(([k]) => h.heads[0][k] !== undefined)
-    .map(([k, label]) => { const b = best(k); return `${label} ${name(b)} (${b[k].toFixed(2)})`; });
-  return `Measured on repeated random tokens, no head passes the pattern thresholds; strongest: ${parts.join(', ')}.`;
+  const labelled = [];
+  const strongest = [];
+  if (Array.isArray(h?.heads) && h.heads.length) {
+    for (const x of h.heads) for (const p of x.pattern ?? []) labelled.push(`${headName(x.layer, x.head)} ${readable(p)}`);
+    for (const key of ['previous_token', 'induction', 'next_token']) {
+      if (h.heads[0][key] === undefined) continue;
+      const b = h.heads.reduce((a, c) => ((c[key] ?? -1) > (a[key] ?? -1) ? c : a));
+      strongest.push(`${readable(key)} ${headName(b.layer, b.head)} (${b[key].toFixed(2)})`);
+    }
+  } else if (h?.scores && typeof h.scores === 'object') {
+    for (const [key, list] of Object.entries(h.labels ?? {})) {
+      for (const e of Array.isArray(list) ? list : []) {
+        const [layer, head] = Array.isArray(e) ? e : [e?.layer, e?.head];
+        if (Number.isInteger(layer) && Number.isInteger(head)) labelled.push(`${headName(layer, head)} ${readable(key)}`);
+      }
+    }
+    for (const [key, grid] of Object.entries(h.scores)) {
+      if (!Array.isArray(grid)) continue;
+      let best = null;
+      grid.forEach((heads, layer) => (Array.isArray(heads) ? heads : []).forEach((v, head) => {
+        if (typeof v === 'number' && (!best || v > best.v)) best = { layer, head, v };
+      }));
+      if (best) strongest.push(`${readable(key)} ${headName(best.layer, best.head)} (${best.v.toFixed(2)})`);
+    }
+  }
+  if (labelled.length) return `Measured head patterns: ${labelled.join('; ')}.`;
+  if (strongest.length) return `Measured: no head passes the pattern thresholds; strongest: ${strongest.join(', ')}.`;
+  return '';
 }
 
 /** {metrics, heads} lines for a bundled model folder (empty strings when the files are absent). */
