@@ -84,8 +84,6 @@ bool call_progress(void* user, uint64_t loaded, uint64_t total) {
     return !(*static_cast<val*>(user))(double(loaded), double(total)).isFalse();
 }
 
-void call_step(void* user, size_t step, size_t max_steps) { (*static_cast<val*>(user))(double(step), double(max_steps)); }
-
 class ModelHandle {
 public:
     val load(val data, val size, val config) {
@@ -138,8 +136,10 @@ public:
         return reply(e_.forward(a));
     }
 
-    // on_step(step, maxSteps) after every decoding step, or undefined.
-    val generate(val o, val on_step) {
+    // Decoding is driven from JavaScript one step at a time (generateBegin or decodeBegin, then
+    // decodeStep until decodeDone, then generateFinish for transformers, always decodeEnd): C++
+    // never calls back into JavaScript while a step runs.
+    val generate_begin(val o) {
         entry::GenerateArgs a;
         a.n_batch = num(o, "nBatch");
         a.src = sequence(field(o, "src"));
@@ -149,10 +149,43 @@ public:
         a.score = text(o, "score");
         a.normalize = text(o, "normalize");
         a.need_weights = flag(o, "needWeights");
-        const bool has_step = !on_step.isUndefined() && !on_step.isNull();
-        if (has_step && !is_function(on_step))
-            return val("invalid_argument\tgenerate: onStep must be a function or undefined");
-        return reply(e_.generate(a, has_step ? call_step : nullptr, &on_step));
+        return reply(e_.generate_begin(a));
+    }
+
+    val decode_begin(val o) {
+        entry::DecodeArgs a;
+        a.n_batch = num(o, "nBatch");
+        a.n_seq = num(o, "nSeq");
+        a.tokens = num(o, "tokens");
+        a.attention_mask = num(o, "attentionMask");
+        a.max_new_tokens = num(o, "maxNewTokens");
+        a.temperature = num(o, "temperature");
+        a.top_k = num(o, "topK");
+        a.top_p = num(o, "topP");
+        a.seed = num(o, "seed");
+        a.stop_tokens = num(o, "stopTokens");
+        a.n_stop_tokens = num(o, "nStopTokens");
+        a.pad_token = num(o, "padToken");
+        return reply(e_.decode_begin(a));
+    }
+
+    val decode_step() { return reply(e_.decode_step()); }
+    val generate_finish() { return reply(e_.generate_finish()); }
+    void decode_end() { e_.decode_end(); }
+    bool decode_done() const { return e_.decode_done(); }
+    double decode_steps() const { return e_.decode_steps(); }
+    double step_tokens() const { return ws() ? double(uintptr_t(ws()->step_tokens())) : 0; }      // i32 [nBatch]
+    double step_finished() const { return ws() ? double(uintptr_t(ws()->step_finished())) : 0; }  // u8 [nBatch]
+    // The last step's attention of a layer: {ptr, nBatch, nhead, nSeqK}, [nBatch, nhead, nSeqK].
+    val step_attention(val layer) const {
+        const AttentionMap* m = e_.step_attention(number_of(layer));
+        if (!m) return val::null();
+        val o = val::object();
+        o.set("ptr", double(uintptr_t(m->data)));
+        o.set("nBatch", double(m->n_batch));
+        o.set("nhead", double(m->nhead));
+        o.set("nSeqK", double(m->n_seq_k));
+        return o;
     }
 
     val forward_text(val o) {
@@ -166,6 +199,8 @@ public:
         a.need_pooler = flag(o, "needPooler");
         a.logits_rows = num(o, "logitsRows");
         a.n_logits_rows = num(o, "nLogitsRows");
+        a.probe_out = num(o, "probeOut");
+        a.probe_layer = num(o, "probeLayer");
         return reply(e_.forward_text(a));
     }
 
@@ -285,7 +320,16 @@ EMSCRIPTEN_BINDINGS(simdformer) {
         .function("parameterCount", &ModelHandle::parameter_count)
         .function("reserve", &ModelHandle::reserve)
         .function("forward", &ModelHandle::forward)
-        .function("generate", &ModelHandle::generate)
+        .function("generateBegin", &ModelHandle::generate_begin)
+        .function("decodeBegin", &ModelHandle::decode_begin)
+        .function("decodeStep", &ModelHandle::decode_step)
+        .function("decodeDone", &ModelHandle::decode_done)
+        .function("decodeSteps", &ModelHandle::decode_steps)
+        .function("stepTokens", &ModelHandle::step_tokens)
+        .function("stepFinished", &ModelHandle::step_finished)
+        .function("stepAttention", &ModelHandle::step_attention)
+        .function("generateFinish", &ModelHandle::generate_finish)
+        .function("decodeEnd", &ModelHandle::decode_end)
         .function("forwardText", &ModelHandle::forward_text)
         .function("output", &ModelHandle::output)
         .function("outputRows", &ModelHandle::output_rows)

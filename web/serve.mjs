@@ -1,6 +1,7 @@
 // A small static file server bound to 127.0.0.1: correct MIME types (application/wasm for the
 // engine), no caching, no directory listings, nothing outside the served roots.
-//   node web/serve.mjs [--port 8080] [--root DIR]   (default: the demo, web/ + dist/)
+//   node web/serve.mjs [--port 8080] [--root DIR]   (default: the demo, web/ + dist/ + the
+//   tokenizer package the demo's worker imports)
 import { createReadStream, statSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { extname, join, normalize, resolve, sep } from 'node:path';
@@ -11,6 +12,12 @@ const TYPES = {
   '.json': 'application/json', '.wasm': 'application/wasm', '.png': 'image/png', '.svg': 'image/svg+xml',
   '.safetensors': 'application/octet-stream', '.txt': 'text/plain; charset=utf-8', '.ico': 'image/x-icon',
 };
+
+// What the demo page needs from a checkout: the page, the built package, the tokenizer library.
+export const TOKENIZERS_URL = '/node_modules/@huggingface/tokenizers/';
+export function demoMounts(root) {
+  return [['/dist/', join(root, 'dist')], [TOKENIZERS_URL, join(root, 'node_modules', '@huggingface', 'tokenizers')], ['/', join(root, 'web')]];
+}
 
 // mounts: [[urlPrefix, directory]], longest prefix first.
 export function startServer({ mounts, port = 0, host = '127.0.0.1' } = {}) {
@@ -49,7 +56,7 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
   const opt = (name, fallback) => { const i = args.indexOf(name); return i >= 0 ? args[i + 1] : fallback; };
   const here = fileURLToPath(new URL('.', import.meta.url));
   const root = opt('--root');
-  const mounts = root ? [['/', root]] : [['/dist/', join(here, '..', 'dist')], ['/', here]];
+  const mounts = root ? [['/', root]] : demoMounts(join(here, '..'));
   const { url } = await startServer({ mounts, port: Number(opt('--port', 8080)) });
   console.log(`simdformer demo: ${url}`);
 }

@@ -1,12 +1,22 @@
 // Runs simdformer off the main thread: the page stays responsive while models load and run.
-// Messages: {id, type: 'init' | 'load' | 'run', ...} -> {id, ok, ...} or {id, ok: false, error}.
+// Messages: {id, type, ...} -> {id, ok: true, ...} or {id, ok: false, error, code}; while a model
+// loads, {id, progress: {stage, loaded, total, file?}} messages come first.
 import { init } from '/dist/browser.mjs';
 import { randomTransformer } from './random-model.mjs';
 
 let sf = null;
-let model = null;
+let engine = null;  // init()'s promise: messages that arrive before it settles wait for it
+const TOKENIZERS = '/node_modules/@huggingface/tokenizers/dist/tokenizers.mjs';
+let model = null;   // the current Model (torch dialect) or TextModel (Hugging Face folder)
+let textSource = null;  // what the current TextModel was loaded from (for the f32 / int8 comparison)
 
-async function load(source) {
+function replace(next) {
+  model?.dispose();
+  model = next;
+}
+
+// A torch-dialect safetensors file (the digit reversal, the playground, a user's file).
+async function loadTorch(source) {
   let bytes, config;
   if (source.kind === 'url') {
     bytes = new Uint8Array(await (await fetch(source.url)).arrayBuffer());
@@ -14,19 +24,51 @@ async function load(source) {
   } else if (source.kind === 'bytes') {
     bytes = source.bytes;
     config = source.config;
-  } else if (source.kind === 'random') {
-    ({ bytes, config } = randomTransformer(source));
   } else {
-    throw new Error(`unknown model source ${source.kind}`);
+    ({ bytes, config } = randomTransformer(source));
   }
   const next = await sf.loadModel(bytes, config);
-  model?.dispose();
-  model = next;
-  return { config: model.config, parameterCount: model.parameterCount };
+  replace(next);
+  return { kind: 'torch', config: model.config, parameterCount: model.parameterCount };
 }
 
-// One run of the current model for the page; returns every attention map it produced.
-function run({ input, options, mode }) {
+// The files of a bundled folder, fetched at once (and the tokenizer library imported) while the
+// engine compiles; loadPretrained then reads them as objects, through the same loader.
+async function prefetchFolder(url) {
+  const base = new URL(url.endsWith('/') ? url : `${url}/`, self.location.href);
+  const get = async (name, bytes) => {
+    const r = await fetch(new URL(name, base));
+    if (r.status === 404) return undefined;
+    if (!r.ok) throw new Error(`cannot fetch ${name} from ${base}: HTTP ${r.status}`);
+    return bytes ? new Uint8Array(await r.arrayBuffer()) : r.text();
+  };
+  const [config, weights, tokenizer, tokenizerConfig] = await Promise.all([
+    get('config.json'), get('model.safetensors', true), get('tokenizer.json'), get('tokenizer_config.json'), import(TOKENIZERS)]);
+  return { config, weights, tokenizer, tokenizerConfig };
+}
+
+// A Hugging Face folder: a URL of the page's bundled models, or the user's files. Dropped
+// files arrive as {path, file}: the folder-relative path is restored for loadPretrained.
+async function loadText(source, progress) {
+  const from = source.kind === 'hf-url' ? await (source.prefetched ?? prefetchFolder(source.url))
+    : source.files.map(({ path, file }) => {
+      if (path) Object.defineProperty(file, 'webkitRelativePath', { value: path });
+      return file;
+    });
+  model?.dispose();  // free its memory first: the new one may need it, and a failure leaves none
+  model = null;
+  const started = performance.now();
+  model = await sf.loadPretrained(from, { onProgress: progress, ...(source.weights ? { weights: source.weights } : {}) });
+  textSource = from;
+  return {
+    kind: 'text', info: model.info, maxLength: model.maxLength, maskToken: model.tokenizer.maskToken ?? null,
+    canGenerate: typeof model.generateText === 'function' && model.info.has_lm_head === true,
+    loadMs: performance.now() - started, liveBytes: sf.liveBytes,
+  };
+}
+
+// One run of a torch model for the page; returns every attention map it produced.
+function runTorch({ input, options, mode }) {
   const common = { returnAttention: true, score: options.score, normalize: options.normalize };
   const started = performance.now();
   let result;
@@ -34,7 +76,9 @@ function run({ input, options, mode }) {
     const r = model.generate(input.tokens, { ...common, maxLength: input.maxLength, paddingMask: input.padding, causal: options.causal });
     result = { tokens: Array.from(r.tokens), encoder: r.encoderAttentions, decoder: r.decoderAttentions, cross: r.crossAttentions };
   } else if (mode === 'forward') {
-    const r = model.forward(input.tokens, input.target, { ...common, srcPaddingMask: input.padding, srcCausal: options.causal });
+    const r = model.forward(input.tokens, input.target, {
+      ...common, srcPaddingMask: input.padding, tgtPaddingMask: input.tgtPadding, srcCausal: options.causal,
+    });
     result = { encoder: r.encoderAttentions, decoder: r.decoderAttentions, cross: r.crossAttentions };
   } else {
     const extra = input.memory ? { memory: input.memory } : {};
@@ -44,21 +88,98 @@ function run({ input, options, mode }) {
   return { ...result, ms: performance.now() - started };
 }
 
+// One text through a Hugging Face model: tokens, every attention map, and for masked-LM models
+// with a mask token in the text, the top predictions.
+function runText({ text, maxLength, topK = 5 }) {
+  const started = performance.now();
+  const r = model.encodeText(text, { returnAttention: true, maxLength });
+  const out = {
+    tokens: r.tokens, ids: Array.from(r.ids), offsets: r.offsets, truncated: r.truncated, originalLength: r.originalLength,
+    length: r.length, attentions: r.attentions,
+  };
+  const mask = model.tokenizer.maskToken;
+  if (model.info.has_mlm_head && mask && r.ids.includes(model.tokenizer.maskId)) {
+    out.fill = model.fillMask(text, { topK, maxLength }).masks;
+  }
+  return { ...out, ms: performance.now() - started };
+}
+
+const median = (xs) => xs.slice().sort((a, b) => a - b)[xs.length >> 1];
+
+// The f32 / int8 comparison for the current folder and text: bytes of weights held, median time
+// of one forward pass with attention, and the largest difference between the two models'
+// attention weights. Each variant is loaded, measured and freed in turn.
+async function compare({ text, maxLength }) {
+  const out = {};
+  for (const weights of ['f32', 'int8']) {
+    const before = sf.liveBytes;
+    const m = await sf.loadPretrained(textSource, { weights });
+    try {
+      const bytes = sf.liveBytes - before;
+      let r = m.encodeText(text, { returnAttention: true, maxLength });  // warm-up (workspace)
+      const times = [];
+      for (let i = 0; i < 7; i++) {
+        const t = performance.now();
+        r = m.encodeText(text, { returnAttention: true, maxLength });
+        times.push(performance.now() - t);
+      }
+      out[weights] = { bytes, ms: median(times), attentions: r.attentions };
+    } finally {
+      m.dispose();
+    }
+  }
+  let maxDiff = 0;
+  out.f32.attentions.forEach((heads, l) => heads.forEach((h, i) => {
+    const other = out.int8.attentions[l][i].data;
+    h.data.forEach((x, j) => { maxDiff = Math.max(maxDiff, Math.abs(x - other[j])); });
+  }));
+  return { f32: { bytes: out.f32.bytes, ms: out.f32.ms }, int8: { bytes: out.int8.bytes, ms: out.int8.ms }, maxDiff };
+}
+
+// Greedy generation, one token at a time: each new token and its attention over the context
+// (every layer and head) is posted as it is chosen.
+async function generate({ text, maxNewTokens }, post) {
+  const tokens = [];
+  await model.generateText(text, {
+    maxNewTokens, returnAttention: true,
+    onToken: (e) => {
+      tokens.push(e.text);
+      post({ stage: 'token', step: e.step, token: e.token, text: e.text, attention: e.attention });
+    },
+  });
+  return { generated: tokens.join('') };
+}
+
+const handlers = {
+  async init(data) {
+    // Import maps do not reach module workers: say where the tokenizer library is served.
+    engine ??= init({ simd: data.simd ?? 'auto', tokenizers: () => import(TOKENIZERS) });
+    sf = await engine;
+    return { simd: sf.simd, arch: sf.arch };
+  },
+  load: (data, progress) => (data.source.kind === 'hf-url' || data.source.kind === 'files' ? loadText(data.source, progress) : loadTorch(data.source)),
+  run: (data) => runTorch(data),
+  text: (data) => runText(data),
+  compare: (data) => compare(data),
+  generate: (data, progress, post) => generate(data, post),
+  steps: (data) => model.attentionSteps(data.text, { layer: data.layer, head: data.head, maxLength: data.maxLength }),
+};
+
 self.onmessage = async ({ data }) => {
   try {
-    let reply;
-    if (data.type === 'init') {
-      sf = await init({ simd: data.simd ?? 'auto' });
-      reply = { simd: sf.simd, arch: sf.arch };
-    } else if (data.type === 'load') {
-      reply = await load(data.source);
-    } else if (data.type === 'run') {
-      reply = run(data);
-    } else {
-      throw new Error(`unknown message ${data.type}`);
+    const handler = handlers[data.type];
+    if (!handler) throw new Error(`unknown message ${data.type}`);
+    if (data.type !== 'init') {
+      if (!engine) throw new Error('the engine is not initialised');
+      // A bundled folder downloads while the engine compiles (the first picture comes sooner).
+      if (data.type === 'load' && data.source.kind === 'hf-url') data.source.prefetched = prefetchFolder(data.source.url);
+      sf = await engine;
     }
+    const progress = (p) => self.postMessage({ id: data.id, progress: { stage: p.stage, loaded: p.loaded, total: p.total, file: p.file } });
+    const post = (event) => self.postMessage({ id: data.id, progress: event });
+    const reply = await handler(data, progress, post);
     self.postMessage({ id: data.id, ok: true, ...reply });
   } catch (e) {
-    self.postMessage({ id: data.id, ok: false, error: e.message ?? String(e) });
+    self.postMessage({ id: data.id, ok: false, error: e?.message ?? String(e), code: e?.code });
   }
 };

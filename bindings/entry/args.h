@@ -48,6 +48,20 @@ struct TextArgs {
     Number need_weights = 0, need_pooler = 0;
     Number logits_rows = 0;     // i32 [n_logits_rows] or 0
     Number n_logits_rows = 0;
+    Number probe_out = 0;       // f32 [4, B * n, d_model] (TextRequest::probe_out) or 0
+    Number probe_layer = 0;     // the layer probe_out views
+};
+
+// decodeBegin (a causal language model's DecodeRequest).
+struct DecodeArgs {
+    Number n_batch = 0, n_seq = 0;
+    Number tokens = 0;          // i32 [B, n] prompts, padded on the left
+    Number attention_mask = 0;  // u8 [B, n] (1 = real token) or 0
+    Number max_new_tokens = 0;
+    Number temperature = 0, top_k = 0, top_p = 1, seed = 0;  // SamplerOptions
+    Number stop_tokens = 0;     // i32 [n_stop_tokens] or 0
+    Number n_stop_tokens = 0;
+    Number pad_token = -1;      // -1: the first stop token, else 0
 };
 
 // The standalone attention operation.

@@ -1,6 +1,7 @@
 #include "model_entry.h"
 
 #include <algorithm>
+#include <cmath>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <vector>
@@ -77,12 +78,20 @@ Status integer_or_default(Number v, const char* what, int64_t* out) {
     return Status::ok();
 }
 
+// A real number (a sampler setting): finite; its range is the core's to check.
+Status finite(Number v, const char* what, float* out) {
+    if (!std::isfinite(v)) return Status::invalid(std::string(what) + " must be a finite number, not " + std::to_string(v));
+    *out = float(v);
+    return Status::ok();
+}
+
 std::string to_string_view_copy(std::string_view v) { return std::string(v.data(), v.size()); }
 
 }  // namespace
 
 int ModelEntry::load(Number data, Number size_arg, const TextArg& config) {
     return guarded("loadModel", [&]() -> Status {
+        SF_RETURN_IF_ERROR(idle("loadModel"));
         size_t n = 0;
         SF_RETURN_IF_ERROR(size(size_arg, "size", 0, kMaxFileBytes, &n));
         const uint8_t* bytes = nullptr;
@@ -101,6 +110,7 @@ int ModelEntry::load(Number data, Number size_arg, const TextArg& config) {
 int ModelEntry::load_checkpoint(const TextArg& config, const TextArg& shards, const TextArg& index, ShardReader& reader,
                                 LoadProgress progress, void* progress_user, const TextArg& options) {
     return guarded("loadCheckpoint", [&]() -> Status {
+        SF_RETURN_IF_ERROR(idle("loadCheckpoint"));
         std::string_view config_text, shards_text, index_text, options_text;
         SF_RETURN_IF_ERROR(text(config, "config", kMaxJsonText, &config_text));
         SF_RETURN_IF_ERROR(text(shards, "shards", kMaxJsonText, &shards_text));
@@ -141,6 +151,7 @@ int ModelEntry::config_json(std::string* out) const {
 int ModelEntry::reserve(Number max_batch, Number max_src, Number max_tgt, Number record_attention) {
     return guarded("reserve", [&]() -> Status {
         if (!model_) return Status::invalid("no model loaded");
+        SF_RETURN_IF_ERROR(idle("reserve"));
         WorkspaceLimits limits;
         SF_RETURN_IF_ERROR(size(max_batch, "maxBatch", 1, kMaxSize, &limits.max_batch));
         SF_RETURN_IF_ERROR(size(max_src, "maxSrcLength", 1, kMaxSize, &limits.max_src_len));
@@ -170,6 +181,7 @@ Status ModelEntry::check_sequence_arrays(const SequenceArgs& s, const char* side
 int ModelEntry::forward(const ForwardArgs& a) {
     return guarded("forward", [&]() -> Status {
         if (!model_ || !ws_) return Status::invalid("no workspace reserved");
+        SF_RETURN_IF_ERROR(idle("forward"));
         const size_t d = model_->config().d_model;
         ForwardRequest r;
         SF_RETURN_IF_ERROR(attention_options(a.score, a.normalize, &r.options));
@@ -195,26 +207,109 @@ int ModelEntry::forward(const ForwardArgs& a) {
     });
 }
 
+// generate's and generateBegin's arguments, checked.
+Status ModelEntry::check_generate(const GenerateArgs& a, GenerateRequest* r) const {
+    SF_RETURN_IF_ERROR(attention_options(a.score, a.normalize, &r->options));
+    SF_RETURN_IF_ERROR(size(a.n_batch, "nBatch", 1, kMaxSize, &r->n_batch));
+    SF_RETURN_IF_ERROR(check_sequence_arrays(a.src, "src", r->n_batch, 0, &r->src));
+    SF_RETURN_IF_ERROR(size(a.max_length, "maxLength", 0, kMaxSize, &r->max_length));
+    SF_RETURN_IF_ERROR(integer_or_default(a.bos, "bos", &r->bos));
+    SF_RETURN_IF_ERROR(integer_or_default(a.eos, "eos", &r->eos));
+    return flag(a.need_weights, "needWeights", &r->need_weights);
+}
+
 int ModelEntry::generate(const GenerateArgs& a, StepCallback on_step, void* user) {
     return guarded("generate", [&]() -> Status {
         if (!model_ || !ws_) return Status::invalid("no workspace reserved");
+        SF_RETURN_IF_ERROR(idle("generate"));
         GenerateRequest r;
-        SF_RETURN_IF_ERROR(attention_options(a.score, a.normalize, &r.options));
-        SF_RETURN_IF_ERROR(size(a.n_batch, "nBatch", 1, kMaxSize, &r.n_batch));
-        SF_RETURN_IF_ERROR(check_sequence_arrays(a.src, "src", r.n_batch, 0, &r.src));
-        SF_RETURN_IF_ERROR(size(a.max_length, "maxLength", 0, kMaxSize, &r.max_length));
-        SF_RETURN_IF_ERROR(integer_or_default(a.bos, "bos", &r.bos));
-        SF_RETURN_IF_ERROR(integer_or_default(a.eos, "eos", &r.eos));
-        SF_RETURN_IF_ERROR(flag(a.need_weights, "needWeights", &r.need_weights));
+        SF_RETURN_IF_ERROR(check_generate(a, &r));
         r.on_step = on_step;
         r.on_step_user = user;
         return model_->generate(r, *ws_);
     });
 }
 
+int ModelEntry::generate_begin(const GenerateArgs& a) {
+    return guarded("generateBegin", [&]() -> Status {
+        if (!model_ || !ws_) return Status::invalid("no workspace reserved");
+        SF_RETURN_IF_ERROR(idle("generateBegin"));
+        GenerateRequest r;
+        SF_RETURN_IF_ERROR(check_generate(a, &r));
+        return model_->generate_begin(r, *ws_);
+    });
+}
+
+int ModelEntry::decode_begin(const DecodeArgs& a) {
+    return guarded("decodeBegin", [&]() -> Status {
+        if (!model_) return Status::invalid("no model loaded");
+        SF_RETURN_IF_ERROR(idle("decodeBegin"));
+        DecodeRequest r;
+        SF_RETURN_IF_ERROR(size(a.n_batch, "nBatch", 1, kMaxSize, &r.n_batch));
+        SF_RETURN_IF_ERROR(size(a.n_seq, "nSeq", 0, kMaxSize, &r.n_seq));  // 0: the core names the empty prompt
+        SF_RETURN_IF_ERROR(size(a.max_new_tokens, "maxNewTokens", 0, kMaxSize, &r.max_new_tokens));
+        uint64_t tokens = 0, context = 0, seed = 0;
+        SF_RETURN_IF_ERROR(product({r.n_batch, r.n_seq}, "tokens", kMaxArrayBytes, &tokens));
+        SF_RETURN_IF_ERROR(array_of(a.tokens, tokens, "tokens", tokens == 0, &r.tokens));
+        SF_RETURN_IF_ERROR(array_of(a.attention_mask, tokens, "attentionMask", true, &r.attention_mask));
+        SF_RETURN_IF_ERROR(size(a.n_stop_tokens, "nStopTokens", 0, kMaxSize, &r.n_stop_tokens));
+        SF_RETURN_IF_ERROR(array_of(a.stop_tokens, r.n_stop_tokens, "stopTokens", r.n_stop_tokens == 0, &r.stop_tokens));
+        SF_RETURN_IF_ERROR(finite(a.temperature, "temperature", &r.sampler.temperature));
+        SF_RETURN_IF_ERROR(size(a.top_k, "topK", 0, kMaxSize, &r.sampler.top_k));
+        SF_RETURN_IF_ERROR(finite(a.top_p, "topP", &r.sampler.top_p));
+        SF_RETURN_IF_ERROR(integer(a.seed, "seed", 0, kMaxExactInteger, &seed));
+        r.sampler.seed = seed;
+        SF_RETURN_IF_ERROR(integer_or_default(a.pad_token, "padToken", &r.pad_token));
+        // Cache positions per item: the prompt and every new token (each below 2^32: no overflow).
+        context = uint64_t(r.n_seq) + r.max_new_tokens;
+        if (context > kMaxSize)
+            return Status::invalid("nSeq + maxNewTokens = " + std::to_string(context) + " exceeds " + std::to_string(kMaxSize));
+        WorkspaceLimits limits;
+        limits.max_batch = r.n_batch;
+        limits.max_src_len = std::max<size_t>(r.n_seq, 1);
+        limits.max_tgt_len = 1;
+        limits.record_attention = false;
+        limits.max_context = size_t(context);
+        SF_RETURN_IF_ERROR(ensure_workspace(limits));
+        return model_->decode_begin(r, *ws_);
+    });
+}
+
+int ModelEntry::decode_step() {
+    return guarded("decodeStep", [&]() -> Status {
+        if (!ws_ || !ws_->decoding()) return Status::invalid("decodeStep: no decoding in progress (call decodeBegin or generateBegin first)");
+        return model_->decode_step(*ws_);
+    });
+}
+
+int ModelEntry::generate_finish() {
+    return guarded("generateFinish", [&]() -> Status {
+        if (!ws_ || !ws_->decoding()) return Status::invalid("generateFinish: no decoding in progress (call generateBegin first)");
+        return model_->generate_finish(*ws_);
+    });
+}
+
+void ModelEntry::decode_end() {
+    if (ws_) ws_->end_decoding();
+}
+
+const AttentionMap* ModelEntry::step_attention(Number layer) const {
+    if (!ws_ || !(layer >= 0 && layer < 1e6 && layer == double(size_t(layer)))) return nullptr;
+    const auto& maps = ws_->step_attention();
+    const size_t i = size_t(layer);
+    return i < maps.size() && maps[i].data ? &maps[i] : nullptr;
+}
+
+Status ModelEntry::idle(const char* what) const {
+    if (ws_ && ws_->decoding())
+        return Status(StatusCode::kBusy, std::string(what) + ": the model is decoding; call decodeEnd first");
+    return Status::ok();
+}
+
 int ModelEntry::forward_text(const TextArgs& a) {
     return guarded("forwardText", [&]() -> Status {
         if (!model_) return Status::invalid("no model loaded");
+        SF_RETURN_IF_ERROR(idle("forwardText"));
         TextRequest r;
         SF_RETURN_IF_ERROR(size(a.n_batch, "nBatch", 1, kMaxSize, &r.n_batch));
         SF_RETURN_IF_ERROR(size(a.n_seq, "nSeq", 1, kMaxSize, &r.n_seq));
@@ -227,6 +322,11 @@ int ModelEntry::forward_text(const TextArgs& a) {
         SF_RETURN_IF_ERROR(array_of(a.logits_rows, r.n_logits_rows, "logitsRows", true, &r.logits_rows));
         SF_RETURN_IF_ERROR(flag(a.need_weights, "needWeights", &r.need_weights));
         SF_RETURN_IF_ERROR(flag(a.need_pooler, "needPooler", &r.need_pooler));
+        // The probe: layer probe_layer's q, k, v and context, [4, B * n, d_model] (checked by the core).
+        uint64_t probe = 0;
+        SF_RETURN_IF_ERROR(size(a.probe_layer, "probeLayer", 0, kMaxSize, &r.probe_layer));
+        SF_RETURN_IF_ERROR(product({4, tokens, model_->config().d_model}, "probeOut", kMaxArrayBytes, &probe));
+        SF_RETURN_IF_ERROR(array_of(a.probe_out, probe, "probeOut", true, &r.probe_out));
         WorkspaceLimits limits;
         limits.max_batch = r.n_batch;
         limits.max_src_len = r.n_seq;
@@ -253,13 +353,15 @@ Status ModelEntry::ensure_workspace(WorkspaceLimits want) {
     if (ws_) {
         const WorkspaceLimits& l = ws_->limits();
         if (l.max_batch >= want.max_batch && l.max_src_len >= want.max_src_len && l.max_tgt_len >= want.max_tgt_len &&
-            (l.record_attention || !want.record_attention) && l.max_logits_rows >= want.max_logits_rows)
+            (l.record_attention || !want.record_attention) && l.max_logits_rows >= want.max_logits_rows &&
+            l.max_context >= want.max_context)
             return Status::ok();
         want.max_batch = std::max(want.max_batch, l.max_batch);
         want.max_src_len = std::max(want.max_src_len, l.max_src_len);
         want.max_tgt_len = std::max(want.max_tgt_len, l.max_tgt_len);
         want.record_attention = want.record_attention || l.record_attention;
         want.max_logits_rows = std::max(want.max_logits_rows, l.max_logits_rows);
+        want.max_context = std::max(want.max_context, l.max_context);
     }
     ws_.reset();
     auto ws = model_->make_workspace(want);

@@ -45,6 +45,22 @@ public:
     int generate(const GenerateArgs& a, StepCallback on_step, void* user);
     int forward_text(const TextArgs& a);  // makes or grows the workspace as the call needs
 
+    // Stepwise decoding, driven by the caller (Model::decode_begin etc.): generate_begin (a
+    // transformer, after reserve()) or decode_begin (a causal text model: sizes the workspace for
+    // the prompt and its new tokens), then decode_step until decode_done(), then (transformers)
+    // generate_finish, and always decode_end. C++ never calls back while a step runs. While a
+    // decoding is in progress every other call that would reuse the workspace fails with code
+    // busy (a failed begin leaves no decoding in progress).
+    int generate_begin(const GenerateArgs& a);
+    int decode_begin(const DecodeArgs& a);
+    int decode_step();
+    int generate_finish();
+    void decode_end();
+    bool decode_done() const { return ws_ && ws_->decoding() && ws_->decode_done(); }
+    double decode_steps() const { return ws_ ? double(ws_->decode_steps()) : 0.0; }
+    // The last step's attention of `layer` ([n_batch, nhead, 1, context]); null when absent.
+    const AttentionMap* step_attention(Number layer) const;
+
     bool loaded() const { return model_.has_value(); }
     // JSON texts (the model's normalized info, or its nn.Transformer config) into *out.
     int info_json(std::string* out) const;
@@ -59,6 +75,9 @@ public:
 
 private:
     Status ensure_workspace(WorkspaceLimits want);
+    // busy while a decoding is in progress: `what` would reuse (or re-create) its workspace.
+    Status idle(const char* what) const;
+    Status check_generate(const GenerateArgs& a, GenerateRequest* r) const;
     Status check_sequence_arrays(const SequenceArgs& s, const char* side, size_t n_batch, size_t n_keys,
                                  SequenceInput* out) const;
 

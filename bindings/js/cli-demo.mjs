@@ -1,6 +1,8 @@
 // `simdformer demo`: serves the demo page (web/, with its bundled models) and the package's own
 // dist/ from the installed package on 127.0.0.1, until interrupted.
 import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import { UsageError } from './cli-format.mjs';
@@ -17,10 +19,13 @@ async function serveDemo(sf, a, { out }) {
   const port = parsePort(a.port);
   const web = fileURLToPath(new URL('web/', PACKAGE_ROOT));
   if (!existsSync(`${web}index.html`)) throw new UsageError(`the demo page is not in this installation (${web}index.html is missing)`);
-  const { startServer } = await import(new URL('web/serve.mjs', PACKAGE_ROOT).href);
+  const { startServer, TOKENIZERS_URL } = await import(new URL('web/serve.mjs', PACKAGE_ROOT).href);
+  // The page's worker imports @huggingface/tokenizers by URL (import maps do not reach workers):
+  // serve the copy this installation resolves (it may be hoisted above the package).
+  const tokenizers = dirname(dirname(createRequire(import.meta.url).resolve('@huggingface/tokenizers')));
   let served;
   try {
-    served = await startServer({ mounts: [['/dist/', fileURLToPath(new URL('dist/', PACKAGE_ROOT))], ['/', web]], port });
+    served = await startServer({ mounts: [['/dist/', fileURLToPath(new URL('dist/', PACKAGE_ROOT))], [TOKENIZERS_URL, tokenizers], ['/', web]], port });
   } catch (e) {
     if (e?.code === 'EADDRINUSE') throw new UsageError(`port ${port} is in use: pick another with --port (0 = any free port)`);
     throw e;

@@ -1,13 +1,14 @@
 // Simdformer: one loaded wasm module as users see it (created by init() in the Node and browser
 // entries). It loads models and runs the standalone operations.
 import { check, fail, jsonReply, translateInternalErrors } from './errors.mjs';
-import { CallHeap, createHandle } from './heap.mjs';
+import { CallHeap } from './heap.mjs';
 import { asBytes } from './inputs.mjs';
 import { createLinear } from './linear-layer.mjs';
 import { Model } from './model.mjs';
 import { attention, layerNorm, positionalEncoding } from './ops.mjs';
-import { describe, func, oneOf, readOptions, value } from './options.mjs';
-import { loadPretrained } from './pretrained.mjs';
+import { func, oneOf, readOptions, value, weightsFormat } from './options.mjs';
+import { loadPretrained, loadWeights } from './pretrained.mjs';
+import { setTokenizersLoader } from './tokenizer.mjs';
 
 export class Simdformer {
   #module;
@@ -30,20 +31,31 @@ export class Simdformer {
   get heapBytes() { return this.#module.HEAPU8.length; }
   /** Bytes of wasm memory allocated right now (everything malloc handed out and not taken back). */
   get mallocBytes() { return this.#module.mallocBytes(); }
+  /** The highest liveBytes since the module started or resetPeakLiveBytes() (a load's peak). */
+  get peakLiveBytes() { return this.#module.peakLiveBytes(); }
+  resetPeakLiveBytes() { this.#module.resetPeakLiveBytes(); }
 
   /**
    * Loads a model from safetensors bytes, a file path (Node) or a URL (browser). The config
    * (object or JSON text) may be omitted when the file's metadata holds it under "config".
+   * options: { onProgress, weights: 'f32' | 'int8' }.
    */
   async loadModel(source, config, options) {
-    const o = readOptions(options, { onProgress: func() }, 'loadModel');
-    const progress = o.onProgress ?? (() => {});
-    const bytes = await this.#readSource(source, progress);
-    return this.loadModelSync(bytes, config, progress);
+    const o = readOptions(options, { onProgress: func(), weights: weightsFormat() }, 'loadModel');
+    const bytes = await this.#readSource(source, o.onProgress ?? (() => {}));
+    return this.#loadBytes(bytes, config, o, 'loadModel');
   }
 
-  loadModelSync(bytes, config, progress = () => {}) {
-    if (typeof progress !== 'function') fail(`loadModelSync: progress must be a function, got ${describe(progress)}`);
+  /** loadModel for bytes already in memory. The third argument: options, or (older form) onProgress. */
+  loadModelSync(bytes, config, options) {
+    const o = typeof options === 'function' ? { onProgress: options, weights: 'f32' }
+      : readOptions(options, { onProgress: func(), weights: weightsFormat() }, 'loadModelSync');
+    return this.#loadBytes(bytes, config, o, 'loadModel');
+  }
+
+  // The C++ loader pulls each tensor's bytes from the JS copy (the file is never copied whole
+  // into wasm memory), packing f32 or quantizing to int8 as it goes.
+  #loadBytes(bytes, config, { onProgress, weights }, where) {
     bytes = asBytes(bytes, 'model source');
     let configText = '';
     if (config !== undefined && config !== null) {
@@ -51,12 +63,13 @@ export class Simdformer {
       else if (typeof config === 'object') configText = configJson(config);
       else fail('config must be an object or JSON text');
     }
+    const progress = onProgress ?? (() => {});
     progress({ stage: 'load', loaded: 0, total: bytes.length });
-    const heap = new CallHeap(this.#module);
-    const handle = createHandle(this.#module, 'model');
+    const file = { size: bytes.length, readInto: (offset, dst) => dst.set(bytes.subarray(offset, offset + dst.length)) };
+    const handle = loadWeights(this.#module, configText, { indexText: '', shards: [{ name: 'model.safetensors', file }] },
+      { progress: () => {}, signal: undefined, weightsKind: weights, where });
     let model = null;
     try {
-      check(handle.load(heap.u8(bytes), bytes.length, heap.text(configText)), 'loadModel');
       model = new Model(this.#module, handle);
       // A throwing progress callback cancels the load: the model is freed, not leaked.
       progress({ stage: 'load', loaded: bytes.length, total: bytes.length });
@@ -65,13 +78,11 @@ export class Simdformer {
       if (model) model.dispose();
       else handle.delete();
       throw e;
-    } finally {
-      heap.free();
     }
   }
 
   /**
-   * Loads a Hugging Face model folder (BERT, RoBERTa, DistilBERT) with its tokenizer: a folder
+   * Loads a Hugging Face model folder (BERT, RoBERTa, DistilBERT, GPT-2) with its tokenizer: a folder
    * path (Node), a base URL, a FileList / File[] or {config, weights, tokenizer}.
    */
   loadPretrained(source, options) {
@@ -118,7 +129,8 @@ export async function instantiate(factory, moduleOptions) {
 
 /** Validates init() options shared by both entry points. */
 export function initOptions(options) {
-  const o = readOptions(options, { wasmUrl: value(), wasmBinary: value(), simd: oneOf(['auto', true, false], 'auto') }, 'init');
+  const o = readOptions(options, { wasmUrl: value(), wasmBinary: value(), simd: oneOf(['auto', true, false], 'auto'), tokenizers: func() }, 'init');
+  if (o.tokenizers) setTokenizersLoader(o.tokenizers);
   if (o.wasmBinary !== undefined && !(o.wasmBinary instanceof ArrayBuffer) && !ArrayBuffer.isView(o.wasmBinary)) {
     fail('init: wasmBinary must be an ArrayBuffer or Uint8Array');
   }

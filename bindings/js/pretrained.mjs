@@ -8,7 +8,7 @@
 import { CallHeap, createHandle } from './heap.mjs';
 import { SimdformerError, check, fail, jsonReply } from './errors.mjs';
 import { filesFileSet, isFileList, objectFileSet, urlFileSet } from './file-sets.mjs';
-import { describe, func, oneOf, readOptions, value } from './options.mjs';
+import { describe, func, readOptions, value, weightsFormat } from './options.mjs';
 import { TextModel } from './text-model.mjs';
 import { loadTokenizer, tokenizersLibrary } from './tokenizer.mjs';
 
@@ -20,7 +20,7 @@ const isUrlText = (s) => /^https?:\/\//i.test(s);
  * localFolder(path) opens a folder (Node entry only).
  */
 export async function loadPretrained(module, source, options, { localFolder }) {
-  const o = readOptions(options, { onProgress: func(), signal: value(), weights: oneOf(['f32'], 'f32') }, 'loadPretrained');
+  const o = readOptions(options, { onProgress: func(), signal: value(), weights: weightsFormat() }, 'loadPretrained');
   const signal = o.signal;
   if (signal !== undefined && !(typeof signal === 'object' && typeof signal.aborted === 'boolean' && typeof signal.addEventListener === 'function')) {
     fail(`loadPretrained: signal must be an AbortSignal, got ${describe(signal)}`);
@@ -41,7 +41,7 @@ export async function loadPretrained(module, source, options, { localFolder }) {
     const tokenizerConfig = await jsonFile(files, 'tokenizer_config.json', false);
     const pooling = await sentenceTransformersPooling(files);
     await tokenizersLibrary();  // fail before the weights are read if it cannot load
-    const handle = loadWeights(module, configText, weights, { progress, signal, weightsKind: o.weights });
+    const handle = loadWeights(module, configText, weights, { progress, signal, weightsKind: o.weights, where: 'loadPretrained' });
     try {
       const info = jsonReply(handle.infoJson(), 'loadPretrained');
       if (tokenizerJson === null) fail(`tokenizer.json is missing from ${files.label}`, 'io_error');
@@ -141,10 +141,11 @@ async function sentenceTransformersPooling(files) {
 }
 
 // Calls ModelHandle.loadCheckpoint; on any failure (including a cancelled load) the handle is
-// deleted before the error propagates, so nothing stays allocated. The callbacks never throw
-// into wasm (that would skip C++ destructors): they record the first error and report failure,
-// and it is rethrown once C++ has returned and cleaned up.
-function loadWeights(module, configText, { indexText, shards }, { progress, signal, weightsKind }) {
+// deleted before the error propagates, so nothing stays allocated. Also used by loadModel.
+// shards: [{name, file: {size, readInto(offset, dst)}}]; where: the call named in errors. The
+// callbacks never throw into wasm (that would skip C++ destructors): they record the first error
+// and report failure, and it is rethrown once C++ has returned and cleaned up.
+export function loadWeights(module, configText, { indexText, shards }, { progress, signal, weightsKind, where }) {
   let failure = null;
   const read = (shard, offset, length, destPtr) => {
     try {
@@ -177,7 +178,7 @@ function loadWeights(module, configText, { indexText, shards }, { progress, sign
     const err = handle.loadCheckpoint(heap.text(configText), heap.text(list), heap.text(indexText), read, onLoad,
       heap.text(JSON.stringify({ weights: weightsKind })));
     if (failure) throw failure;
-    check(err, 'loadPretrained');
+    check(err, where);
     loaded = true;
   } finally {
     heap.free();

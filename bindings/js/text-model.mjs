@@ -1,7 +1,15 @@
-// TextModel: a Hugging Face checkpoint (BERT, RoBERTa, DistilBERT) with its tokenizer, loaded by
-// Simdformer.loadPretrained. Text in; tokens with offsets, hidden states, attention maps,
-// sentence embeddings and masked-token predictions out.
+// TextModel: a Hugging Face checkpoint (BERT, RoBERTa, DistilBERT, GPT-2) with its tokenizer,
+// loaded by Simdformer.loadPretrained. Text in; tokens with offsets, hidden states, attention
+// maps, sentence embeddings, masked-token predictions and generated text out.
+//
+// One rule for re-entrancy: while generateText runs (until its promise settles), every other
+// call on the model (encodeText, embed, fillMask, attentionSteps, generateText, dispose) throws
+// SimdformerError code 'busy' (call-guard.mjs),
+// from its onToken callback or from anywhere else; it would reuse the workspace that holds the
+// generation's key/value cache. Stop a generation first (return false from onToken, or abort its
+// signal), await it, then call the model.
 import { ENCODER_MAPS, readAttentionMaps } from './attention-maps.mjs';
+import { headSteps, scoreScale } from './attention-steps.mjs';
 import { CallGuard } from './call-guard.mjs';
 import { check, fail, translateInternalErrors } from './errors.mjs';
 import { CallHeap, copyF32 } from './heap.mjs';
@@ -9,6 +17,7 @@ import { disposable, forget, watch } from './lifetime.mjs';
 import { boolean, integer, oneOf, readOptions } from './options.mjs';
 import { l2Normalize, pool, softmaxTopK } from './pooling.mjs';
 import { textItems } from './text-inputs.mjs';
+import { generateText } from './text-generation.mjs';
 
 export class TextModel {
   #module;
@@ -61,7 +70,8 @@ export class TextModel {
   }
 
   // Runs a tokenized batch. logitsRows: flat row indices b * n + i whose MLM scores to keep.
-  #forward(enc, { needWeights = false, needPooler = false, logitsRows = null } = {}) {
+  // probe: {layer, ptr} — copy that layer's q, k, v and context to ptr [4, B * n, d].
+  #forward(enc, { needWeights = false, needPooler = false, logitsRows = null, probe = null } = {}) {
     const h = this.#live();
     const usesTypes = this.#info.type_vocab_size > 1;
     const heap = new CallHeap(this.#module);
@@ -73,6 +83,7 @@ export class TextModel {
         attentionMask: heap.u8(enc.attentionMask),                  // [B, n], 1 = real token
         needWeights, needPooler,
         logitsRows: logitsRows ? heap.i32(Int32Array.from(logitsRows)) : 0, nLogitsRows: logitsRows ? logitsRows.length : 0,
+        probeOut: probe ? probe.ptr : 0, probeLayer: probe ? probe.layer : 0,
       }));
     } finally {
       heap.free();
@@ -114,6 +125,43 @@ export class TextModel {
       ...(maps ? { attentions: maps[b] } : {}),
     }));
     return batch ? results : results[0];
+  }
+
+  /**
+   * The step-by-step view of one attention head for one text: the engine's q, k, v and output
+   * b_i = Σ_j α_ij v_j (each [length, dHead], row i = token i), its weights α [length, length],
+   * the scores q_i·k_j·scale they came from (masked ones -Infinity) and the mask (1 = visible).
+   */
+  attentionSteps(text, options) {
+    return this.#guard.run('attentionSteps', () => this.#attentionSteps(text, options));
+  }
+
+  #attentionSteps(text, options) {
+    const { n_layers: layers, n_heads: heads, d_model: d } = this.#info;
+    const o = readOptions(options, { layer: integer(0, layers - 1, 0), head: integer(0, heads - 1, 0), maxLength: this.#maxLengthOption() },
+      'attentionSteps');
+    const { items, batch } = textItems(text, 'attentionSteps', { pairs: false });
+    if (batch) fail('attentionSteps: give one text (a string)');
+    const enc = this.#tokenizer.encodeBatch(items, o.maxLength);
+    const n = enc.nSeq;
+    const heap = new CallHeap(this.#module);
+    let probe;
+    try {
+      const ptr = heap.alloc(4 * n * d * 4);
+      this.#forward(enc, { needWeights: true, probe: { layer: o.layer, ptr } });
+      probe = copyF32(this.#module, ptr, 4 * n * d);  // [4, n, d]
+    } finally {
+      heap.free();
+    }
+    const maps = readAttentionMaps(this.#module, this.#live(), ENCODER_MAPS, layers, [n], [n], true)[0];
+    const s = enc.sequences[0];
+    return {
+      tokens: s.tokens, ids: s.ids, offsets: s.offsets, truncated: s.truncated, originalLength: s.originalLength,
+      layer: o.layer, head: o.head, causal: this.#info.causal === true,
+      ...headSteps(probe, maps[o.layer][o.head], {
+        n, dModel: d, nHeads: heads, head: o.head, scale: scoreScale(this.#info, o.layer), causal: this.#info.causal === true,
+      }),
+    };
   }
 
   /**
@@ -189,6 +237,27 @@ export class TextModel {
     });
     return batch ? results : results[0];
   }
+
+  /**
+   * Continues a text (or token ids, or a batch of either) with a causal language model (GPT-2):
+   * greedy by default; sampling with temperature / topK / topP and a seed. onToken(event) sees
+   * every token as it is chosen; returning false stops, throwing rejects with that error, and an
+   * aborted signal rejects with its reason. Resolves to {text, ids, tokens, promptIds,
+   * finishReason: 'stop' | 'length' | 'cancelled', seed?, steps?} (steps with each token's
+   * attention over its context when returnAttention is set).
+   */
+  generateText(input, options) {
+    return this.#guard.runAsync('generateText', () => this.#generateText(input, options));
+  }
+
+  async #generateText(input, options) {
+    const handle = this.#live();
+    if (!this.#info.causal || !this.#info.has_lm_head) {
+      fail(`generateText needs a causal language model (GPT-2); this is a ${this.#info.architecture} model`, 'unsupported');
+    }
+    return generateText({ module: this.#module, handle, info: this.#info, tokenizer: this.#tokenizer }, input, options);
+  }
+
 }
 disposable(TextModel);
 translateInternalErrors(TextModel);

@@ -11,10 +11,20 @@ import { fail } from './errors.mjs';
 import { byteLevelOffsets, tokenOffsets } from './token-offsets.mjs';
 
 let library = null;
+// Where the library comes from: the bare specifier (Node, bundlers, pages with an import map),
+// or init({ tokenizers }) where bare specifiers cannot resolve (module workers, which import
+// maps do not reach).
+let loadLibrary = () => import('@huggingface/tokenizers');
+
+/** init({ tokenizers }): a function returning the @huggingface/tokenizers module (a promise). */
+export function setTokenizersLoader(load) {
+  loadLibrary = load;
+  library = null;
+}
 
 /** The @huggingface/tokenizers module, imported once on first use. */
 export function tokenizersLibrary() {
-  library ??= import('@huggingface/tokenizers').catch((e) => {
+  library ??= Promise.resolve().then(() => loadLibrary()).catch((e) => {
     library = null;
     fail(`cannot load the tokenizer library @huggingface/tokenizers (a dependency of simdformer): ${e.message}`, 'unsupported');
   });

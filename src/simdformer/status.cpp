@@ -11,6 +11,7 @@ const char* status_code_name(StatusCode code) {
         case StatusCode::kIoError: return "io_error";
         case StatusCode::kOutOfMemory: return "out_of_memory";
         case StatusCode::kCancelled: return "cancelled";
+        case StatusCode::kBusy: return "busy";
     }
     return "unknown";
 }

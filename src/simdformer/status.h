@@ -17,6 +17,7 @@ enum class StatusCode {
     kIoError,          // a file or byte buffer is malformed or truncated
     kOutOfMemory,      // an allocation failed or would exceed a limit
     kCancelled,        // the caller stopped the operation (a load's progress callback said no)
+    kBusy,             // the object is in use: a decoding is in progress on the model's workspace
 };
 
 const char* status_code_name(StatusCode code);

@@ -8,3 +8,11 @@ export function weightColor(w) {
 export function headColor(h, n) {
   return `hsl(${Math.round((360 * h) / Math.max(1, n))}, 70%, 45%)`;
 }
+
+// A diverging ramp for signed numbers in [-1, 1]: blue below zero, white at zero, red above.
+export function signedColor(x) {
+  const t = Math.max(-1, Math.min(1, x));
+  const a = Math.abs(t);
+  const [r, g, b] = t < 0 ? [42, 111, 219] : [200, 60, 50];
+  return `rgb(${Math.round(255 - a * (255 - r))},${Math.round(255 - a * (255 - g))},${Math.round(255 - a * (255 - b))})`;
+}

@@ -1,7 +1,8 @@
-// Model view: a grid of thumbnails, one per layer (rows) and head (columns).
+// Model view: a grid of thumbnails, one per layer (rows) and head (columns). topOf(layer) gives
+// the layer's shared colour scale; without it each thumbnail uses its own largest weight.
 import { weightColor } from './colors.mjs';
 
-export function drawModelView(container, layers, selected, onPick) {
+export function drawModelView(container, layers, selected, onPick, topOf = null) {
   container.replaceChildren();
   if (!layers.length) return 0;
   const heads = layers[0].length;
@@ -17,7 +18,7 @@ export function drawModelView(container, layers, selected, onPick) {
     canvas.width = nk;
     canvas.height = nq;
     const ctx = canvas.getContext('2d');
-    const top = Math.max(1e-6, ...data);
+    const top = topOf ? topOf(l) : Math.max(1e-6, ...data);
     for (let q = 0; q < nq; q++) for (let k = 0; k < nk; k++) {
       ctx.fillStyle = weightColor(data[q * nk + k] / top);
       ctx.fillRect(k, q, 1, 1);

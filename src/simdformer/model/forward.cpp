@@ -73,11 +73,18 @@ void ModelImpl::run_encoder(size_t n_batch, const SequenceInput& src, const Atte
 }
 
 void ModelImpl::run_encoder_layers(size_t n_batch, size_t n, const SequenceMasks& masks, const AttentionOptions& options,
-                                   bool need_weights, WorkspaceImpl& ws, float* x) const {
+                                   bool need_weights, WorkspaceImpl& ws, float* x, const LayerProbe* probe) const {
     const LayerScratch scratch = ws.scratch();
     for (size_t i = 0; i < encoder.size(); ++i) {
         float* w = ws.record(ws.encoder_maps, i, ws.encoder_slot_at(i), n_batch, n, n, need_weights);
         encoder[i].forward(n_batch, n, x, masks, options, scratch, w);
+        if (probe && probe->layer == i) {
+            // The attention scratch still holds this layer's projections: the feed-forward half
+            // of the layer only uses s1, s2 and hidden.
+            const size_t count = n_batch * n * config.d_model;
+            const float* parts[4] = {scratch.q, scratch.k, scratch.v, scratch.context};
+            for (size_t p = 0; p < 4; ++p) std::memcpy(probe->out + p * count, parts[p], count * sizeof(float));
+        }
     }
     if (encoder_norm) encoder_norm->forward(n_batch * n, x, config.d_model, x, config.d_model);
 }
