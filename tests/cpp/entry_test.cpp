@@ -587,5 +587,180 @@ TEST(EntryCheckpoint, ShardListsAreExactlyTheContract) {
     }
 }
 
+// GPT-2 decoding driven step by step (decode_begin, decode_step, decode_end) as generateText
+// drives it: every DecodeArgs number checked before use, and while a decoding is in progress
+// every call that would reuse the workspace is 'busy' and leaves the decoding undisturbed.
+struct Gpt2 {
+    entry::ModelEntry e;
+    std::vector<uint8_t> bytes = read_file(data_path("hf/gpt2/model.safetensors"));
+    std::vector<int32_t> prompt = {5, 6, 7, 8, 9, 10};  // [2, 3]
+    std::vector<int32_t> stop = {1056};
+    std::vector<int32_t> expected;
+
+    Gpt2() {
+        const std::string config = read_text(data_path("hf/gpt2/config.json"));
+        const std::string shards = "[{\"name\": \"model.safetensors\", \"size\": " + std::to_string(bytes.size()) + "}]";
+        BufferReader reader(bytes);
+        EXPECT_EQ(e.load_checkpoint(text(config), text(shards), TextArg{}, reader, nullptr, nullptr, TextArg{}), 0)
+            << entry::reply_text();
+        expected = decode();
+    }
+    entry::DecodeArgs args() const {
+        entry::DecodeArgs a;
+        a.n_batch = 2;
+        a.n_seq = 3;
+        a.tokens = addr(prompt.data());
+        a.max_new_tokens = 4;
+        a.stop_tokens = addr(stop.data());
+        a.n_stop_tokens = 1;
+        return a;
+    }
+    // Every step's tokens, [steps, 2]; empty on any failure.
+    std::vector<int32_t> decode() {
+        std::vector<int32_t> tokens;
+        if (e.decode_begin(args()) != 0) return {};
+        while (!e.decode_done()) {
+            if (e.decode_step() != 0) break;
+            const int32_t* t = e.workspace()->step_tokens();
+            tokens.insert(tokens.end(), t, t + 2);
+        }
+        e.decode_end();
+        return tokens;
+    }
+};
+
+TEST(EntryDecode, EveryNumberCheckedAndTheDecodingStillRightAfterwards) {
+    Gpt2 m;
+    ASSERT_EQ(m.expected.size(), 8u) << entry::reply_text();
+    using D = entry::DecodeArgs;
+    for (Number D::*field : {&D::n_batch, &D::n_seq, &D::max_new_tokens, &D::top_k, &D::n_stop_tokens}) {
+        for (double bad : kBadSizes) {
+            D a = m.args();
+            a.*field = bad;
+            EXPECT_NE(m.e.decode_begin(a), 0) << bad;
+            EXPECT_FALSE(m.e.decode_done());
+            EXPECT_EQ(m.decode(), m.expected) << "after " << bad;
+        }
+    }
+    // Addresses (natively every aligned integer address is inside the default arena; the
+    // arena's own bounds are EntryNumbers' test): not integers, negative, or misaligned.
+    for (Number D::*field : {&D::tokens, &D::stop_tokens}) {
+        for (double bad : {-1.0, -0.5, 0.5, 1.5, k2_53 + 2, 1e300, kNaN, kInf, -kInf, m.args().*field + 2}) {
+            D a = m.args();
+            a.*field = bad;
+            EXPECT_NE(m.e.decode_begin(a), 0) << bad;
+            EXPECT_EQ(m.decode(), m.expected) << "after " << bad;
+        }
+    }
+    for (double bad : {-2.0, 1.5, k2_31, k2_32 + 3, k2_53 + 2, kNaN}) {  // -1: the default
+        D a = m.args();
+        a.pad_token = bad;
+        EXPECT_NE(m.e.decode_begin(a), 0) << bad;
+    }
+    for (double bad : {-1.0, 1.5, k2_53 + 2, kNaN, kInf}) {  // seeds are integers up to 2^53
+        D a = m.args();
+        a.seed = bad;
+        EXPECT_NE(m.e.decode_begin(a), 0) << bad;
+    }
+    for (double bad : {kNaN, kInf, -kInf}) {
+        D a = m.args();
+        a.temperature = bad;
+        EXPECT_NE(m.e.decode_begin(a), 0) << bad;
+        a = m.args();
+        a.top_p = bad;
+        EXPECT_NE(m.e.decode_begin(a), 0) << bad;
+    }
+    // nSeq + maxNewTokens beyond 2^32 - 1, and a value the core rejects after the workspace grew.
+    D a = m.args();
+    a.max_new_tokens = k2_32 - 2;
+    EXPECT_NE(m.e.decode_begin(a), 0);
+    EXPECT_EQ(std::string(entry::reply_text()), "invalid_argument\tnSeq + maxNewTokens = 4294967297 exceeds 4294967295");
+    a = m.args();
+    a.temperature = -1;
+    EXPECT_NE(m.e.decode_begin(a), 0);
+    EXPECT_EQ(m.decode(), m.expected);
+    // No decoding in progress: steps and finish are errors, not crashes.
+    EXPECT_NE(m.e.decode_step(), 0);
+    EXPECT_NE(m.e.generate_finish(), 0);
+    EXPECT_EQ(m.e.step_attention(kNaN), nullptr);
+    EXPECT_EQ(m.e.step_attention(k2_32), nullptr);
+}
+
+TEST(EntryDecode, CallsDuringADecodingAreBusyAndLeaveItUndisturbed) {
+    Gpt2 m;
+    ASSERT_EQ(m.expected.size(), 8u) << entry::reply_text();
+    ASSERT_EQ(m.e.decode_begin(m.args()), 0) << entry::reply_text();
+    ASSERT_EQ(m.e.decode_step(), 0) << entry::reply_text();
+    std::vector<int32_t> tokens(m.e.workspace()->step_tokens(), m.e.workspace()->step_tokens() + 2);
+    entry::TextArgs t;
+    t.n_batch = 1;
+    t.n_seq = 3;
+    t.tokens = addr(m.prompt.data());
+    EXPECT_NE(m.e.forward_text(t), 0);
+    EXPECT_EQ(reply_code(), "busy") << entry::reply_text();
+    EXPECT_NE(m.e.decode_begin(m.args()), 0);
+    EXPECT_EQ(reply_code(), "busy");
+    EXPECT_NE(m.e.reserve(1, 4, 4, 0), 0);
+    EXPECT_EQ(reply_code(), "busy");
+    const std::string config = read_text(data_path("hf/gpt2/config.json"));
+    const std::string shards = "[{\"name\": \"model.safetensors\", \"size\": " + std::to_string(m.bytes.size()) + "}]";
+    BufferReader reader(m.bytes);
+    EXPECT_NE(m.e.load_checkpoint(text(config), text(shards), TextArg{}, reader, nullptr, nullptr, TextArg{}), 0);
+    EXPECT_EQ(reply_code(), "busy");
+    EXPECT_EQ(std::string(entry::reply_text()), "busy\tloadCheckpoint: the model is decoding; call decodeEnd first");
+    while (!m.e.decode_done()) {
+        ASSERT_EQ(m.e.decode_step(), 0) << entry::reply_text();
+        tokens.insert(tokens.end(), m.e.workspace()->step_tokens(), m.e.workspace()->step_tokens() + 2);
+    }
+    m.e.decode_end();
+    EXPECT_EQ(tokens, m.expected);
+    EXPECT_EQ(m.e.forward_text(t), 0) << entry::reply_text();
+}
+
+// The encoder-decoder steps (generate_begin, decode_step, generate_finish) give generate()'s tokens.
+TEST(EntryDecode, GenerateStepsEqualGenerate) {
+    Seq2Seq m;
+    ASSERT_FALSE(m.expected.empty()) << entry::reply_text();
+    ASSERT_EQ(m.e.generate_begin(m.args()), 0) << entry::reply_text();
+    EXPECT_NE(m.e.reserve(2, 8, 8, 0), 0);
+    EXPECT_EQ(reply_code(), "busy");
+    while (!m.e.decode_done()) ASSERT_EQ(m.e.decode_step(), 0) << entry::reply_text();
+    ASSERT_EQ(m.e.generate_finish(), 0) << entry::reply_text();
+    const Workspace* ws = m.e.workspace();
+    EXPECT_EQ(std::vector<int32_t>(ws->generated(), ws->generated() + ws->generated_length()), m.expected);
+    m.e.decode_end();
+    EXPECT_EQ(m.generate(), m.expected);
+}
+
+// forwardText's probe (TextRequest::probe_out [4, B * n, d_model], probe_layer).
+TEST(EntryDecode, TextProbeChecked) {
+    Gpt2 m;
+    std::vector<float> probe(4 * 3 * 32, -1.0f);
+    entry::TextArgs t;
+    t.n_batch = 1;
+    t.n_seq = 3;
+    t.tokens = addr(m.prompt.data());
+    t.probe_out = addr(probe.data());
+    for (double bad : kBadSizes) {
+        entry::TextArgs b = t;
+        b.probe_layer = bad;
+        EXPECT_NE(m.e.forward_text(b), 0) << bad;
+    }
+    for (double bad : {-1.0, -0.5, 0.5, 1.5, k2_53 + 2, 1e300, kNaN, kInf, -kInf}) {
+        entry::TextArgs b = t;
+        b.probe_out = bad;
+        EXPECT_NE(m.e.forward_text(b), 0) << bad;
+    }
+    entry::TextArgs b = t;
+    b.probe_out = addr(probe.data()) + 2;  // not aligned for f32
+    EXPECT_NE(m.e.forward_text(b), 0);
+    b.probe_layer = 99;
+    b.probe_out = t.probe_out;
+    EXPECT_NE(m.e.forward_text(b), 0);
+    EXPECT_EQ(reply_code(), "invalid_argument") << entry::reply_text();
+    ASSERT_EQ(m.e.forward_text(t), 0) << entry::reply_text();
+    EXPECT_NE(probe.back(), -1.0f) << "the probe's last value (the context of the last token) was written";
+}
+
 }  // namespace
 }  // namespace simdformer::test

@@ -136,7 +136,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* input, size_t size) {
     e::set_arena(uint64_t(uintptr_t(arena)), uint64_t(uintptr_t(arena)) + kArenaBytes);
 
     for (int op = 0; op < 4 && in.n; ++op) {
-        switch (in.byte() % 10) {
+        switch (in.byte() % 11) {
             case 0:
                 (void)linear.create(in.address(arena), in.address(arena), in.number(), in.number());
                 break;
@@ -224,13 +224,33 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* input, size_t size) {
                 t.need_pooler = in.flag();
                 t.logits_rows = in.address(arena);
                 t.n_logits_rows = in.number();
+                t.probe_out = in.address(arena);
+                t.probe_layer = in.number();
                 (void)f->bert.forward_text(t);
+                break;
+            }
+            case 10: {  // stepwise generation; a decoding may stay in progress for the next ops (busy)
+                e::GenerateArgs g;
+                g.n_batch = in.number();
+                g.src.n_seq = in.number();
+                g.src.tokens = in.address(arena);
+                g.max_length = in.number();
+                g.bos = in.number() - 1;
+                g.eos = in.number() - 1;
+                g.score = text(f->score);
+                g.normalize = text(f->normalize);
+                g.need_weights = in.flag();
+                (void)f->seq2seq.generate_begin(g);
+                for (int step = in.byte() % 4; step > 0 && !f->seq2seq.decode_done(); --step) (void)f->seq2seq.decode_step();
+                if (in.byte() & 1) (void)f->seq2seq.generate_finish();
+                if (in.byte() & 1) f->seq2seq.decode_end();
                 break;
             }
         }
     }
     // The fixture's own inputs live outside the arena.
     e::set_arena(1, UINTPTR_MAX);
+    f->seq2seq.decode_end();  // a decoding left in progress ends here
     if (f->generate() != f->expected) __builtin_trap();
     return 0;
 }
