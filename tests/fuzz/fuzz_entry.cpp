@@ -131,8 +131,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* input, size_t size) {
     Reader in{input, size};
     uint8_t* arena = f->base;
     // The arena's contents come from the input too (floats, ids, masks, JSON bytes).
+    // The offset byte is consumed first: the copy takes at most the bytes left after it.
+    const size_t at = size_t(in.byte()) << 8;
     const size_t fill = std::min<size_t>(in.n, 4096);
-    std::memcpy(arena + (size_t(in.byte()) << 8), in.p, fill);
+    std::memcpy(arena + at, in.p, fill);
     e::set_arena(uint64_t(uintptr_t(arena)), uint64_t(uintptr_t(arena)) + kArenaBytes);
 
     for (int op = 0; op < 4 && in.n; ++op) {
