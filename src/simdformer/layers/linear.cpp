@@ -2,6 +2,8 @@
 
 #include <cstring>
 
+#include "simdformer/runtime/parallel_gemm.h"
+
 namespace simdformer {
 
 Result<Linear> Linear::from_data(const float* weight, const float* bias, size_t in_features,
@@ -33,7 +35,7 @@ void Linear::forward(size_t rows, const float* x, size_t ldx, float* y, size_t l
     ep.activation = activation;
     ep.residual = residual;
     ep.ld_residual = ld_residual;
-    kernels::gemm_f32_packed(rows, out_, in_, x, ldx, packed_.data(), y, ldy, ep);
+    runtime::gemm_f32_packed(rows, out_, in_, x, ldx, packed_.data(), y, ldy, ep);  // threads: column panels
 }
 
 }  // namespace simdformer

@@ -1,0 +1,26 @@
+// Multi-threaded entry points over the kernels: the same contracts as kernels.h, split across
+// runtime::threads() by the static partition of thread_pool.h, so every result is bit-identical
+// to the one-thread call (each element of C is computed by one task with the same arithmetic).
+#pragma once
+
+#include <cstddef>
+
+#include "simdformer/kernels/kernels.h"
+
+namespace simdformer::runtime {
+
+// Below this many multiply-adds (m*n*k) a GEMM stays on one thread: waking the pool costs more
+// than it saves (measured: BENCHMARKS.md, "thread cut-over").
+constexpr double kParallelGemmMinMacs = 1 << 17;
+// Overrides the cut-over (benchmarks measure it with 0); returns the previous value.
+double set_parallel_gemm_min_macs(double macs);
+
+// kernels::gemm_f32_packed split over column panels (or over rows when there are fewer panels
+// than threads).
+void gemm_f32_packed(size_t m, size_t n, size_t k,
+                     const float* a, size_t lda,  // [m, k]
+                     const float* packed_b,       // kernels::pack_b of [k, n]
+                     float* c, size_t ldc,        // [m, n]
+                     const kernels::Epilogue& epilogue = {});
+
+}  // namespace simdformer::runtime
