@@ -12,6 +12,10 @@ if [ ! -f bench/.cache/manifest.json ] || ! grep -q "\"quick\": $want_quick" ben
   echo "exporting the workloads from PyTorch…"
   OPENBLAS_NUM_THREADS=2 /usr/bin/python3 bench/export_models.py $quick 2>&1 | grep -v -i warning
 fi
+if [ ! -f bench/models/manifest.json ] || ! grep -q "\"quick\": $want_quick" bench/models/manifest.json; then
+  echo "exporting the Hugging Face-shaped models (bench/export_hf.py)…"
+  OPENBLAS_NUM_THREADS=2 /usr/bin/python3 bench/export_hf.py $quick 2>&1 | grep -v -i warning
+fi
 (cd bench && npm install --no-audit --no-fund --loglevel=error)
 if [ ! -f dist/simdformer.wasm ] || [ -n "$(find src bindings -newer dist/simdformer.wasm -type f -print -quit)" ]; then
   bash scripts/build-package.sh

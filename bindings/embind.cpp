@@ -7,10 +7,13 @@
 #include <emscripten/bind.h>
 #include <emscripten/val.h>
 
+#include <cmath>
+#include <cstdio>
+#include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
-#include "simdformer/kernels/kernels.h"
 #include "simdformer/simdformer.h"
 
 using emscripten::val;
@@ -86,15 +89,165 @@ void call_step_callback(void* user, size_t step, size_t max_steps) {
     (*static_cast<val*>(user))(step, max_steps);
 }
 
+// ---- checkpoints and text models (the loadCheckpoint / forwardText contract of DESIGN.md) -----
+
+constexpr double kMaxExactInteger = 9007199254740992.0;  // 2^53: every integer below is exact
+
+std::string number_text(double v) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.17g", v);
+    return text;
+}
+
+// A size from JavaScript: a number that is an exact non-negative integer <= 2^53 and fits
+// size_t (32 bits in wasm) — checked before it is converted, so 2^32 + 5 never becomes 5.
+Status js_size(double v, const char* what, size_t* out) {
+    if (!std::isfinite(v) || v < 0 || v != std::floor(v) || v > kMaxExactInteger || v > double(SIZE_MAX))
+        return Status::invalid(std::string(what) + " must be a non-negative integer below 2^32, not " + number_text(v));
+    *out = size_t(v);
+    return Status::ok();
+}
+
+// The same for a 64-bit offset or file size (up to 2^53).
+Status js_u64(double v, const char* what, uint64_t* out) {
+    if (!std::isfinite(v) || v < 0 || v != std::floor(v) || v > kMaxExactInteger)
+        return Status::invalid(std::string(what) + " must be a non-negative integer <= 2^53, not " + number_text(v));
+    *out = uint64_t(v);
+    return Status::ok();
+}
+
+// An address in wasm memory (0 = none), aligned for T.
+template <class T>
+Status js_pointer(double v, const char* what, const T** out) {
+    size_t address = 0;
+    SF_RETURN_IF_ERROR(js_size(v, what, &address));
+    if (address % alignof(T) != 0) return Status::invalid(std::string(what) + " is not aligned");
+    *out = reinterpret_cast<const T*>(address);
+    return Status::ok();
+}
+
+bool is_type(const val& v, const char* type) { return v.typeOf().as<std::string>() == type; }
+
+// One shard of a checkpoint, read through the JavaScript callback
+// read(shard, offset, length, destPtr) -> "" or error text. The callback copies the bytes into
+// wasm memory at destPtr; it must not throw (a throw would unwind past C++ cleanup).
+class JsSource : public ByteSource {
+public:
+    JsSource(const val& read, size_t shard, uint64_t size, std::string name)
+        : read_(read), shard_(shard), size_(size), name_(std::move(name)) {}
+    uint64_t size() const override { return size_; }
+    Status read(uint64_t offset, size_t n, uint8_t* dst) override {
+        SF_RETURN_IF_ERROR(check_range(offset, n, size_, "'" + name_ + "'"));
+        if (n == 0) return Status::ok();
+        const val result = read_(double(shard_), double(offset), double(n), double(uintptr_t(dst)));
+        if (!is_type(result, "string"))
+            return Status::io("'" + name_ + "': the read callback must return \"\" or an error message");
+        const std::string error = result.as<std::string>();
+        if (!error.empty()) return Status::io("'" + name_ + "': " + error);
+        return Status::ok();
+    }
+
+private:
+    val read_;
+    size_t shard_;
+    uint64_t size_;
+    std::string name_;
+};
+
+// progress(loaded, total) from JavaScript; returning false (exactly) cancels the load.
+bool call_progress(void* user, uint64_t loaded, uint64_t total) {
+    return !(*static_cast<val*>(user))(double(loaded), double(total)).isFalse();
+}
+
+// forwardText's argument object: sizes and addresses as JavaScript numbers (checked in C++).
+struct TextArgs {
+    double n_batch = 0, n_seq = 0;
+    double tokens = 0, token_types = 0, attention_mask = 0, logits_rows = 0, n_logits_rows = 0;
+    bool need_weights = false, need_pooler = false;
+};
+
+Status to_text_request(const TextArgs& a, TextRequest* r) {
+    SF_RETURN_IF_ERROR(js_size(a.n_batch, "nBatch", &r->n_batch));
+    SF_RETURN_IF_ERROR(js_size(a.n_seq, "nSeq", &r->n_seq));
+    SF_RETURN_IF_ERROR(js_pointer(a.tokens, "tokens", &r->tokens));
+    SF_RETURN_IF_ERROR(js_pointer(a.token_types, "tokenTypes", &r->token_types));
+    SF_RETURN_IF_ERROR(js_pointer(a.attention_mask, "attentionMask", &r->attention_mask));
+    SF_RETURN_IF_ERROR(js_pointer(a.logits_rows, "logitsRows", &r->logits_rows));
+    SF_RETURN_IF_ERROR(js_size(a.n_logits_rows, "nLogitsRows", &r->n_logits_rows));
+    r->need_weights = a.need_weights;
+    r->need_pooler = a.need_pooler;
+    return Status::ok();
+}
+
 // A loaded model and the workspace its calls run in.
 class ModelHandle {
 public:
     std::string load(uintptr_t data, size_t size, const std::string& config) {
         auto m = Model::load(ptr<uint8_t>(data), size, config);
         if (!m.is_ok()) return error_of(m.status());
+        ws_.reset();  // a workspace is shaped for one model
         model_ = std::move(m).value();
         return "";
     }
+
+    // The loadCheckpoint contract: see DESIGN.md ("JS <-> wasm contract for checkpoints").
+    std::string load_checkpoint(const std::string& config, val shards, const std::string& index, val read,
+                                val progress, const std::string& options_json) {
+        LoadOptions options;
+        Status st = parse_load_options(options_json, &options);
+        if (!st.is_ok()) return error_of(st);
+        if (!is_type(read, "function")) return error_of(Status::invalid("read must be a function"));
+        if (!shards.isArray()) return error_of(Status::invalid("shards must be an array of {name, size}"));
+        size_t n = 0;
+        st = js_size(shards["length"].as<double>(), "shards.length", &n);
+        if (!st.is_ok()) return error_of(st);
+        std::vector<std::unique_ptr<JsSource>> sources;
+        std::vector<CheckpointShard> list;
+        for (size_t i = 0; i < n; ++i) {
+            const val shard = shards[i];
+            if (!is_type(shard, "object") || !is_type(shard["name"], "string") || !is_type(shard["size"], "number"))
+                return error_of(Status::invalid("shards[" + std::to_string(i) + "] must be {name: string, size: number}"));
+            const std::string name = shard["name"].as<std::string>();
+            uint64_t size = 0;
+            st = js_u64(shard["size"].as<double>(), ("size of '" + name + "'").c_str(), &size);
+            if (!st.is_ok()) return error_of(st);
+            sources.push_back(std::make_unique<JsSource>(read, i, size, name));
+            list.push_back({name, sources.back().get()});
+        }
+        if (is_type(progress, "function")) {
+            options.progress = call_progress;
+            options.progress_user = &progress;
+        } else if (!progress.isUndefined() && !progress.isNull()) {
+            return error_of(Status::invalid("progress must be a function or undefined"));
+        }
+        ws_.reset();
+        model_.reset();  // free the old model first: the new one may need that memory
+        auto m = Model::load_checkpoint(config, list, index, options);
+        if (!m.is_ok()) return error_of(m.status());
+        model_ = std::move(m).value();
+        return "";
+    }
+
+    std::string info_json() const { return model_ ? model_->info_json() : "{}"; }
+
+    // The forwardText contract: the workspace grows to fit the call when it does not.
+    std::string forward_text(const TextArgs& a) {
+        if (!model_) return error_of(Status::invalid("no model loaded"));
+        TextRequest r;
+        Status st = to_text_request(a, &r);
+        if (!st.is_ok()) return error_of(st);
+        WorkspaceLimits limits;
+        limits.max_batch = std::max<size_t>(r.n_batch, 1);
+        limits.max_src_len = std::max<size_t>(r.n_seq, 1);
+        limits.max_tgt_len = 1;
+        limits.record_attention = r.need_weights;
+        limits.max_logits_rows = r.n_logits_rows;
+        st = ensure_workspace(limits);
+        if (!st.is_ok()) return error_of(st);
+        return error_of(model_->forward_text(r, *ws_));
+    }
+
+    uintptr_t pooler() const { return ws_ ? uintptr_t(ws_->pooler()) : 0; }
 
     std::string config_json() const { return model_ ? model_config_to_json(model_->config()) : "{}"; }
     double parameter_count() const { return model_ ? double(model_->parameter_count()) : 0.0; }
@@ -102,21 +255,12 @@ public:
     // Makes sure the workspace fits these limits (re-created, larger, only when it does not).
     std::string reserve(size_t max_batch, size_t max_src, size_t max_tgt, bool record) {
         if (!model_) return error_of(Status::invalid("no model loaded"));
-        if (ws_) {
-            const WorkspaceLimits& l = ws_->limits();
-            if (l.max_batch >= max_batch && l.max_src_len >= max_src && l.max_tgt_len >= max_tgt &&
-                (l.record_attention || !record))
-                return "";
-            max_batch = std::max(max_batch, l.max_batch);
-            max_src = std::max(max_src, l.max_src_len);
-            max_tgt = std::max(max_tgt, l.max_tgt_len);
-            record = record || l.record_attention;
-        }
-        ws_.reset();  // free the old one first: the new one may need that memory
-        auto ws = model_->make_workspace({max_batch, max_src, max_tgt, record});
-        if (!ws.is_ok()) return error_of(ws.status());
-        ws_ = std::move(ws).value();
-        return "";
+        WorkspaceLimits limits;
+        limits.max_batch = max_batch;
+        limits.max_src_len = max_src;
+        limits.max_tgt_len = max_tgt;
+        limits.record_attention = record;
+        return error_of(ensure_workspace(limits));
     }
 
     std::string forward(const ForwardArgs& a) {
@@ -182,6 +326,28 @@ public:
     }
 
 private:
+    // The workspace grows to the union of what was asked so far; it is re-created only when the
+    // current one does not fit.
+    Status ensure_workspace(WorkspaceLimits want) {
+        if (ws_) {
+            const WorkspaceLimits& l = ws_->limits();
+            if (l.max_batch >= want.max_batch && l.max_src_len >= want.max_src_len &&
+                l.max_tgt_len >= want.max_tgt_len && (l.record_attention || !want.record_attention) &&
+                l.max_logits_rows >= want.max_logits_rows)
+                return Status::ok();
+            want.max_batch = std::max(want.max_batch, l.max_batch);
+            want.max_src_len = std::max(want.max_src_len, l.max_src_len);
+            want.max_tgt_len = std::max(want.max_tgt_len, l.max_tgt_len);
+            want.record_attention = want.record_attention || l.record_attention;
+            want.max_logits_rows = std::max(want.max_logits_rows, l.max_logits_rows);
+        }
+        ws_.reset();  // free the old one first: the new one may need that memory
+        auto ws = model_->make_workspace(want);
+        if (!ws.is_ok()) return ws.status();
+        ws_ = std::move(ws).value();
+        return Status::ok();
+    }
+
     std::optional<Model> model_;
     std::optional<Workspace> ws_;
 };
@@ -232,14 +398,14 @@ std::string positional_op(size_t n, size_t d, uintptr_t out) {
     return error_of(positional_encoding(n, d, reinterpret_cast<float*>(out)));
 }
 
-// {"ok": true, ...description} or {"ok": false, "error": "..."} as JSON text.
+// The description JSON text, or "\t<message>" when the bytes are not a safetensors file.
 std::string describe_op(uintptr_t data, size_t size) {
     auto d = describe_safetensors(ptr<uint8_t>(data), size);
     return d.is_ok() ? d.value() : std::string("\t") + d.status().message();
 }
 
-std::string simd_arch() { return kernels::simd_arch(); }
-size_t simd_lanes() { return kernels::simd_lanes(); }
+std::string simd_arch_name() { return simd_arch(); }
+size_t simd_lane_count() { return simd_lanes(); }
 double live_bytes() { return double(Buffer::live_bytes()); }
 
 }  // namespace
@@ -298,9 +464,23 @@ EMSCRIPTEN_BINDINGS(simdformer) {
         .field("causal", &AttentionArgs::causal)
         .field("out", &AttentionArgs::out)
         .field("weights", &AttentionArgs::weights);
+    value_object<TextArgs>("TextArgs")
+        .field("nBatch", &TextArgs::n_batch)
+        .field("nSeq", &TextArgs::n_seq)
+        .field("tokens", &TextArgs::tokens)
+        .field("tokenTypes", &TextArgs::token_types)
+        .field("attentionMask", &TextArgs::attention_mask)
+        .field("needWeights", &TextArgs::need_weights)
+        .field("needPooler", &TextArgs::need_pooler)
+        .field("logitsRows", &TextArgs::logits_rows)
+        .field("nLogitsRows", &TextArgs::n_logits_rows);
     class_<ModelHandle>("ModelHandle")
         .constructor<>()
         .function("load", &ModelHandle::load)
+        .function("loadCheckpoint", &ModelHandle::load_checkpoint)
+        .function("infoJson", &ModelHandle::info_json)
+        .function("forwardText", &ModelHandle::forward_text)
+        .function("pooler", &ModelHandle::pooler)
         .function("configJson", &ModelHandle::config_json)
         .function("parameterCount", &ModelHandle::parameter_count)
         .function("reserve", &ModelHandle::reserve)
@@ -322,7 +502,7 @@ EMSCRIPTEN_BINDINGS(simdformer) {
     function("positionalEncoding", &positional_op);
     function("layerNorm", &layer_norm_op);
     function("describeSafetensors", &describe_op);
-    function("simdArch", &simd_arch);
-    function("simdLanes", &simd_lanes);
+    function("simdArch", &simd_arch_name);
+    function("simdLanes", &simd_lane_count);
     function("liveBytes", &live_bytes);
 }

@@ -16,6 +16,7 @@ endif()
 option(SIMDFORMER_THREADS        "Multi-threaded kernels (thread pool; -pthread under Emscripten)" ${_sf_threads_default})
 option(SIMDFORMER_NATIVE_ARCH    "Compile for the build machine (-march=native)"     OFF)
 option(SIMDFORMER_WERROR         "Treat warnings as errors"                          OFF)
+option(SIMDFORMER_INSTALL        "Install the library, public headers and CMake package" ${PROJECT_IS_TOP_LEVEL})
 set(SIMDFORMER_SANITIZE "" CACHE STRING "Sanitizers for native builds, e.g. address;undefined")
 set(SIMDFORMER_DEPS_PREFIX "${PROJECT_SOURCE_DIR}/.deps/prefix" CACHE PATH
     "Prefix holding xsimd >= 11 and xtl unpacked by scripts/setup.sh")
@@ -37,9 +38,22 @@ if(SIMDFORMER_SANITIZE AND NOT EMSCRIPTEN)
 endif()
 
 if(EMSCRIPTEN)
-  # Emscripten's optimizing linker runs acorn from Debian's node modules; set for every link,
-  # since a build step does not inherit the configure preset's environment.
-  set(CMAKE_CXX_LINKER_LAUNCHER ${CMAKE_COMMAND} -E env NODE_PATH=/usr/share/nodejs)
+  # Test binaries run under node (CTest's emulator for gtest discovery and runs).
+  if(NOT CMAKE_CROSSCOMPILING_EMULATOR)
+    find_program(SIMDFORMER_NODE node REQUIRED)
+    set(CMAKE_CROSSCOMPILING_EMULATOR "${SIMDFORMER_NODE}" CACHE FILEPATH "Runs the wasm test binaries" FORCE)
+  endif()
+  # Debian's emscripten runs acorn from Debian's node modules in its optimizing linker (emsdk
+  # ships its own and needs nothing). Set for every link: a build step does not inherit the
+  # configure environment.
+  set(_sf_node_path "$ENV{NODE_PATH}")
+  if(NOT _sf_node_path AND EXISTS "/usr/share/nodejs/acorn")
+    set(_sf_node_path "/usr/share/nodejs")
+  endif()
+  set(SIMDFORMER_NODE_PATH "${_sf_node_path}" CACHE PATH "NODE_PATH for Emscripten's linker (node modules it needs)")
+  if(SIMDFORMER_NODE_PATH)
+    set(CMAKE_CXX_LINKER_LAUNCHER ${CMAKE_COMMAND} -E env NODE_PATH=${SIMDFORMER_NODE_PATH})
+  endif()
   # The scalar wasm build must not contain a single SIMD opcode: it is the fallback for engines
   # without SIMD128. xsimd cannot compile without -msimd128, so it is only added when SIMD is on.
   if(SIMDFORMER_SIMD)

@@ -13,7 +13,6 @@
 #include <string>
 #include <vector>
 
-#include "simdformer/kernels/kernels.h"
 #include "simdformer/simdformer.h"
 
 namespace sf = simdformer;
@@ -64,7 +63,7 @@ int main(int argc, char** argv) {
     const sf::ModelConfig& c = model.config();
     std::printf("%s: d_model=%zu nhead=%zu layers=%zu+%zu parameters=%zu kernels=%s (%zu lanes)\n",
                 sf::model_kind_name(c.kind).c_str(), c.d_model, c.nhead, c.num_encoder_layers, c.num_decoder_layers,
-                model.parameter_count(), sf::kernels::simd_arch(), sf::kernels::simd_lanes());
+                model.parameter_count(), sf::simd_arch(), sf::simd_lanes());
 
     std::vector<int32_t> tokens;
     for (int i = 3; i < argc; ++i) tokens.push_back(std::stoi(argv[i]));

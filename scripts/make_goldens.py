@@ -227,6 +227,8 @@ def main():
     transformer_case()
     seq2seq_case()
     positional_case()
+    import make_hf_fixtures  # tests/data/hf/: Hugging Face folders and their goldens
+    make_hf_fixtures.main()
     print("torch", torch.__version__, file=sys.stderr)
 
 

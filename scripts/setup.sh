@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Installs what simdformer needs on a fresh Debian machine, and nothing that is already there.
-# Safe to re-run. Usage: scripts/setup.sh [core|test|bench|goldens]...
+# Safe to re-run. Usage: scripts/setup.sh [core|test|bench|goldens|train]...
 #   core    : compilers, CMake, Ninja, Emscripten, GoogleTest sources, nlohmann-json, xsimd >= 11
 #   test    : core + what the browser/package/fuzz tests need
 #   bench   : core + Google Benchmark, wabt, python3-torch (exports the benchmark weights)
 #   goldens : python3-torch (regenerates tests/data with PyTorch)
+#   train   : python3-torch + fortunes (English text for scripts/train_text_models.py)
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 DEPS="$ROOT/.deps"
@@ -19,7 +20,8 @@ for role in "${@:-core}"; do
     bench)   add cmake ninja-build g++ googletest libgtest-dev nlohmann-json3-dev emscripten nodejs \
                  libbenchmark-dev wabt python3-torch python3-onnx ;;
     goldens) add python3-torch libopenblas0-pthread ;;
-    *) echo "setup.sh: unknown role '$role' (expected core, test, bench or goldens)" >&2; exit 2 ;;
+    train)   add python3-torch libopenblas0-pthread fortunes ;;
+    *) echo "setup.sh: unknown role '$role' (expected core, test, bench, goldens or train)" >&2; exit 2 ;;
   esac
 done
 

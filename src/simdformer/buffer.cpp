@@ -8,7 +8,15 @@
 namespace simdformer {
 namespace {
 std::atomic<size_t> g_live_bytes{0};
+std::atomic<size_t> g_peak_bytes{0};
+
+void add_live(size_t bytes) {
+    const size_t now = g_live_bytes += bytes;
+    size_t peak = g_peak_bytes.load();
+    while (now > peak && !g_peak_bytes.compare_exchange_weak(peak, now)) {
+    }
 }
+}  // namespace
 
 Buffer::~Buffer() {
     if (data_) {
@@ -52,10 +60,12 @@ Result<Buffer> Buffer::allocate(size_t size, const char* what, bool zero) {
     if (zero) std::memset(p, 0, bytes);
     b.data_ = static_cast<float*>(p);
     b.size_ = size;
-    g_live_bytes += size * sizeof(float);
+    add_live(size * sizeof(float));
     return b;
 }
 
 size_t Buffer::live_bytes() { return g_live_bytes.load(); }
+size_t Buffer::peak_live_bytes() { return g_peak_bytes.load(); }
+void Buffer::reset_peak_live_bytes() { g_peak_bytes = g_live_bytes.load(); }
 
 }  // namespace simdformer

@@ -46,6 +46,9 @@ public:
 
     // Total bytes held by all live Buffers in this process (for leak and memory tests).
     static size_t live_bytes();
+    // The most live_bytes() has been since the last reset (a load's peak: weights + staging).
+    static size_t peak_live_bytes();
+    static void reset_peak_live_bytes();
 
 private:
     static Result<Buffer> allocate(size_t size, const char* what, bool zero);

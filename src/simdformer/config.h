@@ -5,12 +5,10 @@
 #include <cstdint>
 #include <string>
 
-#include "simdformer/kernels/kernels.h"
+#include "simdformer/activation.h"
 #include "simdformer/status.h"
 
 namespace simdformer {
-
-using kernels::Activation;
 
 // How a query is compared with a key.
 enum class ScoreKind {

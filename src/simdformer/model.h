@@ -3,24 +3,37 @@
 // optionally with token embeddings and an output generator, loaded from safetensors.
 //
 // Usage:
-//   auto model = Model::load(bytes, size, config_json);          // weights packed once here
-//   auto ws = model.value().make_workspace({.max_batch = 4, .max_src_len = 128});
-//   EncodeInput in; in.n_seq = n; in.embeddings = x;
-//   Status st = model.value().encode(in, ws.value());             // allocation-free
-//   const float* out = ws.value().output();                       // [n_batch, n_seq, d_model]
+//   Result<Model> model = Model::load(bytes, size, config_json);   // weights packed once here
+//   WorkspaceLimits limits;
+//   limits.max_batch = 4;
+//   limits.max_src_len = 128;
+//   Result<Workspace> ws = model.value().make_workspace(limits);    // buffers allocated once here
+//   ForwardRequest request;
+//   request.n_batch = 1;
+//   request.src.n_seq = n;
+//   request.src.embeddings = x;                                       // [1, n, d_model]
+//   Status st = model.value().forward(request, ws.value());          // allocation-free
+//   const float* out = ws.value().output();                           // [n_batch, n_seq, d_model]
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "simdformer/config.h"
-#include "simdformer/io/weight_reader.h"
+#include "simdformer/io.h"
 #include "simdformer/status.h"
 
 namespace simdformer {
 
 class Workspace;
+class WeightReader;  // internal: where a model's named tensors come from (io/weight_reader.h)
+
+namespace detail {
+struct ModelImpl;
+struct WorkspaceImpl;
+}  // namespace detail
 
 // Inputs of one forward pass. For token models set `tokens`, otherwise `embeddings`.
 struct SequenceInput {
@@ -63,6 +76,19 @@ struct GenerateRequest {
     void* on_step_user = nullptr;
 };
 
+// Inputs of one forward pass of a Hugging Face text encoder (bert, roberta, distilbert).
+struct TextRequest {
+    size_t n_batch = 1, n_seq = 0;
+    const int32_t* tokens = nullptr;          // [n_batch, n_seq] token ids
+    const int32_t* token_types = nullptr;     // [n_batch, n_seq] segment ids, or null (all 0)
+    const uint8_t* attention_mask = nullptr;  // [n_batch, n_seq]: 1 = real token, 0 = padding
+                                              // (Hugging Face's convention), or null (all real)
+    bool need_weights = false;                // record every layer's per-head attention weights
+    bool need_pooler = false;                 // dense + tanh on each item's first token
+    const int32_t* logits_rows = nullptr;     // [n_logits_rows] flat rows b * n_seq + i for the MLM head
+    size_t n_logits_rows = 0;
+};
+
 // Attention weights recorded by the last call, as views into the workspace.
 struct AttentionMap {
     const float* data = nullptr;  // [n_batch, nhead, n_seq_q, n_seq_k]
@@ -78,6 +104,7 @@ struct WorkspaceLimits {
     size_t max_src_len = 0;    // 0: config.max_len (also the query length of multihead_attention)
     size_t max_tgt_len = 0;    // 0: config.max_len (also the key length of multihead_attention)
     bool record_attention = true;  // reserve room for every layer's attention weights
+    size_t max_logits_rows = 0;    // text models: most rows forward_text() scores with the MLM head
 };
 
 class Model {
@@ -93,9 +120,21 @@ public:
     // Loads from any WeightReader; fails if a tensor is missing, misshapen or (for readers that
     // can tell) left unused.
     static Result<Model> load(WeightReader& reader, const ModelConfig& config);
+    // Loads a checkpoint folder's contents: config.json text (Hugging Face bert / roberta /
+    // distilbert, or the nn.Transformer dialect; empty: taken from the safetensors metadata),
+    // one safetensors source or several shards with model.safetensors.index.json text. Bytes are
+    // pulled tensor by tensor in bounded chunks and packed as they arrive.
+    static Result<Model> load_checkpoint(const std::string& config_json, const std::vector<CheckpointShard>& shards,
+                                         const std::string& index_json, const LoadOptions& options = {});
 
+    // The layer-stack shape (for text models: an encoder of n_layers with their sizes).
     const ModelConfig& config() const;
     size_t parameter_count() const;
+    // The normalized config as JSON: architecture (bert|roberta|distilbert|torch), model_type,
+    // d_model, n_layers, n_heads, d_ff, vocab_size, max_positions, type_vocab_size, pad/bos/
+    // eos_token_id, hidden_act, layer_norm_eps, has_pooler, has_mlm_head, has_lm_head, causal,
+    // parameters, dtype (as stored), weights, unused_tensors, and config (the original object).
+    std::string info_json() const;
 
     Result<Workspace> make_workspace(const WorkspaceLimits& limits) const;
 
@@ -110,10 +149,14 @@ public:
     // eos hold eos.
     Status generate(const GenerateRequest& request, Workspace& ws) const;
 
-    struct Impl;
+    // One forward pass of a text encoder with Hugging Face semantics. Output: ws.output() the
+    // last hidden state [n_batch * n_seq, d_model]; ws.encoder_attention() per layer
+    // [n_batch, n_heads, n_seq, n_seq] (need_weights); ws.pooler() [n_batch, d_model]
+    // (need_pooler); ws.logits() [n_logits_rows, vocab] (logits_rows).
+    Status forward_text(const TextRequest& request, Workspace& ws) const;
 
 private:
-    std::unique_ptr<Impl> impl_;
+    std::unique_ptr<detail::ModelImpl> impl_;
 };
 
 // Buffers for forward passes of one model, allocated once (make_workspace), reused by every call.
@@ -127,6 +170,7 @@ public:
     const float* output() const;                  // [n_batch, n_seq, d_model]
     size_t output_rows() const;                   // n_batch * n_seq of the last call
     const float* logits() const;                  // [rows, vocab] or null
+    const float* pooler() const;                  // [n_batch, d_model] of the last forward_text, or null
     size_t logits_cols() const;
     const int32_t* generated() const;             // [n_batch, generated_length()]
     size_t generated_length() const;
@@ -136,13 +180,9 @@ public:
     const WorkspaceLimits& limits() const;
     size_t bytes() const;
 
-    struct Impl;
-    Impl& impl() { return *impl_; }
-    const Impl& impl() const { return *impl_; }
-
 private:
     friend class Model;
-    std::unique_ptr<Impl> impl_;
+    std::unique_ptr<detail::WorkspaceImpl> impl_;
 };
 
 }  // namespace simdformer

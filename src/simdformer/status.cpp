@@ -10,6 +10,7 @@ const char* status_code_name(StatusCode code) {
         case StatusCode::kUnsupported: return "unsupported";
         case StatusCode::kIoError: return "io_error";
         case StatusCode::kOutOfMemory: return "out_of_memory";
+        case StatusCode::kCancelled: return "cancelled";
     }
     return "unknown";
 }

@@ -16,6 +16,7 @@ enum class StatusCode {
     kUnsupported,      // well-formed but not something simdformer implements (e.g. dtype I8)
     kIoError,          // a file or byte buffer is malformed or truncated
     kOutOfMemory,      // an allocation failed or would exceed a limit
+    kCancelled,        // the caller stopped the operation (a load's progress callback said no)
 };
 
 const char* status_code_name(StatusCode code);

@@ -3,6 +3,7 @@
 #include <limits>
 
 #include "simdformer/kernels/kernels.h"
+#include "simdformer/kernels/reference.h"
 #include "test_util.h"
 
 namespace simdformer::test {
@@ -28,7 +29,7 @@ TEST_P(GemmTest, PackedMatchesReferenceWithEveryEpilogue) {
     const auto residual = random_vector(m * ldr, 4);
     std::vector<float> packed(k::packed_b_size(kk, n));
     k::pack_b(kk, n, b.data(), n, 1, packed.data());
-    for (auto act : {k::Activation::kNone, k::Activation::kRelu, k::Activation::kGeluErf, k::Activation::kGeluTanh}) {
+    for (auto act : {k::Activation::kNone, k::Activation::kRelu, k::Activation::kGeluErf, k::Activation::kGeluTanh, k::Activation::kTanh}) {
         for (bool with_extras : {false, true}) {
             k::Epilogue ep;
             ep.activation = act;
@@ -200,7 +201,7 @@ TEST(LayerNorm, MatchesReferenceInAndOutOfPlace) {
 TEST(Activations, MatchReference) {
     for (size_t n : kSizes) {
         const auto x = random_vector(n, 20, -6.0f, 6.0f);
-        for (auto act : {k::Activation::kNone, k::Activation::kRelu, k::Activation::kGeluErf, k::Activation::kGeluTanh}) {
+        for (auto act : {k::Activation::kNone, k::Activation::kRelu, k::Activation::kGeluErf, k::Activation::kGeluTanh, k::Activation::kTanh}) {
             std::vector<float> y(n), want(n);
             k::activation_f32(act, n, x.data(), y.data());
             k::ref::activation_f32(act, n, x.data(), want.data());
@@ -223,6 +224,29 @@ TEST(Elementwise, AddAndScaleMatchReference) {
         k::ref::scale_f32(n, 1.5f, a.data(), want.data());
         EXPECT_EQ(y, want);
     }
+}
+
+// Packing in pieces (weights streaming in) gives exactly the panels of one pack_b, and a packed
+// operand's columns read back exactly.
+TEST(PackB, RowAndColumnPiecesEqualOneWholePack) {
+    const size_t w = k::gemm_panel_width();
+    for (size_t kk : {size_t(1), size_t(5), size_t(33)})
+        for (size_t n : {size_t(1), w - 1, w, w + 1, 3 * w + 2}) {
+            const auto b = random_vector(kk * n, 7);  // row-major [kk, n]
+            std::vector<float> whole(k::packed_b_size(kk, n)), rows(whole.size(), -1.0f), cols(whole.size(), -1.0f);
+            k::pack_b(kk, n, b.data(), n, 1, whole.data());
+            for (size_t p = 0; p < kk; p += 2)  // two rows at a time
+                k::pack_b_rows(kk, n, p, std::min<size_t>(2, kk - p), b.data() + p * n, n, 1, rows.data());
+            EXPECT_EQ(rows, whole) << kk << "x" << n;
+            for (size_t j = 0; j < n; j += w)  // one panel at a time
+                k::pack_b_columns(kk, j, std::min(w, n - j), b.data() + j, n, 1, cols.data());
+            EXPECT_EQ(cols, whole) << kk << "x" << n;
+            std::vector<float> column(kk);
+            for (size_t j = 0; j < n; ++j) {
+                k::packed_b_column(kk, whole.data(), j, column.data());
+                for (size_t p = 0; p < kk; ++p) ASSERT_EQ(column[p], b[p * n + j]);
+            }
+        }
 }
 
 TEST(Simd, ReportsTheArchitectureItWasBuiltFor) {

@@ -3,6 +3,7 @@
 #include <limits>
 
 #include "simdformer/kernels/kernels.h"
+#include "simdformer/kernels/reference.h"
 #include "test_util.h"
 
 namespace simdformer::test {

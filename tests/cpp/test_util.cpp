@@ -1,5 +1,6 @@
 #include "test_util.h"
 
+#include <cstring>
 #include <fstream>
 #include <iterator>
 
@@ -77,6 +78,21 @@ Golden load_golden(const std::string& file) {
     SafetensorsFile& f = parsed.value();
     const std::vector<TensorInfo> infos = f.tensors();
     for (const TensorInfo& t : infos) {
+        if (t.dtype == DType::kI64 || t.dtype == DType::kI32) {
+            std::vector<float>& v = g.values[t.name];
+            for (uint64_t i = 0; i < t.elements; ++i) {
+                int64_t x = 0;
+                if (t.dtype == DType::kI64) std::memcpy(&x, bytes.data() + t.offset + 8 * i, 8);
+                else {
+                    int32_t y;
+                    std::memcpy(&y, bytes.data() + t.offset + 4 * i, 4);
+                    x = y;
+                }
+                v.push_back(float(x));
+            }
+            g.shapes[t.name] = t.shape;
+            continue;
+        }
         auto b = f.read(t);
         EXPECT_TRUE(b.is_ok()) << b.status().message();
         if (!b.is_ok()) continue;

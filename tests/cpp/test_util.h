@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "simdformer/io/checkpoint.h"
+#include "simdformer/io/weight_reader.h"
 #include "simdformer/simdformer.h"
 
 namespace simdformer::test {
@@ -29,7 +31,8 @@ std::string data_path(const std::string& file);  // tests/data/<file>
 std::vector<uint8_t> read_file(const std::string& path);
 std::string read_text(const std::string& path);
 
-// All tensors of a golden safetensors file, as float vectors with shapes.
+// All tensors of a golden safetensors file, as float vectors with shapes (integer tensors, such
+// as Hugging Face goldens' I64 input ids, converted to float: they are small).
 struct Golden {
     std::map<std::string, std::vector<float>> values;
     std::map<std::string, Shape> shapes;

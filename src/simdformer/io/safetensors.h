@@ -2,9 +2,9 @@
 // data. The header maps each name to {dtype, shape, data_offsets [begin, end)} relative to the
 // data section, plus an optional "__metadata__" object of strings.
 //
-// SafetensorsFile validates the whole header up front (lengths, offsets in range and not
-// overlapping, dtype known, byte size = product(shape) * dtype size) and then serves tensors as
-// float32, converting F16/BF16/F64 on the fly. It does not own the bytes: they must outlive it.
+// Only the 8 bytes and the header are read here (from any ByteSource); the header is validated
+// whole before anything else happens: length bounded, JSON object, no duplicate names, dtypes
+// known, byte size = product(shape) * dtype size, ranges inside the source and not overlapping.
 #pragma once
 
 #include <cstdint>
@@ -12,54 +12,20 @@
 #include <string>
 #include <vector>
 
+#include "simdformer/io.h"
 #include "simdformer/io/weight_reader.h"
 
 namespace simdformer {
 
-enum class DType { kF32, kF16, kBF16, kF64 };
+// Largest JSON header accepted, so a hostile length cannot make the parser allocate GBs.
+constexpr uint64_t kMaxSafetensorsHeaderBytes = 16u << 20;
 
-struct TensorInfo {
-    std::string name;
-    DType dtype = DType::kF32;
-    Shape shape;
-    size_t begin = 0, end = 0;  // byte range within the data section
+struct SafetensorsHeader {
+    std::vector<TensorInfo> tensors;  // sorted by name; offsets absolute in the source
+    std::map<std::string, std::string> metadata;
 };
 
-const char* dtype_name(DType dtype);
-
-class SafetensorsFile : public WeightReader {
-public:
-    // Largest JSON header accepted, so a hostile length cannot make the parser allocate GBs.
-    static constexpr size_t kMaxHeaderBytes = 16u << 20;
-
-    static Result<SafetensorsFile> parse(const uint8_t* data, size_t size);
-
-    bool has(const std::string& name) const override;
-    Result<Buffer> take(const std::string& name, const Shape& shape) override;
-    std::vector<std::string> unused() const override;
-
-    const std::vector<TensorInfo>& tensors() const { return tensors_; }
-    // Any tensor converted to float32, as stored (non-finite values allowed; not marked used).
-    Result<Buffer> read(const TensorInfo& tensor) const;
-    // A "__metadata__" value, or "" when absent.
-    std::string metadata(const std::string& key) const;
-    const std::map<std::string, std::string>& all_metadata() const { return metadata_; }
-
-private:
-    const uint8_t* data_ = nullptr;  // start of the data section
-    size_t data_size_ = 0;
-    std::vector<TensorInfo> tensors_;           // sorted by name
-    std::map<std::string, size_t> index_;       // name -> tensors_ index
-    std::vector<bool> used_;
-    std::map<std::string, std::string> metadata_;
-};
-
-// A JSON description of a safetensors file: {"tensors": [{"name", "dtype", "shape"}...],
-// "metadata": {...}, "parameters": N}, or the parse error.
-Result<std::string> describe_safetensors(const uint8_t* data, size_t size);
-
-// Serialises float32 tensors as a safetensors file (tests, tools, models built in code).
-std::vector<uint8_t> write_safetensors(const std::vector<std::pair<std::string, std::pair<Shape, const float*>>>& tensors,
-                                       const std::map<std::string, std::string>& metadata = {});
+// Reads and validates the header of the safetensors file in `source`; its tensors get `shard`.
+Result<SafetensorsHeader> read_safetensors_header(ByteSource& source, size_t shard);
 
 }  // namespace simdformer

@@ -2,6 +2,8 @@
 
 #include <cstring>
 
+#include <cmath>
+
 namespace simdformer {
 
 std::string shape_string(const Shape& shape) {
@@ -10,31 +12,89 @@ std::string shape_string(const Shape& shape) {
     return s + "]";
 }
 
-void MapWeightReader::put(const std::string& name, Shape shape, std::vector<float> data) {
-    tensors_[name] = Entry{std::move(shape), std::move(data), false};
+uint64_t TensorInfo::row_elements() const {
+    uint64_t n = 1;
+    for (size_t i = 1; i < shape.size(); ++i) n *= shape[i];  // fits: the product of all fits
+    return n;
 }
 
-bool MapWeightReader::has(const std::string& name) const { return tensors_.count(name) != 0; }
+Result<const TensorInfo*> WeightReader::expect(const std::string& name, const Shape& shape) const {
+    const TensorInfo* t = find(name);
+    if (!t) return Status::invalid("missing tensor '" + name + "' " + shape_string(shape));
+    if (t->shape != shape)
+        return Status::shape("tensor '" + name + "' has shape " + shape_string(t->shape) + ", expected " +
+                             shape_string(shape));
+    if (!dtype_is_float(t->dtype))
+        return Status::unsupported("tensor '" + name + "' has dtype " + dtype_name(t->dtype) +
+                                   "; weights must be F32, F16, BF16 or F64");
+    return t;
+}
 
-Result<Buffer> MapWeightReader::take(const std::string& name, const Shape& shape) {
-    auto it = tensors_.find(name);
-    if (it == tensors_.end()) return Status::invalid("missing tensor '" + name + "' " + shape_string(shape));
-    if (it->second.shape != shape) {
-        return Status::shape("tensor '" + name + "' has shape " + shape_string(it->second.shape) +
-                             ", expected " + shape_string(shape));
-    }
-    it->second.used = true;
-    elements_taken_ += it->second.data.size();
-    SF_ASSIGN_OR_RETURN(Buffer b, Buffer::uninitialized(it->second.data.size(), name.c_str()));
-    if (!it->second.data.empty()) std::memcpy(b.data(), it->second.data.data(), it->second.data.size() * sizeof(float));
+Status WeightReader::read_rows(const TensorInfo& t, size_t row0, size_t n_rows, float* dst) {
+    const uint64_t row = t.row_elements();
+    const uint64_t first = uint64_t(row0) * row, count = uint64_t(n_rows) * row;
+    if (row0 > t.rows() || n_rows > t.rows() - row0 || count > SIZE_MAX)
+        return Status::invalid("tensor '" + t.name + "': rows [" + std::to_string(row0) + ", +" +
+                               std::to_string(n_rows) + ") are outside its " + std::to_string(t.rows()) + " rows");
+    SF_RETURN_IF_ERROR(read_f32(t, first, size_t(count), dst));
+    for (size_t i = 0; i < count; ++i)
+        if (!std::isfinite(dst[i]))
+            return Status::invalid("tensor '" + t.name + "' holds a non-finite value (" + std::to_string(dst[i]) +
+                                   ") at element " + std::to_string(first + i));
+    return Status::ok();
+}
+
+Result<Buffer> WeightReader::take(const std::string& name, const Shape& shape) {
+    SF_ASSIGN_OR_RETURN(const TensorInfo* t, expect(name, shape));
+    if (t->elements > kMaxBufferFloats)
+        return Status::oom("tensor '" + name + "' of " + std::to_string(t->elements) + " elements is too large");
+    SF_ASSIGN_OR_RETURN(Buffer b, Buffer::uninitialized(size_t(t->elements), name.c_str()));
+    SF_RETURN_IF_ERROR(read_rows(*t, 0, size_t(t->rows()), b.data()));
+    mark_used(*t, b.size());
     return b;
 }
 
-std::vector<std::string> MapWeightReader::unused() const {
+void WeightReader::mark_used(const TensorInfo& t, size_t parameters) {
+    used_.insert(t.name);
+    elements_taken_ += parameters;
+}
+
+void WeightReader::ignore(const std::string& name) { used_.insert(name); }
+
+std::vector<std::string> WeightReader::unused() const {
     std::vector<std::string> names;
-    for (const auto& [name, e] : tensors_)
-        if (!e.used) names.push_back(name);
+    for (const TensorInfo* t : tensor_list())
+        if (!used_.count(t->name)) names.push_back(t->name);
     return names;
+}
+
+void MapWeightReader::put(const std::string& name, Shape shape, std::vector<float> data) {
+    Entry e;
+    e.info.name = name;
+    e.info.shape = std::move(shape);
+    e.info.elements = data.size();
+    e.info.bytes = data.size() * sizeof(float);
+    e.data = std::move(data);
+    tensors_[name] = std::move(e);
+}
+
+const TensorInfo* MapWeightReader::find(const std::string& name) const {
+    auto it = tensors_.find(name);
+    return it == tensors_.end() ? nullptr : &it->second.info;
+}
+
+std::vector<const TensorInfo*> MapWeightReader::tensor_list() const {
+    std::vector<const TensorInfo*> all;
+    for (const auto& [name, e] : tensors_) all.push_back(&e.info);
+    return all;
+}
+
+Status MapWeightReader::read_f32(const TensorInfo& t, uint64_t first, size_t n, float* dst) {
+    auto it = tensors_.find(t.name);
+    if (it == tensors_.end() || first > it->second.data.size() || n > it->second.data.size() - first)
+        return Status::invalid("tensor '" + t.name + "': elements out of range");
+    if (n) std::memcpy(dst, it->second.data.data() + first, n * sizeof(float));
+    return Status::ok();
 }
 
 }  // namespace simdformer

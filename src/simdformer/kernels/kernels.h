@@ -2,16 +2,18 @@
 //
 // Kernels are pure functions on raw row-major float arrays with explicit row strides (`ld*`, in
 // elements). They never allocate, never fail and never see a Status: callers (layers) validate
-// shapes once. Each kernel has a scalar, double-accumulating twin in `ref::` that tests use as
-// the oracle. Only the .cpp files of this folder see SIMD types.
+// shapes once. Each kernel has a scalar, double-accumulating twin in `ref::` (kernels/reference.h,
+// a test-only library) that tests use as the oracle. Only the .cpp files of this folder see SIMD types.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 
+#include "simdformer/activation.h"
+
 namespace simdformer::kernels {
 
-enum class Activation { kNone, kRelu, kGeluErf, kGeluTanh };
+using simdformer::Activation;
 
 // Name of the SIMD architecture the kernels were compiled for ("wasm", "sse2", "scalar", ...).
 const char* simd_arch();
@@ -33,6 +35,17 @@ void pack_b(size_t k, size_t n,
             const float* b,  // logical [k, n]: element (p, j) at b[p*row_stride + j*col_stride]
             size_t row_stride, size_t col_stride,
             float* packed);  // [packed_b_size(k, n)]
+
+// pack_b in pieces (kernels/pack_b_ranges.cpp), for weights that stream in: `b` points at the
+// piece's first element, `packed` at the start of the whole packed [k, n] operand.
+// Columns [j0, j0 + n_cols) with j0 a multiple of gemm_panel_width(): whole panels.
+void pack_b_columns(size_t k, size_t j0, size_t n_cols, const float* b, size_t row_stride, size_t col_stride,
+                    float* packed);
+// Rows [p0, p0 + n_rows) of every panel.
+void pack_b_rows(size_t k, size_t n, size_t p0, size_t n_rows, const float* b, size_t row_stride, size_t col_stride,
+                 float* packed);
+// out [k] = column j of a packed [k, n] operand.
+void packed_b_column(size_t k, const float* packed, size_t j, float* out);
 
 // What happens to each result before it is stored: c = act(alpha * (A·B) + bias) + residual.
 struct Epilogue {
@@ -93,24 +106,5 @@ void layernorm_rows_f32(size_t rows, size_t d,
 void activation_f32(Activation act, size_t n, const float* x, float* y);  // y may equal x
 void add_f32(size_t n, const float* a, const float* b, float* y);         // y may equal a or b
 void scale_f32(size_t n, float alpha, const float* x, float* y);          // y may equal x
-
-// ---- scalar references (test oracles): same contracts, double accumulation -------------------
-namespace ref {
-void gemm_f32(size_t m, size_t n, size_t k, const float* a, size_t lda,
-              const float* b, size_t row_stride, size_t col_stride,  // logical [k, n]
-              float* c, size_t ldc, const Epilogue& epilogue = {});
-void mask_scores_f32(size_t rows, size_t cols, float* scores, size_t ld, const uint8_t* key_padding,
-                     const float* additive, size_t ld_add, bool causal, size_t causal_offset);
-void additive_scores_f32(size_t n, size_t m, size_t d_a, const float* pq, size_t ldq, const float* pk,
-                         size_t ldk, const float* w, float* scores, size_t lds);
-void softmax_rows_f32(size_t rows, size_t cols, float* x, size_t ld);
-void relu_normalize_rows_f32(size_t rows, size_t cols, float* x, size_t ld);
-void layernorm_rows_f32(size_t rows, size_t d, const float* x, size_t ldx, const float* gamma,
-                        const float* beta, float eps, float* y, size_t ldy);
-void activation_f32(Activation act, size_t n, const float* x, float* y);
-void add_f32(size_t n, const float* a, const float* b, float* y);
-void scale_f32(size_t n, float alpha, const float* x, float* y);
-double activation(Activation act, double x);
-}  // namespace ref
 
 }  // namespace simdformer::kernels

@@ -4,7 +4,7 @@
 #include <limits>
 #include <vector>
 
-#include "simdformer/kernels/kernels.h"
+#include "simdformer/kernels/reference.h"
 
 namespace simdformer::kernels::ref {
 namespace {
@@ -20,6 +20,7 @@ double activation(Activation act, double x) {
             const double c = std::sqrt(2.0 / M_PI);
             return 0.5 * x * (1.0 + std::tanh(c * (x + 0.044715 * x * x * x)));
         }
+        case Activation::kTanh: return std::tanh(x);
     }
     return x;
 }

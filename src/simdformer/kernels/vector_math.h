@@ -44,6 +44,7 @@ inline vf32 activate(Activation act, vf32 x) {
         case Activation::kRelu: return simd::max(x, vf32(0.0f));
         case Activation::kGeluErf: return gelu_erf(x);
         case Activation::kGeluTanh: return gelu_tanh(x);
+        case Activation::kTanh: return simd::tanh(x);
     }
     return x;
 }

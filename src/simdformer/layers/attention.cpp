@@ -1,15 +1,15 @@
-// The standalone attention operation: the same kernels as MultiHeadAttention, on one head
-// with caller-given Q, K, V (no projections).
+// The standalone attention operation: the same head steps as MultiHeadAttention
+// (layers/attention_head.h), on one head with caller-given Q, K, V (no projections).
 #include "simdformer/attention.h"
 
 #include <algorithm>
-#include <cmath>
 #include <string>
 
 #include "simdformer/buffer.h"
 #include "simdformer/kernels/kernels.h"
+#include "simdformer/layers/attention_head.h"
 #include "simdformer/layers/positional_encoding.h"
-#include "simdformer/validate.h"
+#include "simdformer/detail/validate.h"
 
 namespace simdformer {
 namespace {
@@ -48,9 +48,10 @@ Status attention(const AttentionRequest& r, float* out, float* weights) {
     const size_t pack = std::max({kernels::packed_b_size(r.d_k, nk), kernels::packed_b_size(nk, r.d_v),
                                   kernels::packed_b_size(r.d_k, r.additive_dim)});
     SF_ASSIGN_OR_RETURN(Buffer scratch, Buffer::zeros(pack, "attention scratch"));
-    float* s = scores.data();
+    float* s = scores.data();  // [nq, nk]
 
     if (r.options.score == ScoreKind::kAdditive) {
+        // s[i, j] = w_vᵀ tanh(W_q q_i + W_k k_j): project once, then the additive-score kernel.
         const size_t da = r.additive_dim;
         SF_ASSIGN_OR_RETURN(Buffer pq, Buffer::zeros(nq * da, "additive W_q q"));
         SF_ASSIGN_OR_RETURN(Buffer pk, Buffer::zeros(nk * da, "additive W_k k"));
@@ -58,14 +59,13 @@ Status attention(const AttentionRequest& r, float* out, float* weights) {
         kernels::gemm_f32_nt(nk, da, r.d_k, r.k, r.d_k, r.w_k, r.d_k, pk.data(), da, scratch.data());
         kernels::additive_scores_f32(nq, nk, da, pq.data(), da, pk.data(), da, r.w_v, s, nk);
     } else {
-        kernels::Epilogue ep;
-        ep.alpha = r.options.score == ScoreKind::kScaledDot ? 1.0f / std::sqrt(float(r.d_k)) : 1.0f;
-        kernels::gemm_f32_nt(nq, nk, r.d_k, r.q, r.d_k, r.k, r.d_k, s, nk, scratch.data(), ep);
+        head_dot_scores(nq, nk, r.d_k, r.q, r.d_k, r.k, r.d_k, r.options.score, s, scratch.data());
     }
-    kernels::mask_scores_f32(nq, nk, s, nk, r.key_padding, r.attn_mask, nk, r.causal, 0);
-    if (r.options.normalize == NormalizeKind::kSoftmax) kernels::softmax_rows_f32(nq, nk, s, nk);
-    else kernels::relu_normalize_rows_f32(nq, nk, s, nk);
-    kernels::gemm_f32(nq, r.d_v, nk, s, nk, r.v, r.d_v, out, r.d_v, scratch.data());
+    HeadMasks masks;
+    masks.key_padding = r.key_padding;
+    masks.attn_mask = r.attn_mask;
+    masks.causal = r.causal;
+    head_attend(nq, nk, r.d_v, s, masks, r.options.normalize, r.v, r.d_v, out, r.d_v, scratch.data());
     if (weights) std::copy(s, s + nq * nk, weights);
     return Status::ok();
 }

@@ -30,8 +30,8 @@ struct SelfCache {
 
 class DecoderLayer {
 public:
-    // Reads `<prefix>self_attn.*`, `<prefix>multihead_attn.*`, `<prefix>linear{1,2}.*`, `<prefix>norm{1,2,3}.*`.
-    static Result<DecoderLayer> load(WeightReader& reader, const std::string& prefix, const ModelConfig& config);
+    // Reads the tensors `ref` names; shapes, activation, eps and norm order from `config`.
+    static Result<DecoderLayer> load(WeightReader& reader, const DecoderLayerRef& ref, const ModelConfig& config);
 
     // Projects the memory [rows, d_model] into this layer's cross-attention keys and values.
     void project_memory(size_t rows, const float* memory, float* k, float* v) const;

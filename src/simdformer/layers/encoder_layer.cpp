@@ -4,14 +4,14 @@
 
 namespace simdformer {
 
-Result<EncoderLayer> EncoderLayer::load(WeightReader& reader, const std::string& prefix, const ModelConfig& config) {
+Result<EncoderLayer> EncoderLayer::load(WeightReader& reader, const EncoderLayerRef& ref, const ModelConfig& config) {
     EncoderLayer l;
     l.norm_first_ = config.norm_first;
     l.d_model_ = config.d_model;
-    SF_ASSIGN_OR_RETURN(l.self_attn_, MultiHeadAttention::load(reader, prefix + "self_attn.", config));
-    SF_ASSIGN_OR_RETURN(l.feed_forward_, FeedForward::load(reader, prefix, config));
-    SF_ASSIGN_OR_RETURN(l.norm1_, LayerNorm::load(reader, prefix + "norm1.", config.d_model, config.layer_norm_eps));
-    SF_ASSIGN_OR_RETURN(l.norm2_, LayerNorm::load(reader, prefix + "norm2.", config.d_model, config.layer_norm_eps));
+    SF_ASSIGN_OR_RETURN(l.self_attn_, MultiHeadAttention::load(reader, ref.attention, config));
+    SF_ASSIGN_OR_RETURN(l.feed_forward_, FeedForward::load(reader, ref.feed_forward, config));
+    SF_ASSIGN_OR_RETURN(l.norm1_, LayerNorm::load(reader, ref.norm1, config.d_model, config.layer_norm_eps));
+    SF_ASSIGN_OR_RETURN(l.norm2_, LayerNorm::load(reader, ref.norm2, config.d_model, config.layer_norm_eps));
     return l;
 }
 

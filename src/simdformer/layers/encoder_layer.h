@@ -11,8 +11,8 @@ namespace simdformer {
 
 class EncoderLayer {
 public:
-    // Reads `<prefix>self_attn.*`, `<prefix>linear{1,2}.*`, `<prefix>norm{1,2}.*`.
-    static Result<EncoderLayer> load(WeightReader& reader, const std::string& prefix, const ModelConfig& config);
+    // Reads the tensors `ref` names; shapes, activation, eps and norm order from `config`.
+    static Result<EncoderLayer> load(WeightReader& reader, const EncoderLayerRef& ref, const ModelConfig& config);
 
     // x [n_batch * n_seq, d_model] is transformed in place.
     void forward(size_t n_batch, size_t n_seq, float* x, const SequenceMasks& masks,

@@ -2,11 +2,11 @@
 
 namespace simdformer {
 
-Result<FeedForward> FeedForward::load(WeightReader& reader, const std::string& prefix, const ModelConfig& config) {
+Result<FeedForward> FeedForward::load(WeightReader& reader, const FeedForwardRef& ref, const ModelConfig& config) {
     FeedForward f;
     f.activation_ = config.activation;
-    SF_ASSIGN_OR_RETURN(f.linear1_, Linear::load(reader, prefix + "linear1.", config.d_model, config.dim_feedforward));
-    SF_ASSIGN_OR_RETURN(f.linear2_, Linear::load(reader, prefix + "linear2.", config.dim_feedforward, config.d_model));
+    SF_ASSIGN_OR_RETURN(f.linear1_, Linear::load(reader, ref.in, config.d_model, config.dim_feedforward));
+    SF_ASSIGN_OR_RETURN(f.linear2_, Linear::load(reader, ref.out, config.dim_feedforward, config.d_model));
     return f;
 }
 

@@ -9,8 +9,8 @@ namespace simdformer {
 
 class FeedForward {
 public:
-    // Reads `<prefix>linear1.{weight,bias}` [d_ff, d] and `<prefix>linear2.{weight,bias}` [d, d_ff].
-    static Result<FeedForward> load(WeightReader& reader, const std::string& prefix, const ModelConfig& config);
+    // Reads ref.in [d_ff, d] and ref.out [d, d_ff] (with their biases); config.activation in between.
+    static Result<FeedForward> load(WeightReader& reader, const FeedForwardRef& ref, const ModelConfig& config);
     void forward(size_t rows, const float* x, size_t ldx,
                  float* hidden,  // [rows, d_ff] scratch
                  float* out, size_t ldo, const float* residual, size_t ld_residual) const;

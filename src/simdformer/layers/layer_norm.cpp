@@ -4,12 +4,12 @@
 
 namespace simdformer {
 
-Result<LayerNorm> LayerNorm::load(WeightReader& reader, const std::string& prefix, size_t d, float eps) {
+Result<LayerNorm> LayerNorm::load(WeightReader& reader, const NormRef& ref, size_t d, float eps) {
     LayerNorm n;
     n.d_ = d;
     n.eps_ = eps;
-    SF_ASSIGN_OR_RETURN(n.gamma_, reader.take(prefix + "weight", {d}));
-    SF_ASSIGN_OR_RETURN(n.beta_, reader.take(prefix + "bias", {d}));
+    SF_ASSIGN_OR_RETURN(n.gamma_, reader.take(ref.weight, {d}));
+    SF_ASSIGN_OR_RETURN(n.beta_, reader.take(ref.bias, {d}));
     return n;
 }
 

@@ -1,6 +1,7 @@
 // LayerNorm over the last dimension with learned gain and bias (nn.LayerNorm).
 #pragma once
 
+#include "simdformer/arch/tensor_refs.h"
 #include "simdformer/buffer.h"
 #include "simdformer/io/weight_reader.h"
 
@@ -8,8 +9,8 @@ namespace simdformer {
 
 class LayerNorm {
 public:
-    // Reads `<prefix>weight` and `<prefix>bias`, both [d].
-    static Result<LayerNorm> load(WeightReader& reader, const std::string& prefix, size_t d, float eps);
+    // Reads the gain and bias of `ref`, both [d].
+    static Result<LayerNorm> load(WeightReader& reader, const NormRef& ref, size_t d, float eps);
     void forward(size_t rows, const float* x, size_t ldx, float* y, size_t ldy) const;  // y may equal x
 
 private:

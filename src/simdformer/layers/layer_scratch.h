@@ -26,6 +26,8 @@ struct SequenceMasks {
     size_t key_padding_stride = 0;
     const float* attn_mask = nullptr;      // [n_seq, n_seq] additive, or null
     bool causal = false;
+    const float* key_bias = nullptr;       // [n_batch, key_bias_stride] (Hugging Face padding), or null
+    size_t key_bias_stride = 0;
 };
 
 }  // namespace simdformer

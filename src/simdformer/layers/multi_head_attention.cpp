@@ -1,9 +1,9 @@
 #include "simdformer/layers/multi_head_attention.h"
 
 #include <algorithm>
-#include <cmath>
 
 #include "simdformer/kernels/kernels.h"
+#include "simdformer/layers/attention_head.h"
 
 namespace simdformer {
 
@@ -26,7 +26,7 @@ AttendArgs contiguous_attend_args(size_t n_batch, size_t n_seq_q, size_t n_seq_k
     return a;
 }
 
-Result<MultiHeadAttention> MultiHeadAttention::load(WeightReader& reader, const std::string& prefix,
+Result<MultiHeadAttention> MultiHeadAttention::load(WeightReader& reader, const AttentionRef& ref,
                                                     const ModelConfig& config) {
     MultiHeadAttention m;
     const size_t d = config.d_model;
@@ -34,20 +34,16 @@ Result<MultiHeadAttention> MultiHeadAttention::load(WeightReader& reader, const 
     m.nhead_ = config.nhead;
     m.d_head_ = config.d_head();
     m.additive_dim_ = config.additive_dim;
-
-    SF_ASSIGN_OR_RETURN(Buffer w, reader.take(prefix + "in_proj_weight", {3 * d, d}));
-    SF_ASSIGN_OR_RETURN(Buffer b, reader.take(prefix + "in_proj_bias", {3 * d}));
-    // in_proj_weight stacks W_q, W_k, W_v (each [d, d]) along the output dimension.
-    SF_ASSIGN_OR_RETURN(m.q_proj_, Linear::from_data(w.data(), b.data(), d, d));
-    SF_ASSIGN_OR_RETURN(m.k_proj_, Linear::from_data(w.data() + d * d, b.data() + d, d, d));
-    SF_ASSIGN_OR_RETURN(m.v_proj_, Linear::from_data(w.data() + 2 * d * d, b.data() + 2 * d, d, d));
-    SF_ASSIGN_OR_RETURN(m.out_proj_, Linear::load(reader, prefix + "out_proj.", d, d));
+    SF_ASSIGN_OR_RETURN(m.q_proj_, Linear::load(reader, ref.q, d, d));
+    SF_ASSIGN_OR_RETURN(m.k_proj_, Linear::load(reader, ref.k, d, d));
+    SF_ASSIGN_OR_RETURN(m.v_proj_, Linear::load(reader, ref.v, d, d));
+    SF_ASSIGN_OR_RETURN(m.out_proj_, Linear::load(reader, ref.out, d, d));
 
     if (m.additive_dim_ > 0) {
         const size_t h = m.nhead_, da = m.additive_dim_, dh = m.d_head_;
-        SF_ASSIGN_OR_RETURN(Buffer wq, reader.take(prefix + "additive.q_weight", {h, da, dh}));
-        SF_ASSIGN_OR_RETURN(Buffer wk, reader.take(prefix + "additive.k_weight", {h, da, dh}));
-        SF_ASSIGN_OR_RETURN(m.add_v_, reader.take(prefix + "additive.v_weight", {h, da}));
+        SF_ASSIGN_OR_RETURN(Buffer wq, reader.take(ref.additive.q_weight, {h, da, dh}));
+        SF_ASSIGN_OR_RETURN(Buffer wk, reader.take(ref.additive.k_weight, {h, da, dh}));
+        SF_ASSIGN_OR_RETURN(m.add_v_, reader.take(ref.additive.v_weight, {h, da}));
         const size_t per_head = kernels::packed_b_size(dh, da);
         SF_ASSIGN_OR_RETURN(m.add_q_packed_, Buffer::uninitialized(h * per_head, "additive.q_weight"));
         SF_ASSIGN_OR_RETURN(m.add_k_packed_, Buffer::uninitialized(h * per_head, "additive.k_weight"));
@@ -87,38 +83,33 @@ void MultiHeadAttention::head_scores(const AttendArgs& a, const AttentionScratch
     const size_t nq = a.n_seq_q, nk = a.n_seq_k, dh = d_head_;
     const float* q = a.q + b * a.q_batch_stride + h * dh;
     const float* k = a.k + b * a.kv_batch_stride + h * dh;
-    if (a.options.score == ScoreKind::kAdditive) {
-        const size_t da = additive_dim_, per_head = kernels::packed_b_size(dh, da);
-        kernels::gemm_f32_packed(nq, da, dh, q, a.ld_q, add_q_packed_.data() + h * per_head, s.add_q, da);
-        kernels::gemm_f32_packed(nk, da, dh, k, a.ld_kv, add_k_packed_.data() + h * per_head, s.add_k, da);
-        kernels::additive_scores_f32(nq, nk, da, s.add_q, da, s.add_k, da, add_v_.data() + h * da, scores, nk);
+    if (a.options.score != ScoreKind::kAdditive) {
+        head_dot_scores(nq, nk, dh, q, a.ld_q, k, a.ld_kv, a.options.score, scores, s.pack);
         return;
     }
-    kernels::Epilogue ep;
-    // PyTorch scales q by 1/sqrt(d_head) before the product; scaling the product is the same
-    // math and costs nothing extra in the epilogue.
-    ep.alpha = a.options.score == ScoreKind::kScaledDot ? 1.0f / std::sqrt(static_cast<float>(dh)) : 1.0f;
-    kernels::gemm_f32_nt(nq, nk, dh, q, a.ld_q, k, a.ld_kv, scores, nk, s.pack, ep);
+    const size_t da = additive_dim_, per_head = kernels::packed_b_size(dh, da);
+    kernels::gemm_f32_packed(nq, da, dh, q, a.ld_q, add_q_packed_.data() + h * per_head, s.add_q, da);
+    kernels::gemm_f32_packed(nk, da, dh, k, a.ld_kv, add_k_packed_.data() + h * per_head, s.add_k, da);
+    kernels::additive_scores_f32(nq, nk, da, s.add_q, da, s.add_k, da, add_v_.data() + h * da, scores, nk);
 }
 
 void MultiHeadAttention::attend(const AttendArgs& a, const AttentionScratch& s) const {
     const size_t nq = a.n_seq_q, nk = a.n_seq_k, dh = d_head_;
     for (size_t b = 0; b < a.n_batch; ++b) {
-        const uint8_t* padding = a.key_padding ? a.key_padding + b * a.key_padding_stride : nullptr;
+        HeadMasks masks;
+        masks.key_padding = a.key_padding ? a.key_padding + b * a.key_padding_stride : nullptr;
+        masks.key_bias = a.key_bias ? a.key_bias + b * a.key_bias_stride : nullptr;
+        masks.attn_mask = a.attn_mask;
+        masks.causal = a.causal;
+        masks.causal_offset = a.causal_offset;
         for (size_t h = 0; h < nhead_; ++h) {
             // When the caller asked for weights, they are computed in place in its buffer and
             // used from there; otherwise they live only in the reused scratch matrix.
             float* scores = a.weights ? a.weights + ((b * nhead_ + h) * nq) * nk : s.scores;
             head_scores(a, s, b, h, scores);
-            kernels::mask_scores_f32(nq, nk, scores, nk, padding, a.attn_mask, nk, a.causal, a.causal_offset);
-            if (a.options.normalize == NormalizeKind::kSoftmax) {
-                kernels::softmax_rows_f32(nq, nk, scores, nk);
-            } else {
-                kernels::relu_normalize_rows_f32(nq, nk, scores, nk);
-            }
             const float* v = a.v + b * a.kv_batch_stride + h * dh;
             float* ctx = a.context + b * a.context_batch_stride + h * dh;
-            kernels::gemm_f32(nq, dh, nk, scores, nk, v, a.ld_kv, ctx, a.ld_context, s.pack);
+            head_attend(nq, nk, dh, scores, masks, a.options.normalize, v, a.ld_kv, ctx, a.ld_context, s.pack);
         }
     }
 }

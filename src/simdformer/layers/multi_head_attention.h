@@ -30,6 +30,8 @@ struct AttendArgs {
     size_t ld_kv = 0, kv_batch_stride = 0;
     const uint8_t* key_padding = nullptr;  // [n_batch, key_padding_stride]; 1 = masked (ignored key)
     size_t key_padding_stride = 0;
+    const float* key_bias = nullptr;   // [n_batch, key_bias_stride] added per key (HeadMasks::key_bias)
+    size_t key_bias_stride = 0;
     const float* attn_mask = nullptr;  // [n_seq_q, n_seq_k] additive (-inf = masked), or null
     bool causal = false;               // key j is masked for query i when j > i + causal_offset
     size_t causal_offset = 0;
@@ -47,12 +49,10 @@ AttendArgs contiguous_attend_args(size_t n_batch, size_t n_seq_q, size_t n_seq_k
 
 class MultiHeadAttention {
 public:
-    // Reads `<prefix>in_proj_weight` [3d, d], `<prefix>in_proj_bias` [3d],
-    // `<prefix>out_proj.weight` [d, d], `<prefix>out_proj.bias` [d], and, when
-    // config.additive_dim > 0, `<prefix>additive.q_weight` / `k_weight` [nhead, d_a, d_head] and
-    // `<prefix>additive.v_weight` [nhead, d_a].
-    static Result<MultiHeadAttention> load(WeightReader& reader, const std::string& prefix,
-                                           const ModelConfig& config);
+    // Reads the projections of `ref` (each [d, d] as a whole tensor or a slice of a fused one)
+    // and, when config.additive_dim > 0, the additive weights q/k [nhead, d_a, d_head] and
+    // v [nhead, d_a].
+    static Result<MultiHeadAttention> load(WeightReader& reader, const AttentionRef& ref, const ModelConfig& config);
 
     // Projections: rows [rows, d_model] -> q / k / v [rows, d_model]. Keys and values usually
     // come from the same rows (x_k == x_v); nn.MultiheadAttention allows them to differ.

@@ -11,6 +11,8 @@ void self_attention_block(const MultiHeadAttention& attention, size_t n_batch, s
     AttendArgs a = contiguous_attend_args(n_batch, n_seq, n_seq, d, s.q, s.k, s.v, s.context);
     a.key_padding = masks.key_padding;
     a.key_padding_stride = masks.key_padding_stride;
+    a.key_bias = masks.key_bias;
+    a.key_bias_stride = masks.key_bias_stride;
     a.attn_mask = masks.attn_mask;
     a.causal = masks.causal;
     a.options = options;

@@ -4,7 +4,7 @@
 #include <cstring>
 
 #include "simdformer/model/model_impl.h"
-#include "simdformer/validate.h"
+#include "simdformer/detail/validate.h"
 
 namespace simdformer {
 namespace {
@@ -20,7 +20,7 @@ Status check_length(size_t n_seq, size_t max_len, const char* which) {
 
 }  // namespace
 
-Status Model::Impl::check_call(const Workspace::Impl& ws, size_t n_batch, bool need_weights,
+Status ModelImpl::check_call(const WorkspaceImpl& ws, size_t n_batch, bool need_weights,
                                const AttentionOptions& options) const {
     if (ws.d_model != config.d_model || ws.nhead != config.nhead) return Status::invalid("workspace was made for another model");
     if (n_batch == 0) return Status::invalid("n_batch must be at least 1");
@@ -33,7 +33,7 @@ Status Model::Impl::check_call(const Workspace::Impl& ws, size_t n_batch, bool n
     return Status::ok();
 }
 
-Status Model::Impl::check_sequence(const SequenceInput& s, size_t n_batch, size_t max_len, const char* which,
+Status ModelImpl::check_sequence(const SequenceInput& s, size_t n_batch, size_t max_len, const char* which,
                                    const std::optional<TokenEmbedding>& embedding) const {
     if (s.n_seq > config.max_len)
         return Status::invalid(std::string(which) + " length " + str(s.n_seq) + " exceeds the model's max_len=" +
@@ -55,7 +55,7 @@ Status Model::Impl::check_sequence(const SequenceInput& s, size_t n_batch, size_
     return Status::ok();
 }
 
-void Model::Impl::embed(const SequenceInput& s, size_t n_batch, const std::optional<TokenEmbedding>& embedding,
+void ModelImpl::embed(const SequenceInput& s, size_t n_batch, const std::optional<TokenEmbedding>& embedding,
                         float* out) const {
     const size_t d = config.d_model;
     if (embedding) {
@@ -66,10 +66,14 @@ void Model::Impl::embed(const SequenceInput& s, size_t n_batch, const std::optio
     }
 }
 
-void Model::Impl::run_encoder(size_t n_batch, const SequenceInput& src, const AttentionOptions& options,
-                              bool need_weights, Workspace::Impl& ws, float* x) const {
-    const size_t n = src.n_seq;
-    SequenceMasks masks{src.key_padding, n, src.attn_mask, src.causal};
+void ModelImpl::run_encoder(size_t n_batch, const SequenceInput& src, const AttentionOptions& options,
+                              bool need_weights, WorkspaceImpl& ws, float* x) const {
+    const SequenceMasks masks{src.key_padding, src.n_seq, src.attn_mask, src.causal};
+    run_encoder_layers(n_batch, src.n_seq, masks, options, need_weights, ws, x);
+}
+
+void ModelImpl::run_encoder_layers(size_t n_batch, size_t n, const SequenceMasks& masks, const AttentionOptions& options,
+                                   bool need_weights, WorkspaceImpl& ws, float* x) const {
     const LayerScratch scratch = ws.scratch();
     for (size_t i = 0; i < encoder.size(); ++i) {
         float* w = ws.record(ws.encoder_maps, i, ws.encoder_slot_at(i), n_batch, n, n, need_weights);
@@ -78,9 +82,9 @@ void Model::Impl::run_encoder(size_t n_batch, const SequenceInput& src, const At
     if (encoder_norm) encoder_norm->forward(n_batch * n, x, config.d_model, x, config.d_model);
 }
 
-void Model::Impl::run_decoder(size_t n_batch, const SequenceInput& tgt, const float* memory, size_t n_seq_memory,
+void ModelImpl::run_decoder(size_t n_batch, const SequenceInput& tgt, const float* memory, size_t n_seq_memory,
                               const uint8_t* memory_padding, const AttentionOptions& options, bool need_weights,
-                              Workspace::Impl& ws, float* y) const {
+                              WorkspaceImpl& ws, float* y) const {
     const size_t n = tgt.n_seq, d = config.d_model;
     SequenceMasks masks{tgt.key_padding, n, tgt.attn_mask, tgt.causal};
     const LayerScratch scratch = ws.scratch();
@@ -95,7 +99,7 @@ void Model::Impl::run_decoder(size_t n_batch, const SequenceInput& tgt, const fl
     if (decoder_norm) decoder_norm->forward(n_batch * n, y, d, y, d);
 }
 
-Status Model::Impl::forward_mha(const ForwardRequest& r, Workspace::Impl& ws) const {
+Status ModelImpl::forward_mha(const ForwardRequest& r, WorkspaceImpl& ws) const {
     const size_t d = config.d_model, B = r.n_batch, nq = r.src.n_seq;
     const size_t nk = r.key ? r.n_seq_k : nq;
     SF_RETURN_IF_ERROR(check_sequence(r.src, B, ws.max_src, "query", std::nullopt));
@@ -130,15 +134,17 @@ Status Model::Impl::forward_mha(const ForwardRequest& r, Workspace::Impl& ws) co
 }
 
 Status Model::forward(const ForwardRequest& r, Workspace& workspace) const {
-    const Impl& m = *impl_;
-    Workspace::Impl& ws = workspace.impl();
+    const ModelImpl& m = *impl_;
+    WorkspaceImpl& ws = *workspace.impl_;
     const ModelConfig& c = m.config;
     SF_RETURN_IF_ERROR(m.check_call(ws, r.n_batch, r.need_weights, r.options));
     ws.clear_maps();
     ws.logits_out = nullptr;
     ws.logits_cols = 0;
+    ws.pooler_out = nullptr;
     ws.generated_length = 0;
 
+    if (m.text) return Status::invalid("this is a " + m.text->model_type + " text model: call forward_text");
     if (m.mha) return m.forward_mha(r, ws);
 
     const size_t B = r.n_batch, d = c.d_model;

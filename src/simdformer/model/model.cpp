@@ -1,53 +1,51 @@
 // Model loading: builds the layers of the configured PyTorch module from state_dict names.
 #include <string>
 
-#include "simdformer/io/safetensors.h"
+#include "simdformer/arch/torch.h"
 #include "simdformer/model/model_impl.h"
 
 namespace simdformer {
 namespace {
 
-std::string layer_prefix(const std::string& stack, size_t i) { return stack + "layers." + std::to_string(i) + "."; }
-
-Status load_encoder_stack(WeightReader& r, const ModelConfig& c, const std::string& stack, Model::Impl& m) {
-    for (size_t i = 0; i < c.num_encoder_layers; ++i) {
-        SF_ASSIGN_OR_RETURN(EncoderLayer layer, EncoderLayer::load(r, layer_prefix(stack, i), c));
-        m.encoder.push_back(std::move(layer));
+// The layers `<stack>layers.<i>.` and, when the file has it, the stack's final norm
+// `<stack>norm.` (nn.TransformerEncoder/Decoder(norm=None) have none). Encoder and decoder
+// stacks differ only in their layer type (and the name map of one layer, `names`).
+template <class Layer, class LayerRef>
+Status load_stack(WeightReader& r, const ModelConfig& c, const std::string& stack, size_t n_layers,
+                  LayerRef (*names)(const std::string&), std::vector<Layer>& layers, std::optional<LayerNorm>& norm) {
+    for (size_t i = 0; i < n_layers; ++i) {
+        SF_ASSIGN_OR_RETURN(Layer layer, Layer::load(r, names(torch_layer_prefix(stack, i)), c));
+        layers.push_back(std::move(layer));
     }
-    // nn.TransformerEncoder(norm=None) has no final norm; its presence is read from the file.
     if (r.has(stack + "norm.weight")) {
-        SF_ASSIGN_OR_RETURN(LayerNorm norm, LayerNorm::load(r, stack + "norm.", c.d_model, c.layer_norm_eps));
-        m.encoder_norm = std::move(norm);
+        SF_ASSIGN_OR_RETURN(LayerNorm n, LayerNorm::load(r, torch_norm(stack + "norm."), c.d_model, c.layer_norm_eps));
+        norm = std::move(n);
     }
     return Status::ok();
 }
 
-Status load_decoder_stack(WeightReader& r, const ModelConfig& c, const std::string& stack, Model::Impl& m) {
-    for (size_t i = 0; i < c.num_decoder_layers; ++i) {
-        SF_ASSIGN_OR_RETURN(DecoderLayer layer, DecoderLayer::load(r, layer_prefix(stack, i), c));
-        m.decoder.push_back(std::move(layer));
-    }
-    if (r.has(stack + "norm.weight")) {
-        SF_ASSIGN_OR_RETURN(LayerNorm norm, LayerNorm::load(r, stack + "norm.", c.d_model, c.layer_norm_eps));
-        m.decoder_norm = std::move(norm);
-    }
-    return Status::ok();
+Status load_encoder_stack(WeightReader& r, const ModelConfig& c, const std::string& stack, ModelImpl& m) {
+    return load_stack(r, c, stack, c.num_encoder_layers, torch_encoder_layer, m.encoder, m.encoder_norm);
 }
 
-Status load_layers(WeightReader& r, const ModelConfig& c, Model::Impl& m) {
+Status load_decoder_stack(WeightReader& r, const ModelConfig& c, const std::string& stack, ModelImpl& m) {
+    return load_stack(r, c, stack, c.num_decoder_layers, torch_decoder_layer, m.decoder, m.decoder_norm);
+}
+
+Status load_layers(WeightReader& r, const ModelConfig& c, ModelImpl& m) {
     switch (c.kind) {
         case ModelKind::kMultiheadAttention: {
-            SF_ASSIGN_OR_RETURN(MultiHeadAttention mha, MultiHeadAttention::load(r, "", c));
+            SF_ASSIGN_OR_RETURN(MultiHeadAttention mha, MultiHeadAttention::load(r, torch_attention(""), c));
             m.mha = std::move(mha);
             return Status::ok();
         }
         case ModelKind::kEncoderLayer: {
-            SF_ASSIGN_OR_RETURN(EncoderLayer layer, EncoderLayer::load(r, "", c));
+            SF_ASSIGN_OR_RETURN(EncoderLayer layer, EncoderLayer::load(r, torch_encoder_layer(""), c));
             m.encoder.push_back(std::move(layer));
             return Status::ok();
         }
         case ModelKind::kDecoderLayer: {
-            SF_ASSIGN_OR_RETURN(DecoderLayer layer, DecoderLayer::load(r, "", c));
+            SF_ASSIGN_OR_RETURN(DecoderLayer layer, DecoderLayer::load(r, torch_decoder_layer(""), c));
             m.decoder.push_back(std::move(layer));
             return Status::ok();
         }
@@ -60,16 +58,18 @@ Status load_layers(WeightReader& r, const ModelConfig& c, Model::Impl& m) {
     return Status::invalid("unknown model kind");
 }
 
-Status load_token_layers(WeightReader& r, const ModelConfig& c, Model::Impl& m) {
+Status load_token_layers(WeightReader& r, const ModelConfig& c, ModelImpl& m) {
     const bool transformer = c.kind == ModelKind::kTransformer;
     if (c.src_vocab_size > 0) {
-        SF_ASSIGN_OR_RETURN(TokenEmbedding e, TokenEmbedding::load(r, transformer ? "src_" : "", c.src_vocab_size, c));
+        SF_ASSIGN_OR_RETURN(TokenEmbedding e, TokenEmbedding::load(r, torch_token_embedding(transformer ? "src_" : ""),
+                                                                   c.src_vocab_size, c));
         m.src_embedding = std::move(e);
     }
     if (c.tgt_vocab_size > 0) {
-        SF_ASSIGN_OR_RETURN(TokenEmbedding e, TokenEmbedding::load(r, transformer ? "tgt_" : "", c.tgt_vocab_size, c));
+        SF_ASSIGN_OR_RETURN(TokenEmbedding e, TokenEmbedding::load(r, torch_token_embedding(transformer ? "tgt_" : ""),
+                                                                   c.tgt_vocab_size, c));
         m.tgt_embedding = std::move(e);
-        SF_ASSIGN_OR_RETURN(Linear g, Linear::load(r, "generator.", c.d_model, c.tgt_vocab_size));
+        SF_ASSIGN_OR_RETURN(Linear g, Linear::load(r, torch_generator(), c.d_model, c.tgt_vocab_size));
         m.generator = std::move(g);
     }
     return Status::ok();
@@ -77,7 +77,7 @@ Status load_token_layers(WeightReader& r, const ModelConfig& c, Model::Impl& m) 
 
 }  // namespace
 
-Model::Model() : impl_(std::make_unique<Impl>()) {}
+Model::Model() : impl_(std::make_unique<ModelImpl>()) {}
 Model::~Model() = default;
 Model::Model(Model&&) noexcept = default;
 Model& Model::operator=(Model&&) noexcept = default;
@@ -101,18 +101,6 @@ Result<Model> Model::load(WeightReader& reader, const ModelConfig& config) {
     }
     model.impl_->parameters = reader.elements_taken();
     return model;
-}
-
-Result<Model> Model::load(const uint8_t* data, size_t size, const std::string& config_json) {
-    SF_ASSIGN_OR_RETURN(SafetensorsFile file, SafetensorsFile::parse(data, size));
-    std::string json = config_json;
-    if (json.empty()) {
-        json = file.metadata("config");
-        if (json.empty())
-            return Status::invalid("no config given and the safetensors metadata has no \"config\" entry");
-    }
-    SF_ASSIGN_OR_RETURN(ModelConfig config, parse_model_config(json));
-    return load(file, config);
 }
 
 }  // namespace simdformer

@@ -4,15 +4,18 @@
 #include <optional>
 #include <vector>
 
+#include "simdformer/arch/text_config.h"
 #include "simdformer/buffer.h"
 #include "simdformer/layers/decoder_layer.h"
 #include "simdformer/layers/encoder_layer.h"
-#include "simdformer/layers/positional_encoding.h"
+#include "simdformer/layers/mlm_head.h"
+#include "simdformer/layers/text_embeddings.h"
+#include "simdformer/layers/token_embedding.h"
 #include "simdformer/model.h"
 
-namespace simdformer {
+namespace simdformer::detail {
 
-struct Model::Impl {
+struct ModelImpl {
     ModelConfig config;
     size_t parameters = 0;
     std::optional<MultiHeadAttention> mha;  // multihead_attention
@@ -23,22 +26,46 @@ struct Model::Impl {
     std::optional<TokenEmbedding> src_embedding, tgt_embedding;
     std::optional<Linear> generator;        // [tgt_vocab, d_model]
 
+    // Hugging Face text encoders (bert, roberta, distilbert): `encoder` holds their layers.
+    std::optional<TextConfig> text;
+    std::optional<TextEmbeddings> text_embeddings;
+    std::optional<Linear> pooler;           // dense [d, d], tanh
+    std::optional<MlmHead> mlm;
+
+    // What info_json() reports beyond the config.
+    std::string config_json;                // the config as given (or as parse_model_config reads it)
+    std::string stored_dtype;               // dtype of the checkpoint's weights ("F32", "F16", "mixed")
+    std::vector<std::string> unused_tensors;  // checkpoint tensors nothing used (Hugging Face models)
+
     // Stages of a forward pass (model/forward.cpp).
     // Checks shared by forward() and generate(): the workspace fits this model and call.
-    Status check_call(const Workspace::Impl& ws, size_t n_batch, bool need_weights, const AttentionOptions& options) const;
+    Status check_call(const WorkspaceImpl& ws, size_t n_batch, bool need_weights, const AttentionOptions& options) const;
     Status check_sequence(const SequenceInput& s, size_t n_batch, size_t max_len, const char* which,
                           std::optional<TokenEmbedding> const& embedding) const;
     void embed(const SequenceInput& s, size_t n_batch, const std::optional<TokenEmbedding>& embedding,
                float* out) const;
     void run_encoder(size_t n_batch, const SequenceInput& src, const AttentionOptions& options, bool need_weights,
-                     Workspace::Impl& ws, float* x) const;
+                     WorkspaceImpl& ws, float* x) const;
+    // The encoder layers (and final norm) over x [n_batch * n_seq, d_model] in place.
+    void run_encoder_layers(size_t n_batch, size_t n_seq, const SequenceMasks& masks, const AttentionOptions& options,
+                            bool need_weights, WorkspaceImpl& ws, float* x) const;
     void run_decoder(size_t n_batch, const SequenceInput& tgt, const float* memory, size_t n_seq_memory,
                      const uint8_t* memory_padding, const AttentionOptions& options, bool need_weights,
-                     Workspace::Impl& ws, float* y) const;
-    Status forward_mha(const ForwardRequest& r, Workspace::Impl& ws) const;
+                     WorkspaceImpl& ws, float* y) const;
+    Status forward_mha(const ForwardRequest& r, WorkspaceImpl& ws) const;
+
+    // Stages of forward_text() (model/text_forward.cpp).
+    Status check_text(const TextRequest& r, const WorkspaceImpl& ws) const;
+    void embed_text(const TextRequest& r, WorkspaceImpl& ws) const;
+    void text_heads(const TextRequest& r, WorkspaceImpl& ws) const;
+
+    // Stages of generate() (model/generate.cpp).
+    void encode_memory(const GenerateRequest& r, WorkspaceImpl& ws) const;
+    void decode_step(size_t t, const GenerateRequest& r, WorkspaceImpl& ws) const;
+    void pack_generated(size_t length, const GenerateRequest& r, WorkspaceImpl& ws) const;
 };
 
-struct Workspace::Impl {
+struct WorkspaceImpl {
     WorkspaceLimits limits;
     size_t d_model = 0, nhead = 0;
     size_t max_src = 0, max_tgt = 0;
@@ -51,7 +78,11 @@ struct Workspace::Impl {
     std::vector<Buffer> cross_k, cross_v;      // per decoder layer [B*max_src, d]
     std::vector<Buffer> cache_k, cache_v;      // per decoder layer [B*max_tgt, d]
     std::vector<CrossMemory> cross;            // per decoder layer, during generate()
-    Buffer logits;                             // [B*max_tgt, vocab]
+    Buffer logits;                             // [B*max_tgt, vocab], text models [max_logits_rows, vocab]
+    Buffer key_bias;                           // text models: [B*max_src] 0 or float lowest per key
+    Buffer pooled;                             // text models: [B, d]
+    Buffer mlm_in, mlm_hidden;                 // text models: [max_logits_rows, d] each
+    std::vector<int32_t> position_ids;         // text models: [B*max_src]
     Buffer attention;                          // every recorded map, one slot per layer
     Buffer step_self, step_cross;              // one decoding step: [B, h, 1, max_tgt], [B, h, 1, max_src]
     std::vector<int32_t> generated;            // [B, max_tgt]
@@ -64,6 +95,7 @@ struct Workspace::Impl {
     size_t output_rows = 0;
     const float* logits_out = nullptr;
     size_t logits_cols = 0;
+    const float* pooler_out = nullptr;
     size_t generated_length = 0;
 
     LayerScratch scratch();
@@ -78,4 +110,9 @@ struct Workspace::Impl {
     void clear_maps();
 };
 
+}  // namespace simdformer::detail
+
+namespace simdformer {
+using detail::ModelImpl;
+using detail::WorkspaceImpl;
 }  // namespace simdformer

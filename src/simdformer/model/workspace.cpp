@@ -27,7 +27,7 @@ void average_heads(const AttentionMap& m, float* out) {
     }
 }
 
-Workspace::Workspace() : impl_(std::make_unique<Impl>()) {}
+Workspace::Workspace() : impl_(std::make_unique<WorkspaceImpl>()) {}
 Workspace::~Workspace() = default;
 Workspace::Workspace(Workspace&&) noexcept = default;
 Workspace& Workspace::operator=(Workspace&&) noexcept = default;
@@ -35,6 +35,7 @@ Workspace& Workspace::operator=(Workspace&&) noexcept = default;
 const float* Workspace::output() const { return impl_->output; }
 size_t Workspace::output_rows() const { return impl_->output_rows; }
 const float* Workspace::logits() const { return impl_->logits_out; }
+const float* Workspace::pooler() const { return impl_->pooler_out; }
 size_t Workspace::logits_cols() const { return impl_->logits_cols; }
 const int32_t* Workspace::generated() const { return impl_->generated.data(); }
 size_t Workspace::generated_length() const { return impl_->generated_length; }
@@ -44,7 +45,7 @@ const std::vector<AttentionMap>& Workspace::decoder_cross_attention() const { re
 const WorkspaceLimits& Workspace::limits() const { return impl_->limits; }
 size_t Workspace::bytes() const { return impl_->bytes; }
 
-LayerScratch Workspace::Impl::scratch() {
+LayerScratch WorkspaceImpl::scratch() {
     LayerScratch s;
     s.q = q.data();
     s.k = k.data();
@@ -60,118 +61,152 @@ LayerScratch Workspace::Impl::scratch() {
     return s;
 }
 
-float* Workspace::Impl::encoder_slot_at(size_t layer) { return attention.data() + layer * encoder_slot; }
+float* WorkspaceImpl::encoder_slot_at(size_t layer) { return attention.data() + layer * encoder_slot; }
 
-float* Workspace::Impl::decoder_self_slot_at(size_t layer) {
+float* WorkspaceImpl::decoder_self_slot_at(size_t layer) {
     return attention.data() + encoder_maps.size() * encoder_slot + layer * (decoder_self_slot + decoder_cross_slot);
 }
 
-float* Workspace::Impl::decoder_cross_slot_at(size_t layer) { return decoder_self_slot_at(layer) + decoder_self_slot; }
+float* WorkspaceImpl::decoder_cross_slot_at(size_t layer) { return decoder_self_slot_at(layer) + decoder_self_slot; }
 
-float* Workspace::Impl::record(std::vector<AttentionMap>& maps, size_t layer, float* slot, size_t n_batch,
+float* WorkspaceImpl::record(std::vector<AttentionMap>& maps, size_t layer, float* slot, size_t n_batch,
                                size_t n_seq_q, size_t n_seq_k, bool need_weights) {
     if (!need_weights || attention.empty()) return nullptr;
     maps[layer] = AttentionMap{slot, n_batch, nhead, n_seq_q, n_seq_k};
     return slot;
 }
 
-void Workspace::Impl::clear_maps() {
+void WorkspaceImpl::clear_maps() {
     for (auto* maps : {&encoder_maps, &decoder_self_maps, &decoder_cross_maps})
         for (auto& m : *maps) m = AttentionMap{};
 }
 
-Result<Workspace> Model::make_workspace(const WorkspaceLimits& requested) const {
-    const ModelConfig& c = impl_->config;
-    Workspace ws;
-    Workspace::Impl& w = *ws.impl_;
-    w.limits = requested;
+namespace {
+
+// One buffer of the workspace and its size in floats.
+struct BufferPlan {
+    Buffer* buffer;
+    size_t floats;
+    const char* what;
+};
+
+// The workspace's shape for these limits: lengths, and the floats of each attention-map slot.
+void size_workspace(const ModelImpl& m, const WorkspaceLimits& requested, WorkspaceImpl& w, bool* overflow) {
+    const ModelConfig& c = m.config;
     const size_t B = requested.max_batch;
     const size_t Ls = requested.max_src_len ? requested.max_src_len : c.max_len;
     const size_t Lt = requested.max_tgt_len ? requested.max_tgt_len : c.max_len;
-    if (B == 0) return Status::invalid("workspace: max_batch must be at least 1");
+    const size_t h = c.nhead;
+    w.limits = requested;
     w.limits.max_src_len = Ls;
     w.limits.max_tgt_len = Lt;
     w.max_src = Ls;
     w.max_tgt = Lt;
     w.d_model = c.d_model;
-    w.nhead = c.nhead;
-
-    const size_t L = std::max(Ls, Lt);
-    const size_t d = c.d_model, h = c.nhead;
-    const size_t n_enc = impl_->encoder.size() + (impl_->mha ? 1 : 0);
-    const size_t n_dec = impl_->decoder.size();
-    const size_t vocab = impl_->generator ? impl_->generator->out_features() : 0;
-    bool overflow = false;
-
-    const size_t rows_src = product({B, Ls}, &overflow), rows_tgt = product({B, Lt}, &overflow);
-    const size_t rows = product({B, L}, &overflow);
+    w.nhead = h;
     // multihead_attention: queries are "src", keys are "tgt"; encoders: src only.
-    w.encoder_slot = impl_->mha ? product({B, h, Ls, Lt}, &overflow) : product({B, h, Ls, Ls}, &overflow);
-    w.decoder_self_slot = product({B, h, Lt, Lt}, &overflow);
-    w.decoder_cross_slot = product({B, h, Lt, Ls}, &overflow);
-    const size_t attention_floats =
-        requested.record_attention
-            ? product({n_enc, w.encoder_slot}, &overflow) + product({n_dec, w.decoder_self_slot + w.decoder_cross_slot}, &overflow)
-            : 0;
-    const size_t pack = MultiHeadAttention::pack_floats(c, L);
-    const auto too_large = [&] {
-        return Status::oom("workspace for max_batch=" + std::to_string(B) + ", max lengths " + std::to_string(Ls) + "/" +
-                           std::to_string(Lt) + " would need more memory than simdformer allows (" +
-                           std::to_string(kMaxBufferFloats * 2 * sizeof(float) >> 20) + " MiB)");
-    };
-    if (overflow) return too_large();
+    w.encoder_slot = m.mha ? product({B, h, Ls, Lt}, overflow) : product({B, h, Ls, Ls}, overflow);
+    w.decoder_self_slot = product({B, h, Lt, Lt}, overflow);
+    w.decoder_cross_slot = product({B, h, Lt, Ls}, overflow);
+}
 
-    struct Plan {
-        Buffer* buffer;
-        size_t floats;
-        const char* what;
-    };
-    std::vector<Plan> plan = {
-        {&w.x, product({rows_src, d}, &overflow), "workspace.x"},
-        {&w.y, product({rows_tgt, d}, &overflow), "workspace.y"},
-        {&w.q, product({rows, d}, &overflow), "workspace.q"},
-        {&w.k, product({rows, d}, &overflow), "workspace.k"},
-        {&w.v, product({rows, d}, &overflow), "workspace.v"},
-        {&w.context, product({rows, d}, &overflow), "workspace.context"},
-        {&w.s1, product({rows, d}, &overflow), "workspace.s1"},
-        {&w.s2, product({rows, d}, &overflow), "workspace.s2"},
-        {&w.hidden, product({rows, c.dim_feedforward}, &overflow), "workspace.hidden"},
-        {&w.scores, product({L, L}, &overflow), "workspace.scores"},
-        {&w.pack, pack, "workspace.pack"},
-        {&w.add_q, product({L, c.additive_dim}, &overflow), "workspace.add_q"},
-        {&w.add_k, product({L, c.additive_dim}, &overflow), "workspace.add_k"},
-        {&w.logits, product({rows_tgt, vocab}, &overflow), "workspace.logits"},
+// Every buffer a forward pass or generate() of this model can touch.
+std::vector<BufferPlan> plan_buffers(const ModelImpl& m, WorkspaceImpl& w, bool* overflow) {
+    const ModelConfig& c = m.config;
+    const size_t B = w.limits.max_batch, Ls = w.max_src, Lt = w.max_tgt, L = std::max(Ls, Lt);
+    const size_t d = c.d_model, h = c.nhead;
+    const size_t n_enc = m.encoder.size() + (m.mha ? 1 : 0);
+    const size_t n_dec = m.decoder.size();
+    const size_t vocab = m.generator ? m.generator->out_features() : 0;
+    // Text models: MLM scores of at most max_logits_rows rows, and their per-call scratch.
+    const size_t text_vocab = m.mlm ? m.text->vocab_size : 0;
+    const size_t R = m.mlm ? w.limits.max_logits_rows : 0;
+    const bool text = m.text.has_value();
+    const size_t rows_src = product({B, Ls}, overflow), rows_tgt = product({B, Lt}, overflow);
+    const size_t rows = product({B, L}, overflow);
+    const size_t attention_floats =
+        w.limits.record_attention
+            ? product({n_enc, w.encoder_slot}, overflow) + product({n_dec, w.decoder_self_slot + w.decoder_cross_slot}, overflow)
+            : 0;
+    std::vector<BufferPlan> plan = {
+        {&w.x, product({rows_src, d}, overflow), "workspace.x"},
+        {&w.y, product({rows_tgt, d}, overflow), "workspace.y"},
+        {&w.q, product({rows, d}, overflow), "workspace.q"},
+        {&w.k, product({rows, d}, overflow), "workspace.k"},
+        {&w.v, product({rows, d}, overflow), "workspace.v"},
+        {&w.context, product({rows, d}, overflow), "workspace.context"},
+        {&w.s1, product({rows, d}, overflow), "workspace.s1"},
+        {&w.s2, product({rows, d}, overflow), "workspace.s2"},
+        {&w.hidden, product({rows, c.dim_feedforward}, overflow), "workspace.hidden"},
+        {&w.scores, product({L, L}, overflow), "workspace.scores"},
+        {&w.pack, MultiHeadAttention::pack_floats(c, L), "workspace.pack"},
+        {&w.add_q, product({L, c.additive_dim}, overflow), "workspace.add_q"},
+        {&w.add_k, product({L, c.additive_dim}, overflow), "workspace.add_k"},
+        {&w.logits, std::max(product({rows_tgt, vocab}, overflow), product({R, text_vocab}, overflow)), "workspace.logits"},
+        {&w.key_bias, text ? rows_src : 0, "workspace.key_bias"},
+        {&w.pooled, m.pooler ? product({B, d}, overflow) : 0, "workspace.pooled"},
+        {&w.mlm_in, product({R, d}, overflow), "workspace.mlm_in"},
+        {&w.mlm_hidden, product({R, d}, overflow), "workspace.mlm_hidden"},
         {&w.attention, attention_floats, "workspace.attention"},
-        {&w.step_self, n_dec ? product({B, h, Lt}, &overflow) : 0, "workspace.step_self"},
-        {&w.step_cross, n_dec ? product({B, h, Ls}, &overflow) : 0, "workspace.step_cross"},
+        {&w.step_self, n_dec ? product({B, h, Lt}, overflow) : 0, "workspace.step_self"},
+        {&w.step_cross, n_dec ? product({B, h, Ls}, overflow) : 0, "workspace.step_cross"},
     };
+    // Decoder layers: cross-attention keys/values of the memory and the self-attention cache.
     w.cross_k.resize(n_dec);
     w.cross_v.resize(n_dec);
     w.cache_k.resize(n_dec);
     w.cache_v.resize(n_dec);
     w.cross.resize(n_dec);
     for (size_t i = 0; i < n_dec; ++i) {
-        plan.push_back({&w.cross_k[i], product({rows_src, d}, &overflow), "workspace.cross_k"});
-        plan.push_back({&w.cross_v[i], product({rows_src, d}, &overflow), "workspace.cross_v"});
-        plan.push_back({&w.cache_k[i], product({rows_tgt, d}, &overflow), "workspace.cache_k"});
-        plan.push_back({&w.cache_v[i], product({rows_tgt, d}, &overflow), "workspace.cache_v"});
+        plan.push_back({&w.cross_k[i], product({rows_src, d}, overflow), "workspace.cross_k"});
+        plan.push_back({&w.cross_v[i], product({rows_src, d}, overflow), "workspace.cross_v"});
+        plan.push_back({&w.cache_k[i], product({rows_tgt, d}, overflow), "workspace.cache_k"});
+        plan.push_back({&w.cache_v[i], product({rows_tgt, d}, overflow), "workspace.cache_v"});
     }
+    return plan;
+}
+
+// Total floats of the plan, or 0 with *overflow set beyond what simdformer allows.
+size_t plan_total(const std::vector<BufferPlan>& plan, bool* overflow) {
     size_t total = 0;
-    for (const Plan& p : plan) {
-        if (total > kMaxBufferFloats * 2 || p.floats > kMaxBufferFloats) overflow = true;
+    for (const BufferPlan& p : plan) {
+        if (total > kMaxBufferFloats * 2 || p.floats > kMaxBufferFloats) *overflow = true;
         total += p.floats;
     }
-    if (overflow || total > kMaxBufferFloats * 2) return too_large();
-    for (const Plan& p : plan) {
+    if (total > kMaxBufferFloats * 2) *overflow = true;
+    return *overflow ? 0 : total;
+}
+
+}  // namespace
+
+Result<Workspace> Model::make_workspace(const WorkspaceLimits& requested) const {
+    if (requested.max_batch == 0) return Status::invalid("workspace: max_batch must be at least 1");
+    Workspace ws;
+    WorkspaceImpl& w = *ws.impl_;
+    bool overflow = false;
+    size_workspace(*impl_, requested, w, &overflow);
+    const auto too_large = [&] {
+        return Status::oom("workspace for max_batch=" + std::to_string(requested.max_batch) + ", max lengths " +
+                           std::to_string(w.max_src) + "/" + std::to_string(w.max_tgt) +
+                           " would need more memory than simdformer allows (" +
+                           std::to_string(kMaxBufferFloats * 2 * sizeof(float) >> 20) + " MiB)");
+    };
+    if (overflow) return too_large();
+    const std::vector<BufferPlan> plan = plan_buffers(*impl_, w, &overflow);
+    const size_t total = plan_total(plan, &overflow);
+    if (overflow) return too_large();
+    for (const BufferPlan& p : plan) {
         SF_ASSIGN_OR_RETURN(*p.buffer, Buffer::zeros(p.floats, p.what));
     }
     w.bytes = total * sizeof(float);
+    const size_t B = requested.max_batch, n_dec = impl_->decoder.size();
     if (n_dec) {
-        w.generated.assign(rows_tgt, 0);
+        w.generated.assign(B * w.max_tgt, 0);
         w.step_tokens.assign(B, 0);
         w.finished.assign(B, 0);
     }
-    w.encoder_maps.assign(n_enc, AttentionMap{});
+    if (impl_->text) w.position_ids.assign(B * w.max_src, 0);
+    w.encoder_maps.assign(impl_->encoder.size() + (impl_->mha ? 1 : 0), AttentionMap{});
     w.decoder_self_maps.assign(n_dec, AttentionMap{});
     w.decoder_cross_maps.assign(n_dec, AttentionMap{});
     return ws;

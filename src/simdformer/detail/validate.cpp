@@ -1,4 +1,4 @@
-#include "simdformer/validate.h"
+#include "simdformer/detail/validate.h"
 
 #include <cmath>
 #include <string>

@@ -1,4 +1,5 @@
-// The model config JSON: PyTorch's constructor argument names, plus simdformer's token fields.
+// The torch adapter's config normaliser: the nn.Transformer dialect's JSON (PyTorch's
+// constructor argument names, plus simdformer's token fields) -> ModelConfig.
 #include <cmath>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -101,6 +102,7 @@ std::string activation_name(Activation act) {
         case Activation::kRelu: return "relu";
         case Activation::kGeluErf: return "gelu";
         case Activation::kGeluTanh: return "gelu_tanh";
+        case Activation::kTanh: return "tanh";
     }
     return "?";
 }

@@ -1,4 +1,4 @@
-// Checks of caller-supplied float arrays, shared by every entry point that takes them
+// Internal. Checks of caller-supplied float arrays, shared by every entry point that takes them
 // (models, the standalone ops), so the rules and messages are the same everywhere.
 #pragma once
 

@@ -1,0 +1,22 @@
+#include "simdformer/arch/adapter.h"
+
+namespace simdformer {
+
+NormRef layer_norm_names(const WeightReader& checkpoint, const std::string& prefix) {
+    if (!checkpoint.has(prefix + "weight") && checkpoint.has(prefix + "gamma"))
+        return NormRef{prefix + "gamma", prefix + "beta"};
+    return NormRef{prefix + "weight", prefix + "bias"};
+}
+
+Result<std::string> detect_prefix(const WeightReader& checkpoint, const std::string& prefix, const std::string& probe) {
+    if (checkpoint.has(prefix + probe)) return prefix;
+    if (checkpoint.has(probe)) return std::string();
+    return Status::invalid("missing tensor '" + prefix + probe + "' (or '" + probe +
+                           "' without the prefix): is this checkpoint the model its config.json describes?");
+}
+
+void ignore_if_present(const WeightReader& checkpoint, const std::string& name, TextModelRef* ref) {
+    if (checkpoint.has(name)) ref->ignored.push_back(name);
+}
+
+}  // namespace simdformer

@@ -1,0 +1,42 @@
+// Reading Hugging Face config.json values strictly. HF configs carry many keys simdformer does
+// not need (architectures, _name_or_path, id2label, dropout probabilities, ...): those are
+// accepted. The keys that shape the model are checked: an integer must be an exact JSON
+// integer within its range (not 768.0, not "768"), and every message names the key and value.
+#pragma once
+
+#include <cstdint>
+#include <initializer_list>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "simdformer/arch/text_config.h"
+#include "simdformer/status.h"
+
+namespace simdformer {
+
+class HfConfig {
+public:
+    explicit HfConfig(const nlohmann::json& j) : j_(j) {}
+    const nlohmann::json& json() const { return j_; }
+
+    // The first present key of `names` (HF attribute aliases such as dim / hidden_size), which
+    // must be an integer in [lo, hi]; `fallback` (HF's default) when none is present. Aliases
+    // present with different values are an error.
+    Status size(std::initializer_list<const char*> names, size_t lo, size_t hi, size_t fallback, size_t* out) const;
+    // An integer token id in [0, hi), or null / absent (-> -1 / fallback).
+    Status token_id(const char* name, size_t hi, int64_t fallback, int64_t* out) const;
+    // A finite number in (0, hi].
+    Status positive_number(const char* name, double hi, float fallback, float* out) const;
+    Status string(const char* name, const std::string& fallback, std::string* out) const;
+    Status boolean(const char* name, bool fallback, bool* out) const;
+    // hidden_act / activation: gelu (erf), gelu_new / gelu_pytorch_tanh (tanh form), relu.
+    Status activation(std::initializer_list<const char*> names, const std::string& fallback, std::string* name,
+                      Activation* out) const;
+    // A feature simdformer does not implement must be off: `name` absent or equal to `expected`.
+    Status require(const char* name, const nlohmann::json& expected, const std::string& what) const;
+
+private:
+    const nlohmann::json& j_;
+};
+
+}  // namespace simdformer

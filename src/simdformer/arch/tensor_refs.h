@@ -1,0 +1,93 @@
+// What a layer loads, as checkpoint tensor names. Architecture adapters (arch/*.cpp) fill these
+// from a checkpoint's naming scheme; layers take them and never build a name themselves.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "simdformer/activation.h"
+
+namespace simdformer {
+
+// How a linear weight is stored. Layers pack it for the GEMM as it is, without a transpose copy.
+enum class WeightLayout {
+    kOutIn,  // [out_features, in_features]: nn.Linear
+    kInOut,  // [in_features, out_features]: GPT-2's Conv1D
+};
+
+// A linear map y = x W + b. A fused tensor (nn.MultiheadAttention's in_proj_weight = q|k|v,
+// GPT-2's c_attn) is described as part `part` of `parts` equal slices of its output dimension.
+struct LinearRef {
+    std::string weight;
+    std::string bias;  // "" = no bias
+    WeightLayout layout = WeightLayout::kOutIn;
+    size_t part = 0, parts = 1;
+};
+
+struct NormRef {
+    std::string weight, bias;  // LayerNorm gain and bias, both [d]
+};
+
+// Additive (Bahdanau) score weights of the nn.Transformer dialect's attention.
+struct AdditiveRef {
+    std::string q_weight, k_weight;  // [n_heads, d_a, d_head]
+    std::string v_weight;            // [n_heads, d_a]
+};
+
+struct AttentionRef {
+    LinearRef q, k, v, out;
+    AdditiveRef additive;  // names only used when the config has additive_dim > 0
+};
+
+struct FeedForwardRef {
+    LinearRef in, out;  // d -> d_ff -> d
+};
+
+// A post-norm (or, with norm_first, pre-norm) encoder layer:
+//   x = norm1(x + attention(x));  x = norm2(x + feed_forward(x))
+struct EncoderLayerRef {
+    AttentionRef attention;
+    NormRef norm1;  // after (or before) attention: BERT's attention.output.LayerNorm
+    FeedForwardRef feed_forward;
+    NormRef norm2;  // after (or before) the feed-forward: BERT's output.LayerNorm
+};
+
+struct DecoderLayerRef {
+    AttentionRef self_attention, cross_attention;
+    FeedForwardRef feed_forward;
+    NormRef norm1, norm2, norm3;
+};
+
+// BERT-family embeddings: LayerNorm(word[id] + token_type[type] + position[pos]).
+struct TextEmbeddingsRef {
+    std::string word;        // [vocab, d]; also the tied output projection of an MLM head
+    std::string position;    // [max_position_embeddings, d]
+    std::string token_type;  // [type_vocab_size, d], or "" (DistilBERT has none)
+    NormRef norm;
+};
+
+// Masked-LM head: logits = LayerNorm(act(x W_t + b_t)) Eᵀ + bias, E the word embeddings (tied)
+// or its own decoder weight [vocab, d].
+struct MlmHeadRef {
+    LinearRef transform;         // [d, d]
+    Activation activation = Activation::kGeluErf;
+    NormRef norm;
+    std::string bias;            // [vocab]
+    std::string decoder_weight;  // "" = tied to the word embeddings
+};
+
+// Everything a BERT-shaped encoder checkpoint holds, as names.
+struct TextModelRef {
+    TextEmbeddingsRef embeddings;
+    std::vector<EncoderLayerRef> layers;
+    bool has_pooler = false;
+    LinearRef pooler;  // dense [d, d], then tanh, on token 0
+    bool has_mlm_head = false;
+    MlmHeadRef mlm;
+    // Tensors the checkpoint may carry that the model deliberately does not use (buffers such as
+    // position_ids, tied copies, heads it does not run).
+    std::vector<std::string> ignored;
+};
+
+}  // namespace simdformer

@@ -1,0 +1,41 @@
+// The one internal config of every Hugging Face text model simdformer runs, whatever the
+// checkpoint family calls its keys (hidden_size / dim, num_attention_heads / n_heads, ...).
+// Each adapter's normaliser fills it from config.json.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "simdformer/activation.h"
+
+namespace simdformer {
+
+enum class Architecture { kTorch, kBert, kRoberta, kDistilBert, kGpt2 };
+const char* architecture_name(Architecture a);  // "torch", "bert", "roberta", "distilbert", "gpt2"
+
+// How position ids follow from the tokens.
+enum class PositionIds {
+    kArange,         // 0, 1, 2, ... (BERT, DistilBERT)
+    kAfterPadding,   // RoBERTa: pad_token_id + (number of non-pad tokens so far) for real tokens,
+                     // pad_token_id for pads
+};
+
+struct TextConfig {
+    Architecture architecture = Architecture::kBert;
+    std::string model_type;            // as written in config.json
+    size_t d_model = 0, n_layers = 0, n_heads = 0, d_ff = 0;
+    size_t vocab_size = 0;
+    size_t max_position_embeddings = 0;  // rows of the position table
+    size_t max_positions = 0;            // usable sequence length (RoBERTa: table rows - pad - 1)
+    size_t type_vocab_size = 0;          // 0: no token types
+    int64_t pad_token_id = -1, bos_token_id = -1, eos_token_id = -1;  // -1: none
+    Activation activation = Activation::kGeluErf;
+    std::string hidden_act;            // as written ("gelu", "gelu_new", "relu", ...)
+    float layer_norm_eps = 1e-12f;
+    PositionIds position_ids = PositionIds::kArange;
+    bool tie_word_embeddings = true;
+    std::string torch_dtype;           // as written, informational
+};
+
+}  // namespace simdformer

@@ -1,0 +1,68 @@
+// Byte sources: memory and files. (The JavaScript-callback source lives in bindings/embind.cpp.)
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+#include "simdformer/io.h"
+
+namespace simdformer {
+
+// [offset, offset + n) inside a source of `size` bytes, written so it cannot overflow.
+Status check_range(uint64_t offset, uint64_t n, uint64_t size, const std::string& what) {
+    if (offset > size || n > size - offset)
+        return Status::io(what + ": bytes [" + std::to_string(offset) + ", " + std::to_string(offset) + " + " +
+                          std::to_string(n) + ") are beyond its end (" + std::to_string(size) +
+                          " bytes): the file is truncated or corrupt");
+    return Status::ok();
+}
+
+Status MemorySource::read(uint64_t offset, size_t n, uint8_t* dst) {
+    SF_RETURN_IF_ERROR(check_range(offset, n, size_, "memory source"));
+    if (n) std::memcpy(dst, data_ + offset, n);
+    return Status::ok();
+}
+
+FileSource::~FileSource() {
+    if (file_) std::fclose(static_cast<std::FILE*>(file_));
+}
+
+FileSource::FileSource(FileSource&& other) noexcept : file_(other.file_), size_(other.size_), path_(std::move(other.path_)) {
+    other.file_ = nullptr;
+}
+
+FileSource& FileSource::operator=(FileSource&& other) noexcept {
+    if (this != &other) {
+        if (file_) std::fclose(static_cast<std::FILE*>(file_));
+        file_ = other.file_;
+        size_ = other.size_;
+        path_ = std::move(other.path_);
+        other.file_ = nullptr;
+    }
+    return *this;
+}
+
+Result<FileSource> FileSource::open(const std::string& path) {
+    std::FILE* f = std::fopen(path.c_str(), "rb");
+    if (!f) return Status::io("cannot open '" + path + "'");
+    FileSource source;
+    source.file_ = f;
+    source.path_ = path;
+    if (fseeko(f, 0, SEEK_END) != 0) return Status::io("cannot seek in '" + path + "'");
+    const off_t end = ftello(f);
+    if (end < 0) return Status::io("cannot tell the size of '" + path + "'");
+    source.size_ = uint64_t(end);
+    return source;
+}
+
+Status FileSource::read(uint64_t offset, size_t n, uint8_t* dst) {
+    SF_RETURN_IF_ERROR(check_range(offset, n, size_, "'" + path_ + "'"));
+    std::FILE* f = static_cast<std::FILE*>(file_);
+    if (!f) return Status::io("file source is closed");
+    if (n == 0) return Status::ok();
+    if (fseeko(f, off_t(offset), SEEK_SET) != 0 || std::fread(dst, 1, n, f) != n)
+        return Status::io("cannot read " + std::to_string(n) + " bytes at offset " + std::to_string(offset) + " of '" +
+                          path_ + "'");
+    return Status::ok();
+}
+
+}  // namespace simdformer

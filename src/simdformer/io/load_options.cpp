@@ -1,0 +1,28 @@
+#include <nlohmann/json.hpp>
+
+#include "simdformer/io.h"
+
+namespace simdformer {
+
+Status parse_load_options(const std::string& text, LoadOptions* options) {
+    if (text.empty()) return Status::ok();
+    const nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+    if (j.is_discarded() || !j.is_object()) return Status::invalid("load options are not a JSON object");
+    for (auto it = j.begin(); it != j.end(); ++it) {
+        if (it.key() == "weights") {
+            if (!it->is_string()) return Status::invalid("load option \"weights\" must be a string");
+            const std::string w = it->get<std::string>();
+            if (w == "int8") return Status::unsupported("load option \"weights\": \"int8\" is not supported yet (use \"f32\")");
+            if (w != "f32") return Status::invalid("load option \"weights\" = \"" + w + "\" is not one of f32, int8");
+        } else if (it.key() == "chunkBytes") {
+            if (!it->is_number_unsigned() || it->get<uint64_t>() < 64 || it->get<uint64_t>() > (uint64_t{1} << 30))
+                return Status::invalid("load option \"chunkBytes\" must be an integer in [64, 2^30], not " + it->dump());
+            options->chunk_bytes = size_t(it->get<uint64_t>());
+        } else {
+            return Status::invalid("unknown load option \"" + it.key() + "\" (known: weights, chunkBytes)");
+        }
+    }
+    return Status::ok();
+}
+
+}  // namespace simdformer

@@ -1,0 +1,526 @@
+// Hugging Face checkpoints (tests/data/hf/<case>/, written by scripts/make_hf_fixtures.py in
+// exact HF format) against the from-spec PyTorch reference's outputs in golden.safetensors:
+// last hidden state, every layer's attention weights, pooler output and MLM logits, <= 1e-4.
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <memory>
+
+#include "test_util.h"
+
+namespace simdformer::test {
+namespace {
+
+constexpr double kTolerance = 1e-4;
+
+std::string hf_path(const std::string& rel) { return data_path("hf/" + rel); }
+
+// A checkpoint folder opened with one FileSource per weights file.
+struct Folder {
+    std::string config, index;
+    std::vector<std::unique_ptr<FileSource>> files;
+    std::vector<CheckpointShard> shards;
+};
+
+Folder open_folder(const std::string& name, const std::vector<std::string>& weight_files, bool sharded = false) {
+    Folder f;
+    f.config = read_text(hf_path(name + "/config.json"));
+    if (sharded) f.index = read_text(hf_path(name + "/model.safetensors.index.json"));
+    for (const std::string& w : weight_files) {
+        auto source = FileSource::open(hf_path(name + "/" + w));
+        EXPECT_TRUE(source.is_ok()) << source.status().message();
+        if (!source.is_ok()) continue;
+        f.files.push_back(std::make_unique<FileSource>(std::move(source).value()));
+        f.shards.push_back({w, f.files.back().get()});
+    }
+    return f;
+}
+
+Result<Model> load_folder(const std::string& name, const std::vector<std::string>& files = {"model.safetensors"},
+                          bool sharded = false, const LoadOptions& options = {}) {
+    Folder f = open_folder(name, files, sharded);
+    return Model::load_checkpoint(f.config, f.shards, f.index, options);
+}
+
+struct Case {
+    std::string name;
+    std::vector<std::string> files = {"model.safetensors"};
+    bool sharded = false;
+};
+
+std::string case_name(const ::testing::TestParamInfo<Case>& info) { return info.param.name; }
+void PrintTo(const Case& c, std::ostream* os) { *os << c.name; }
+
+class HfGolden : public ::testing::TestWithParam<Case> {};
+
+TEST_P(HfGolden, HiddenStatesAttentionsPoolerAndLogitsMatchTheReference) {
+    const Case& c = GetParam();
+    auto loaded = load_folder(c.name, c.files, c.sharded);
+    SF_ASSERT_OK(loaded.status());
+    const Model& m = loaded.value();
+    const Golden g = load_golden("hf/" + c.name + "/golden.safetensors");
+    const Shape& shape = g.shapes.at("input_ids");
+    const size_t B = shape[0], n = shape[1], d = m.config().d_model, L = m.config().num_encoder_layers;
+    const std::vector<int32_t> ids = g.tokens("input_ids");
+    const std::vector<uint8_t> mask = g.mask("attention_mask");
+    std::vector<int32_t> types;
+    if (g.values.count("token_type_ids")) types = g.tokens("token_type_ids");
+    const bool pooler = g.values.count("pooler_output") > 0, logits = g.values.count("logits") > 0;
+    std::vector<int32_t> rows;
+    for (size_t i = 0; logits && i < B * n; ++i) rows.push_back(int32_t(i));
+
+    WorkspaceLimits limits;
+    limits.max_batch = B;
+    limits.max_src_len = n;
+    limits.max_logits_rows = rows.size();
+    auto ws = m.make_workspace(limits);
+    SF_ASSERT_OK(ws.status());
+    TextRequest r;
+    r.n_batch = B;
+    r.n_seq = n;
+    r.tokens = ids.data();
+    r.token_types = types.empty() ? nullptr : types.data();
+    r.attention_mask = mask.data();
+    r.need_weights = true;
+    r.need_pooler = pooler;
+    r.logits_rows = rows.data();
+    r.n_logits_rows = rows.size();
+    SF_ASSERT_OK(m.forward_text(r, ws.value()));
+    const Workspace& w = ws.value();
+
+    ASSERT_EQ(w.output_rows(), B * n);
+    EXPECT_LT(max_abs_diff(w.output(), g.at("last_hidden_state").data(), B * n * d), kTolerance) << "last_hidden_state";
+    ASSERT_EQ(w.encoder_attention().size(), L);
+    for (size_t l = 0; l < L; ++l) {
+        const AttentionMap& a = w.encoder_attention()[l];
+        const std::vector<float>& want = g.at("attentions." + std::to_string(l));
+        ASSERT_EQ(a.n_batch * a.nhead * a.n_seq_q * a.n_seq_k, want.size());
+        EXPECT_LT(max_abs_diff(a.data, want.data(), want.size()), kTolerance) << "attentions." << l;
+    }
+    if (pooler) {
+        ASSERT_NE(w.pooler(), nullptr);
+        EXPECT_LT(max_abs_diff(w.pooler(), g.at("pooler_output").data(), B * d), kTolerance) << "pooler_output";
+    }
+    if (logits) {
+        ASSERT_NE(w.logits(), nullptr);
+        const std::vector<float>& want = g.at("logits");
+        ASSERT_EQ(rows.size() * w.logits_cols(), want.size());
+        EXPECT_LT(max_abs_diff(w.logits(), want.data(), want.size()), kTolerance) << "logits";
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Cases, HfGolden,
+    ::testing::Values(Case{"bert"}, Case{"bert_mlm_f16"}, Case{"bert_pretraining_bf16"}, Case{"bert_relu_unigram"},
+                      Case{"bert_sharded", {"model-00001-of-00002.safetensors", "model-00002-of-00002.safetensors"}, true},
+                      Case{"roberta"}, Case{"distilbert"}),
+    case_name);
+
+
+// ---- errors a loader must give (tests/data/hf/broken, see its expected.json) -------------------
+
+void expect_error(const Status& st, StatusCode code, const std::vector<std::string>& fragments) {
+    EXPECT_EQ(st.code(), code) << status_code_name(st.code()) << ": " << st.message();
+    for (const std::string& f : fragments)
+        EXPECT_NE(st.message().find(f), std::string::npos) << "'" << f << "' not in: " << st.message();
+}
+
+TEST(HfBroken, EveryBrokenFolderGivesTheExpectedError) {
+    const std::string b = "broken/";
+    expect_error(load_folder(b + "missing_shard", {"model-00001-of-00002.safetensors"}, true).status(),
+                 StatusCode::kIoError, {"model-00002-of-00002.safetensors"});
+    expect_error(load_folder(b + "missing_tensor").status(), StatusCode::kInvalidArgument,
+                 {"encoder.layer.1.output.dense.bias"});
+    expect_error(load_folder(b + "missing_weights", {}).status(), StatusCode::kIoError, {"model.safetensors"});
+    expect_error(load_folder(b + "pytorch_bin_only", {"pytorch_model.bin"}).status(), StatusCode::kUnsupported,
+                 {"pytorch_model.bin", "safetensors"});
+    expect_error(load_folder(b + "truncated_weights").status(), StatusCode::kIoError, {"model.safetensors", "77016"});
+    expect_error(load_folder(b + "unsupported_llama").status(), StatusCode::kUnsupported,
+                 {"llama", "bert", "roberta", "distilbert", "gpt2"});
+    expect_error(load_folder(b + "wrong_shape").status(), StatusCode::kShapeMismatch,
+                 {"encoder.layer.1.attention.self.query.weight", "32", "16"});
+}
+
+// ---- adapters: name maps, prefixes, buffers and configs, on in-memory checkpoints -------------
+
+using TensorMap = std::map<std::string, std::pair<Shape, std::vector<float>>>;
+
+// The F32 tensors of a fixture folder's model.safetensors.
+TensorMap fixture_tensors(const std::string& name) {
+    const std::vector<uint8_t> bytes = read_file(hf_path(name + "/model.safetensors"));
+    auto f = SafetensorsFile::parse(bytes.data(), bytes.size());
+    TensorMap tensors;
+    EXPECT_TRUE(f.is_ok());
+    if (!f.is_ok()) return tensors;
+    for (const TensorInfo& t : f.value().tensors()) {
+        if (!dtype_is_float(t.dtype)) continue;
+        auto b = f.value().read(t);
+        tensors[t.name] = {t.shape, std::vector<float>(b.value().data(), b.value().data() + b.value().size())};
+    }
+    return tensors;
+}
+
+std::vector<uint8_t> to_file(const TensorMap& tensors) {
+    std::vector<std::pair<std::string, std::pair<Shape, const float*>>> list;
+    for (const auto& [name, t] : tensors) list.push_back({name, {t.first, t.second.data()}});
+    return write_safetensors(list);
+}
+
+Result<Model> load_bytes(const std::string& config, const std::vector<uint8_t>& bytes) {
+    MemorySource src(bytes.data(), bytes.size());
+    return Model::load_checkpoint(config, {{"model.safetensors", &src}}, "");
+}
+
+std::string replaced(std::string s, const std::string& from, const std::string& to) {
+    const size_t at = s.find(from);
+    EXPECT_NE(at, std::string::npos) << from;
+    if (at != std::string::npos) s.replace(at, from.size(), to);
+    return s;
+}
+
+// Last hidden state of the bert fixture's golden input under a model.
+std::vector<float> bert_output(const Model& m) {
+    const Golden g = load_golden("hf/bert/golden.safetensors");
+    const std::vector<int32_t> ids = g.tokens("input_ids"), types = g.tokens("token_type_ids");
+    const std::vector<uint8_t> mask = g.mask("attention_mask");
+    const size_t B = 3, n = 16;
+    WorkspaceLimits limits;
+    limits.max_batch = B;
+    limits.max_src_len = n;
+    auto ws = m.make_workspace(limits);
+    EXPECT_TRUE(ws.is_ok());
+    if (!ws.is_ok()) return {};
+    TextRequest r;
+    r.n_batch = B;
+    r.n_seq = n;
+    r.tokens = ids.data();
+    r.token_types = types.data();
+    r.attention_mask = mask.data();
+    const Status st = m.forward_text(r, ws.value());
+    EXPECT_TRUE(st.is_ok()) << st.message();
+    if (!st.is_ok()) return {};
+    return std::vector<float>(ws.value().output(), ws.value().output() + B * n * m.config().d_model);
+}
+
+TEST(HfAdapters, BertLoadsWithOrWithoutTheBasePrefixAndAcceptsHeadsItDoesNotRun) {
+    const std::string config = read_text(hf_path("bert/config.json"));
+    const TensorMap plain = fixture_tensors("bert");
+    auto base = load_bytes(config, to_file(plain));
+    SF_ASSERT_OK(base.status());
+    const std::vector<float> want = bert_output(base.value());
+
+    TensorMap prefixed;
+    for (const auto& [name, t] : plain) prefixed["bert." + name] = t;
+    prefixed["classifier.weight"] = {{2, 32}, std::vector<float>(64, 0.5f)};  // a head simdformer does not run
+    prefixed["classifier.bias"] = {{2}, {0.0f, 0.0f}};
+    auto m = load_bytes(config, to_file(prefixed));
+    SF_ASSERT_OK(m.status());
+    EXPECT_EQ(bert_output(m.value()), want);
+    EXPECT_EQ(m.value().parameter_count(), base.value().parameter_count());
+    const std::string info = m.value().info_json();
+    EXPECT_NE(info.find(R"("unused_tensors":["classifier.bias","classifier.weight"])"), std::string::npos) << info;
+    EXPECT_NE(base.value().info_json().find(R"("unused_tensors":[])"), std::string::npos);
+
+    prefixed.erase("bert.encoder.layer.0.output.LayerNorm.bias");
+    expect_error(load_bytes(config, to_file(prefixed)).status(), StatusCode::kInvalidArgument,
+                 {"missing tensor 'bert.encoder.layer.0.output.LayerNorm.bias' [32]"});
+    TensorMap renamed;
+    for (const auto& [name, t] : plain) renamed["model." + name] = t;
+    expect_error(load_bytes(config, to_file(renamed)).status(), StatusCode::kInvalidArgument,
+                 {"bert.embeddings.word_embeddings.weight", "without the prefix"});
+}
+
+TEST(HfAdapters, TensorFlowStyleLayerNormNamesLoad) {
+    const std::string config = read_text(hf_path("bert/config.json"));
+    TensorMap plain = fixture_tensors("bert"), tf;
+    auto base = load_bytes(config, to_file(plain));
+    SF_ASSERT_OK(base.status());
+    for (const auto& [name, t] : plain) {
+        std::string n = name;
+        if (n.find("LayerNorm.weight") != std::string::npos) n = replaced(n, "LayerNorm.weight", "LayerNorm.gamma");
+        if (n.find("LayerNorm.bias") != std::string::npos) n = replaced(n, "LayerNorm.bias", "LayerNorm.beta");
+        tf[n] = t;
+    }
+    auto m = load_bytes(config, to_file(tf));
+    SF_ASSERT_OK(m.status());
+    EXPECT_EQ(bert_output(m.value()), bert_output(base.value()));
+}
+
+TEST(HfAdapters, UntiedMlmDecoderNeedsItsOwnWeight) {
+    // bert_mlm_f16 without the tie: the decoder weight is now required, and it is missing.
+    std::string config = read_text(hf_path("bert_mlm_f16/config.json"));
+    config = replaced(config, "\"vocab_size\"", "\"tie_word_embeddings\": false,\n  \"vocab_size\"");
+    const std::vector<uint8_t> bytes = read_file(hf_path("bert_mlm_f16/model.safetensors"));
+    expect_error(load_bytes(config, bytes).status(), StatusCode::kInvalidArgument, {"cls.predictions.decoder.weight"});
+}
+
+TEST(HfConfig, NumbersMustBeExactIntegersAndFeaturesSupported) {
+    const std::string config = read_text(hf_path("bert/config.json"));
+    const std::vector<uint8_t> bytes = to_file(fixture_tensors("bert"));
+    auto with = [&](const std::string& from, const std::string& to) { return load_bytes(replaced(config, from, to), bytes).status(); };
+    expect_error(with("\"hidden_size\": 32", "\"hidden_size\": 32.0"), StatusCode::kInvalidArgument, {"hidden_size", "integer"});
+    expect_error(with("\"hidden_size\": 32", "\"hidden_size\": \"32\""), StatusCode::kInvalidArgument, {"hidden_size"});
+    expect_error(with("\"num_hidden_layers\": 2", "\"num_hidden_layers\": -2"), StatusCode::kInvalidArgument,
+                 {"num_hidden_layers", "-2"});
+    expect_error(with("\"vocab_size\": 626", "\"vocab_size\": 4294967297"), StatusCode::kInvalidArgument, {"vocab_size"});
+    expect_error(with("\"num_attention_heads\": 4", "\"num_attention_heads\": 5"), StatusCode::kInvalidArgument,
+                 {"hidden_size", "32", "5"});
+    expect_error(with("\"hidden_act\": \"gelu\"", "\"hidden_act\": \"swish\""), StatusCode::kUnsupported,
+                 {"hidden_act", "swish", "gelu_new"});
+    expect_error(with("\"position_embedding_type\": \"absolute\"", "\"position_embedding_type\": \"relative_key\""),
+                 StatusCode::kUnsupported, {"position_embedding_type", "relative_key"});
+    expect_error(with("\"layer_norm_eps\": 1e-12", "\"layer_norm_eps\": 0"), StatusCode::kInvalidArgument, {"layer_norm_eps"});
+    expect_error(with("\"pad_token_id\": 0", "\"pad_token_id\": 626"), StatusCode::kInvalidArgument, {"pad_token_id", "626"});
+    // The class name decides when model_type is absent; an unknown one is unsupported.
+    SF_ASSERT_OK(with("\"model_type\": \"bert\",", ""));
+    expect_error(load_bytes(replaced(replaced(config, "\"model_type\": \"bert\",", ""), "BertModel", "T5Model"), bytes).status(),
+                 StatusCode::kUnsupported, {"T5Model", "bert, roberta, distilbert"});
+}
+
+TEST(HfConfig, DistilBertAliasesMustAgree) {
+    const std::string config = read_text(hf_path("distilbert/config.json"));
+    const std::vector<uint8_t> bytes = read_file(hf_path("distilbert/model.safetensors"));
+    SF_ASSERT_OK(load_bytes(replaced(config, "\"dim\": 32", "\"dim\": 32, \"hidden_size\": 32"), bytes).status());
+    expect_error(load_bytes(replaced(config, "\"dim\": 32", "\"dim\": 32, \"hidden_size\": 64"), bytes).status(),
+                 StatusCode::kInvalidArgument, {"dim", "hidden_size", "disagree"});
+}
+
+// ---- forward_text: Hugging Face's masking and the checks of a request --------------------------
+
+TEST(HfForward, AFullyPaddedRowGetsUniformWeightsAsInHuggingFace) {
+    auto m = load_folder("bert");
+    SF_ASSERT_OK(m.status());
+    const size_t n = 5;
+    const std::vector<int32_t> ids = {2, 100, 101, 3, 0, 2, 7, 3, 0, 0};
+    const std::vector<uint8_t> mask = {1, 1, 1, 1, 0, 0, 0, 0, 0, 0};  // item 1: every key padding
+    WorkspaceLimits limits;
+    limits.max_batch = 2;
+    limits.max_src_len = n;
+    auto ws = m.value().make_workspace(limits);
+    SF_ASSERT_OK(ws.status());
+    TextRequest r;
+    r.n_batch = 2;
+    r.n_seq = n;
+    r.tokens = ids.data();
+    r.attention_mask = mask.data();
+    r.need_weights = true;
+    SF_ASSERT_OK(m.value().forward_text(r, ws.value()));
+    const AttentionMap& a = ws.value().encoder_attention()[1];
+    for (size_t h = 0; h < a.nhead; ++h)
+        for (size_t q = 0; q < n; ++q) {
+            const float* item0 = a.data + ((0 * a.nhead + h) * n + q) * n;
+            const float* item1 = a.data + ((1 * a.nhead + h) * n + q) * n;
+            EXPECT_EQ(item0[4], 0.0f);  // a padding key among real ones gets nothing
+            for (size_t k = 0; k < n; ++k) EXPECT_FLOAT_EQ(item1[k], 1.0f / float(n));
+        }
+}
+
+TEST(HfForward, BadRequestsNameTheProblemAndTheModelStaysUsable) {
+    auto loaded = load_folder("bert");
+    SF_ASSERT_OK(loaded.status());
+    const Model& m = loaded.value();
+    WorkspaceLimits limits;
+    limits.max_batch = 1;
+    limits.max_src_len = 4;
+    auto ws = m.make_workspace(limits);
+    SF_ASSERT_OK(ws.status());
+    std::vector<int32_t> ids = {2, 5, 6, 3}, types = {0, 0, 1, 1}, rows = {1};
+    std::vector<uint8_t> mask = {1, 1, 1, 1};
+    auto run = [&](auto change) {
+        TextRequest r;
+        r.n_seq = 4;
+        r.tokens = ids.data();
+        r.token_types = types.data();
+        r.attention_mask = mask.data();
+        change(r);
+        return m.forward_text(r, ws.value());
+    };
+    SF_ASSERT_OK(run([](TextRequest&) {}));
+    const std::vector<float> good(ws.value().output(), ws.value().output() + 4 * 32);
+    ids[2] = 626;
+    expect_error(run([](TextRequest&) {}), StatusCode::kInvalidArgument, {"token id 626 at index 2", "[0, 626)"});
+    ids[2] = 6;
+    types[3] = 2;
+    expect_error(run([](TextRequest&) {}), StatusCode::kInvalidArgument, {"token type 2 at index 3", "[0, 2)"});
+    types[3] = 1;
+    mask[1] = 2;
+    expect_error(run([](TextRequest&) {}), StatusCode::kInvalidArgument, {"attention_mask holds 2 at index 1"});
+    mask[1] = 1;
+    expect_error(run([](TextRequest& r) { r.n_seq = 41; }), StatusCode::kInvalidArgument, {"n_seq=41", "40 positions"});
+    expect_error(run([](TextRequest& r) { r.n_seq = 5; }), StatusCode::kInvalidArgument, {"n_seq=5", "workspace"});
+    expect_error(run([](TextRequest& r) { r.n_batch = 2; }), StatusCode::kInvalidArgument, {"n_batch=2"});
+    expect_error(run([&](TextRequest& r) {
+                     r.logits_rows = rows.data();
+                     r.n_logits_rows = 1;
+                 }),
+                 StatusCode::kInvalidArgument, {"no masked-LM head"});
+    expect_error(run([](TextRequest& r) { r.tokens = nullptr; }), StatusCode::kInvalidArgument, {"tokens"});
+    ForwardRequest torch_request;
+    expect_error(m.forward(torch_request, ws.value()), StatusCode::kInvalidArgument, {"forward_text"});
+    SF_ASSERT_OK(run([](TextRequest&) {}));
+    EXPECT_EQ(std::vector<float>(ws.value().output(), ws.value().output() + 4 * 32), good);
+
+    auto mlm = load_folder("bert_mlm_f16");
+    SF_ASSERT_OK(mlm.status());
+    limits.max_logits_rows = 2;
+    auto ws2 = mlm.value().make_workspace(limits);
+    SF_ASSERT_OK(ws2.status());
+    TextRequest r;
+    r.n_seq = 4;
+    r.tokens = ids.data();
+    std::vector<int32_t> bad_rows = {3, 4};
+    r.logits_rows = bad_rows.data();
+    r.n_logits_rows = 2;
+    expect_error(mlm.value().forward_text(r, ws2.value()), StatusCode::kInvalidArgument, {"logits row 4 at index 1", "[0, 4)"});
+    r.n_logits_rows = 3;
+    expect_error(mlm.value().forward_text(r, ws2.value()), StatusCode::kInvalidArgument, {"max_logits_rows=2"});
+    r.need_pooler = true;
+    r.n_logits_rows = 1;
+    expect_error(mlm.value().forward_text(r, ws2.value()), StatusCode::kInvalidArgument, {"no pooler"});
+}
+
+TEST(HfInfo, NormalizedConfigInOneVocabulary) {
+    auto m = load_folder("roberta");
+    SF_ASSERT_OK(m.status());
+    const std::string info = m.value().info_json();
+    for (const char* part : {R"("architecture":"roberta")", R"("max_positions":40)", R"("pad_token_id":1)",
+                             R"("type_vocab_size":1)", R"("has_mlm_head":true)", R"("has_pooler":false)",
+                             R"("dtype":"F32")", R"("weights":"f32")", R"("d_model":32)", R"("n_layers":2)",
+                             R"("vocab_size":1061)", R"("config":{)", R"("transformers_version":"4.46.3")"})
+        EXPECT_NE(info.find(part), std::string::npos) << part << " not in " << info;
+    auto d = load_folder("distilbert");
+    SF_ASSERT_OK(d.status());
+    EXPECT_NE(d.value().info_json().find(R"("layer_norm_eps":1e-12)"), std::string::npos) << d.value().info_json();
+}
+
+// ---- streaming: how bytes arrive never changes the model --------------------------------------
+
+TEST(HfStreaming, ChunkedFileAndMemoryLoadsGiveBitIdenticalModels) {
+    const std::string dir = "bert_mlm_f16";  // F16: every chunk goes through the conversion buffer
+    const std::string config = read_text(hf_path(dir + "/config.json"));
+    const std::vector<uint8_t> bytes = read_file(hf_path(dir + "/model.safetensors"));
+    auto run = [&](const Model& m) {
+        const Golden g = load_golden("hf/" + dir + "/golden.safetensors");
+        const std::vector<int32_t> ids = g.tokens("input_ids"), rows = {0, 5, 17, 47};
+        const std::vector<uint8_t> mask = g.mask("attention_mask");
+        WorkspaceLimits limits;
+        limits.max_batch = 3;
+        limits.max_src_len = 16;
+        limits.max_logits_rows = rows.size();
+        auto ws = m.make_workspace(limits);
+        TextRequest r;
+        r.n_batch = 3;
+        r.n_seq = 16;
+        r.tokens = ids.data();
+        r.attention_mask = mask.data();
+        r.logits_rows = rows.data();
+        r.n_logits_rows = rows.size();
+        const Status st = m.forward_text(r, ws.value());
+        EXPECT_TRUE(st.is_ok()) << st.message();
+        std::vector<float> out(ws.value().output(), ws.value().output() + 3 * 16 * 32);
+        out.insert(out.end(), ws.value().logits(), ws.value().logits() + rows.size() * 626);
+        return out;
+    };
+    MemorySource whole(bytes.data(), bytes.size());
+    auto a = Model::load_checkpoint(config, {{"model.safetensors", &whole}}, "");
+    SF_ASSERT_OK(a.status());
+    LoadOptions tiny;
+    tiny.chunk_bytes = 64;  // 32 halves per read: many chunks per row of every tensor
+    auto b = Model::load_checkpoint(config, {{"model.safetensors", &whole}}, "", tiny);
+    SF_ASSERT_OK(b.status());
+    auto c = load_folder(dir);
+    SF_ASSERT_OK(c.status());
+    const std::vector<float> want = run(a.value());
+    EXPECT_EQ(run(b.value()), want);
+    EXPECT_EQ(run(c.value()), want);
+}
+
+// ---- memory: a checkpoint of > 100 MB loads with little more than its packed weights ----------
+
+// A BERT-shaped checkpoint (one layer, d = 768, vocab 30522: 122 MB of F32) whose tensor data is
+// computed on read, so the test holds no copy of the file and the Buffer counters see only what
+// the loader allocates.
+class SyntheticBert : public ByteSource {
+public:
+    SyntheticBert() {
+        const size_t d = 768, ff = 3072;
+        add("embeddings.word_embeddings.weight", {30522, d});
+        add("embeddings.position_embeddings.weight", {512, d});
+        add("embeddings.token_type_embeddings.weight", {2, d});
+        add("embeddings.LayerNorm.weight", {d});
+        add("embeddings.LayerNorm.bias", {d});
+        const std::string l = "encoder.layer.0.";
+        for (const char* p : {"attention.self.query.", "attention.self.key.", "attention.self.value.", "attention.output.dense."}) {
+            add(l + p + "weight", {d, d});
+            add(l + p + "bias", {d});
+        }
+        add(l + "intermediate.dense.weight", {ff, d});
+        add(l + "intermediate.dense.bias", {ff});
+        add(l + "output.dense.weight", {d, ff});
+        add(l + "output.dense.bias", {d});
+        for (const char* p : {"attention.output.LayerNorm.", "output.LayerNorm."}) {
+            add(l + p + "weight", {d});
+            add(l + p + "bias", {d});
+        }
+        header_ += "}";
+        const uint64_t n = header_.size();
+        for (int i = 0; i < 8; ++i) prefix_.push_back(uint8_t(n >> (8 * i)));
+        prefix_.insert(prefix_.end(), header_.begin(), header_.end());
+    }
+    uint64_t size() const override { return prefix_.size() + data_bytes_; }
+    Status read(uint64_t offset, size_t n, uint8_t* dst) override {
+        SF_RETURN_IF_ERROR(check_range(offset, n, size(), "synthetic"));
+        for (size_t i = 0; i < n; ++i, ++offset) {
+            if (offset < prefix_.size()) {
+                dst[i] = prefix_[offset];
+                continue;
+            }
+            // Float k of the data section: a small value in [-0.05, 0.05) from a hash of k.
+            const uint64_t k = (offset - prefix_.size()) / 4;
+            const float v = float(uint32_t(k * 2654435761u) >> 8) / float(1 << 24) * 0.1f - 0.05f;
+            uint8_t b[4];
+            std::memcpy(b, &v, 4);
+            dst[i] = b[(offset - prefix_.size()) % 4];
+        }
+        return Status::ok();
+    }
+    uint64_t floats() const { return data_bytes_ / 4; }
+    size_t largest_tensor_bytes = 0;
+
+private:
+    void add(const std::string& name, const Shape& shape) {
+        size_t count = 1;
+        for (size_t s : shape) count *= s;
+        header_ += (header_.size() > 1 ? "," : "") + std::string("\"") + name + "\":{\"dtype\":\"F32\",\"shape\":" +
+                   shape_string(shape) + ",\"data_offsets\":[" + std::to_string(data_bytes_) + "," +
+                   std::to_string(data_bytes_ + 4 * count) + "]}";
+        data_bytes_ += 4 * count;
+        largest_tensor_bytes = std::max(largest_tensor_bytes, 4 * count);
+    }
+    std::string header_ = "{";
+    std::vector<uint8_t> prefix_;
+    uint64_t data_bytes_ = 0;
+};
+
+TEST(HfMemory, LoadPeakIsThePackedWeightsPlusBoundedStaging) {
+    SyntheticBert file;
+    ASSERT_GE(file.size(), 100u << 20);
+    const std::string config = R"({"architectures":["BertModel"],"model_type":"bert","hidden_size":768,
+        "num_hidden_layers":1,"num_attention_heads":12,"intermediate_size":3072,"vocab_size":30522})";
+    const size_t before = Buffer::live_bytes();
+    Buffer::reset_peak_live_bytes();
+    auto m = Model::load_checkpoint(config, {{"model.safetensors", &file}}, "");
+    SF_ASSERT_OK(m.status());
+    const size_t weights = Buffer::live_bytes() - before;  // the packed model, as it stays
+    const size_t peak = Buffer::peak_live_bytes() - before;
+    std::printf("[ load ] file %.1f MiB, weights %.1f MiB, peak %.1f MiB (+%.2f MiB), largest tensor %.1f MiB\n",
+                double(file.size()) / 1048576, double(weights) / 1048576, double(peak) / 1048576,
+                double(peak - weights) / 1048576, double(file.largest_tensor_bytes) / 1048576);
+    // Issue 9's bound is weights + largest tensor + 10 %; streaming keeps it to two 1 MiB chunks.
+    EXPECT_LE(double(peak), (double(weights) + double(file.largest_tensor_bytes)) * 1.10);
+    EXPECT_LE(peak - weights, size_t(3) << 20);
+    EXPECT_EQ(m.value().parameter_count(), file.floats());  // every float of the file is one parameter
+}
+
+}  // namespace
+}  // namespace simdformer::test
