@@ -1,6 +1,7 @@
 // The thread pool and the multi-threaded kernels: the static partition covers every task once,
-// results are bit-identical for 1, 2 and 3 threads, nested and concurrent calls are safe, and
-// the pool survives many calls and resizes. Builds without threads check the one-thread contract.
+// results are bit-identical for 1, 2 and 3 threads (GEMMs and whole models: encoder, decoder with
+// generate(), a Hugging Face BERT), nested and concurrent calls are safe, and the pool survives
+// many calls and resizes. Builds without threads check the one-thread contract.
 #include <atomic>
 #include <thread>
 #include <vector>
@@ -20,6 +21,12 @@ namespace rt = runtime;
 struct ThreadsGuard {
     ~ThreadsGuard() { EXPECT_TRUE(rt::set_threads(1).is_ok()); }
 };
+
+#define SF_EXPECT_OK(expr)                                                 \
+    do {                                                                   \
+        const ::simdformer::Status sf_st_ = (expr);                        \
+        EXPECT_TRUE(sf_st_.is_ok()) << status_code_name(sf_st_.code()) << ": " << sf_st_.message(); \
+    } while (0)
 
 #define SKIP_WITHOUT_THREADS() \
     if (!rt::threads_supported()) GTEST_SKIP() << "built with SIMDFORMER_THREADS=OFF"
@@ -175,6 +182,156 @@ TEST(ParallelGemm, ConcurrentCallersShareThePoolSafely) {
     caller();
     other.join();
     EXPECT_EQ(wrong.load(), 0);
+}
+
+// ---- whole models ------------------------------------------------------------------------------
+
+// Every float a forward pass or generate() hands back, for bit-for-bit comparisons.
+void append(std::vector<float>& out, const float* p, size_t n) {
+    if (p) out.insert(out.end(), p, p + n);
+}
+void append_maps(std::vector<float>& out, const std::vector<AttentionMap>& maps) {
+    for (const AttentionMap& m : maps) append(out, m.data, m.n_batch * m.nhead * m.n_seq_q * m.n_seq_k);
+}
+
+std::vector<float> torch_encoder_outputs() {
+    const Model m = load_case("encoder");
+    const Golden g = load_golden("encoder.golden.safetensors");
+    const auto pad = g.mask("key_padding");
+    auto ws = m.make_workspace({3, 7, 0, true});  // after set_threads: one scratch copy per thread
+    EXPECT_TRUE(ws.is_ok()) << ws.status().message();
+    ForwardRequest r;
+    r.n_batch = 3;
+    r.src.n_seq = 7;
+    r.src.embeddings = g.at("x").data();
+    r.src.key_padding = pad.data();
+    r.need_weights = true;
+    SF_EXPECT_OK(m.forward(r, ws.value()));
+    std::vector<float> out;
+    append(out, ws.value().output(), ws.value().output_rows() * 12);
+    append_maps(out, ws.value().encoder_attention());
+    EXPECT_LT(max_abs_diff(ws.value().output(), g.at("out").data(), 3 * 7 * 12), 1e-4);  // still right
+    return out;
+}
+
+std::vector<float> seq2seq_generate_outputs() {
+    const Model m = load_case("seq2seq");
+    const Golden g = load_golden("seq2seq.golden.safetensors");
+    const auto src = g.tokens("src");
+    const auto pad = g.mask("src_key_padding");
+    auto ws = m.make_workspace({2, 6, 16, true});
+    EXPECT_TRUE(ws.is_ok()) << ws.status().message();
+    GenerateRequest r;
+    r.n_batch = 2;
+    r.src = {6, nullptr, src.data(), pad.data(), nullptr, false};
+    r.max_length = 8;
+    r.need_weights = true;
+    SF_EXPECT_OK(m.generate(r, ws.value()));
+    const Workspace& w = ws.value();
+    std::vector<float> out;
+    for (size_t i = 0; i < 2 * w.generated_length(); ++i) out.push_back(float(w.generated()[i]));
+    EXPECT_EQ(out.size(), g.tokens("generated").size());
+    append(out, w.logits(), 2 * (w.generated_length() - 1) * 11);
+    append_maps(out, w.decoder_self_attention());
+    append_maps(out, w.decoder_cross_attention());
+    return out;
+}
+
+std::vector<float> hf_bert_outputs() {
+    const std::string dir = data_path("hf/bert_mlm_f16/");
+    auto file = FileSource::open(dir + "model.safetensors");
+    EXPECT_TRUE(file.is_ok()) << file.status().message();
+    if (!file.is_ok()) return {};
+    auto loaded = Model::load_checkpoint(read_text(dir + "config.json"), {{"model.safetensors", &file.value()}}, "");
+    EXPECT_TRUE(loaded.is_ok()) << loaded.status().message();
+    if (!loaded.is_ok()) return {};
+    const Model& m = loaded.value();
+    const Golden g = load_golden("hf/bert_mlm_f16/golden.safetensors");
+    const Shape& shape = g.shapes.at("input_ids");
+    const size_t B = shape[0], n = shape[1];
+    const auto ids = g.tokens("input_ids");
+    const auto mask = g.mask("attention_mask");
+    std::vector<int32_t> types;
+    if (g.values.count("token_type_ids")) types = g.tokens("token_type_ids");
+    std::vector<int32_t> rows;
+    for (size_t i = 0; i < B * n; ++i) rows.push_back(int32_t(i));
+    WorkspaceLimits limits;
+    limits.max_batch = B;
+    limits.max_src_len = n;
+    limits.max_logits_rows = rows.size();
+    auto ws = m.make_workspace(limits);
+    EXPECT_TRUE(ws.is_ok()) << ws.status().message();
+    TextRequest r;
+    r.n_batch = B;
+    r.n_seq = n;
+    r.tokens = ids.data();
+    r.token_types = types.empty() ? nullptr : types.data();
+    r.attention_mask = mask.data();
+    r.need_weights = true;
+    r.logits_rows = rows.data();
+    r.n_logits_rows = rows.size();
+    SF_EXPECT_OK(m.forward_text(r, ws.value()));
+    const Workspace& w = ws.value();
+    std::vector<float> out;
+    append(out, w.output(), w.output_rows() * m.config().d_model);
+    append_maps(out, w.encoder_attention());
+    append(out, w.logits(), rows.size() * w.logits_cols());
+    EXPECT_LT(max_abs_diff(w.logits(), g.at("logits").data(), rows.size() * w.logits_cols()), 1e-4);
+    return out;
+}
+
+// Runs `outputs` at 1, 2 and 3 threads with the cut-over at 0 (the test models are far below
+// it, so every GEMM and attention is split) and requires identical bits.
+template <class F>
+void expect_same_bits_across_threads(const char* what, F outputs) {
+    ThreadsGuard guard;
+    const double cut_over = rt::set_parallel_min_macs(0);
+    ASSERT_TRUE(rt::set_threads(1).is_ok());
+    const std::vector<float> one = outputs();
+    ASSERT_FALSE(one.empty());
+    if (rt::threads_supported()) {
+        for (size_t t : {2, 3}) {
+            ASSERT_TRUE(rt::set_threads(t).is_ok());
+            const std::vector<float> many = outputs();
+            ASSERT_EQ(many.size(), one.size()) << what << " on " << t << " threads";
+            for (size_t i = 0; i < one.size(); ++i)
+                ASSERT_EQ(many[i], one[i]) << what << ": value " << i << " differs on " << t << " threads";
+        }
+    }
+    rt::set_parallel_min_macs(cut_over);
+}
+
+TEST(ModelThreads, TorchEncoderBitIdenticalForOneTwoAndThreeThreads) {
+    expect_same_bits_across_threads("encoder", torch_encoder_outputs);
+}
+
+TEST(ModelThreads, Seq2SeqGenerateBitIdenticalForOneTwoAndThreeThreads) {
+    expect_same_bits_across_threads("seq2seq generate", seq2seq_generate_outputs);
+}
+
+TEST(ModelThreads, HuggingFaceBertBitIdenticalForOneTwoAndThreeThreads) {
+    expect_same_bits_across_threads("hf bert_mlm_f16", hf_bert_outputs);
+}
+
+TEST(ModelThreads, WorkspaceMadeBeforeMoreThreadsStillWorks) {
+    // A workspace sized for one thread has one attention scratch copy: heads then stay on one
+    // thread while the GEMMs still split; results are unchanged.
+    ThreadsGuard guard;
+    const double cut_over = rt::set_parallel_min_macs(0);
+    const Model m = load_case("encoder");
+    const Golden g = load_golden("encoder.golden.safetensors");
+    auto ws = m.make_workspace({3, 7, 0, true});
+    ASSERT_TRUE(ws.is_ok());
+    ForwardRequest r;
+    r.n_batch = 3;
+    r.src.n_seq = 7;
+    r.src.embeddings = g.at("x").data();
+    SF_ASSERT_OK(m.forward(r, ws.value()));
+    const std::vector<float> one(ws.value().output(), ws.value().output() + 3 * 7 * 12);
+    if (rt::threads_supported()) ASSERT_TRUE(rt::set_threads(3).is_ok());
+    SF_ASSERT_OK(m.forward(r, ws.value()));
+    EXPECT_EQ(std::vector<float>(ws.value().output(), ws.value().output() + 3 * 7 * 12), one);
+    rt::set_parallel_min_macs(cut_over);
 }
 
 }  // namespace

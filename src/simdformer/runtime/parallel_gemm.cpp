@@ -8,16 +8,17 @@
 namespace simdformer::runtime {
 namespace {
 constexpr size_t kRowGrain = 4;  // rows per task in a row split: the micro-kernel's tile height
-std::atomic<double> g_min_macs{kParallelGemmMinMacs};
+std::atomic<double> g_min_macs{kParallelMinMacs};
 }  // namespace
 
-double set_parallel_gemm_min_macs(double macs) { return g_min_macs.exchange(macs); }
+double parallel_min_macs() { return g_min_macs.load(std::memory_order_relaxed); }
+double set_parallel_min_macs(double macs) { return g_min_macs.exchange(macs); }
 
 void gemm_f32_packed(size_t m, size_t n, size_t k, const float* a, size_t lda, const float* packed_b, float* c,
                      size_t ldc, const kernels::Epilogue& ep) {
     const size_t n_threads = threads();
     const double macs = static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
-    if (n_threads == 1 || in_parallel_task() || macs < g_min_macs.load(std::memory_order_relaxed)) {
+    if (n_threads == 1 || in_parallel_task() || macs < parallel_min_macs()) {
         kernels::gemm_f32_packed(m, n, k, a, lda, packed_b, c, ldc, ep);
         return;
     }

@@ -9,11 +9,14 @@
 
 namespace simdformer::runtime {
 
-// Below this many multiply-adds (m*n*k) a GEMM stays on one thread: waking the pool costs more
-// than it saves (measured: BENCHMARKS.md, "thread cut-over").
-constexpr double kParallelGemmMinMacs = 1 << 17;
-// Overrides the cut-over (benchmarks measure it with 0); returns the previous value.
-double set_parallel_gemm_min_macs(double macs);
+// Below this many multiply-adds (m*n*k for a GEMM, all heads for an attention) work stays on one
+// thread: waking the pool costs more than it saves (measured: BENCHMARKS.md, "thread cut-over").
+constexpr double kParallelMinMacs = 1 << 17;
+// The cut-over in use (kParallelMinMacs unless overridden).
+double parallel_min_macs();
+// Overrides the cut-over (benchmarks measure it with 0, tests force splitting tiny models);
+// returns the previous value.
+double set_parallel_min_macs(double macs);
 
 // kernels::gemm_f32_packed split over column panels (or over rows when there are fewer panels
 // than threads).
