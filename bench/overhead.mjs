@@ -31,7 +31,7 @@ M.HEAPF32.fill(0.2, tgt >> 2, (tgt >> 2) + n * d);
 handle.reserve(1, n, n, false);
 const seq = (ptr, causal) => ({ nSeq: n, embeddings: ptr, tokens: 0, keyPadding: 0, attnMask: 0, causal });
 const args = { nBatch: 1, src: seq(src, false), tgt: seq(tgt, true), key: 0, value: 0, nSeqK: 0, keyPaddingK: 0,
-               memory: 0, nSeqMemory: 0, memoryKeyPadding: 0, score: 0, normalize: 0, needWeights: false, encoderOnly: false };
+               memory: 0, nSeqMemory: 0, memoryKeyPadding: 0, score: 'scaled-dot', normalize: 'softmax', needWeights: false, encoderOnly: false };
 const cpp = time(() => handle.forward(args));
 
 const sf = await init();

@@ -12,6 +12,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "simdformer/simdformer.h"
@@ -44,7 +45,7 @@ struct ForwardArgs {
     uintptr_t key_padding_k = 0, memory = 0;
     size_t n_seq_memory = 0;
     uintptr_t memory_key_padding = 0;
-    int score = 0, normalize = 0;
+    std::string score, normalize;  // option names, parsed by attention_options()
     bool need_weights = false;
     bool encoder_only = false;
 };
@@ -54,14 +55,14 @@ struct GenerateArgs {
     SequenceArgs src;
     size_t max_length = 0;
     int bos = -1, eos = -1;
-    int score = 0, normalize = 0;
+    std::string score, normalize;
     bool need_weights = false;
 };
 
 struct AttentionArgs {
     size_t n_seq_q = 0, n_seq_k = 0, d_k = 0, d_v = 0;
     uintptr_t q = 0, k = 0, v = 0;
-    int score = 0, normalize = 0;
+    std::string score, normalize;
     size_t additive_dim = 0;
     uintptr_t w_q = 0, w_k = 0, w_v = 0, key_padding = 0, attn_mask = 0;
     bool causal = false;
@@ -79,11 +80,29 @@ SequenceInput to_input(const SequenceArgs& a) {
     return s;
 }
 
-AttentionOptions to_options(int score, int normalize) {
-    return {static_cast<ScoreKind>(score), static_cast<NormalizeKind>(normalize)};
+// The one table of attention option names (the JS API passes the user's strings through).
+constexpr std::pair<const char*, ScoreKind> kScoreNames[] = {
+    {"scaled-dot", ScoreKind::kScaledDot}, {"dot", ScoreKind::kDot}, {"additive", ScoreKind::kAdditive}};
+constexpr std::pair<const char*, NormalizeKind> kNormalizeNames[] = {
+    {"softmax", NormalizeKind::kSoftmax}, {"relu", NormalizeKind::kRelu}};
+
+template <class Kind, size_t N>
+Status parse_name(const char* option, const std::string& name, const std::pair<const char*, Kind> (&names)[N], Kind* out) {
+    std::string expected;
+    for (const auto& [text, kind] : names) {
+        if (name == text) {
+            *out = kind;
+            return Status::ok();
+        }
+        expected += (expected.empty() ? "" : ", ") + std::string(text);
+    }
+    return Status::invalid(std::string("unknown ") + option + " '" + name + "' (expected " + expected + ")");
 }
 
-bool valid_options(int score, int normalize) { return score >= 0 && score <= 2 && normalize >= 0 && normalize <= 1; }
+Status attention_options(const std::string& score, const std::string& normalize, AttentionOptions* out) {
+    SF_RETURN_IF_ERROR(parse_name("score", score, kScoreNames, &out->score));
+    return parse_name("normalize", normalize, kNormalizeNames, &out->normalize);
+}
 
 void call_step_callback(void* user, size_t step, size_t max_steps) {
     (*static_cast<val*>(user))(step, max_steps);
@@ -265,8 +284,8 @@ public:
 
     std::string forward(const ForwardArgs& a) {
         if (!model_ || !ws_) return error_of(Status::invalid("no workspace reserved"));
-        if (!valid_options(a.score, a.normalize)) return error_of(Status::invalid("unknown score or normalize option"));
         ForwardRequest r;
+        if (Status s = attention_options(a.score, a.normalize, &r.options); !s.is_ok()) return error_of(s);
         r.n_batch = a.n_batch;
         r.src = to_input(a.src);
         r.tgt = to_input(a.tgt);
@@ -277,7 +296,6 @@ public:
         r.memory = ptr<float>(a.memory);
         r.n_seq_memory = a.n_seq_memory;
         r.memory_key_padding = ptr<uint8_t>(a.memory_key_padding);
-        r.options = to_options(a.score, a.normalize);
         r.need_weights = a.need_weights;
         r.encoder_only = a.encoder_only;
         return error_of(model_->forward(r, *ws_));
@@ -285,14 +303,13 @@ public:
 
     std::string generate(const GenerateArgs& a, val on_step) {
         if (!model_ || !ws_) return error_of(Status::invalid("no workspace reserved"));
-        if (!valid_options(a.score, a.normalize)) return error_of(Status::invalid("unknown score or normalize option"));
         GenerateRequest r;
+        if (Status s = attention_options(a.score, a.normalize, &r.options); !s.is_ok()) return error_of(s);
         r.n_batch = a.n_batch;
         r.src = to_input(a.src);
         r.max_length = a.max_length;
         r.bos = a.bos;
         r.eos = a.eos;
-        r.options = to_options(a.score, a.normalize);
         r.need_weights = a.need_weights;
         if (!on_step.isUndefined() && !on_step.isNull()) {
             r.on_step = call_step_callback;
@@ -370,8 +387,8 @@ private:
 };
 
 std::string attention_op(const AttentionArgs& a) {
-    if (!valid_options(a.score, a.normalize)) return error_of(Status::invalid("unknown score or normalize option"));
     AttentionRequest r;
+    if (Status s = attention_options(a.score, a.normalize, &r.options); !s.is_ok()) return error_of(s);
     r.n_seq_q = a.n_seq_q;
     r.n_seq_k = a.n_seq_k;
     r.d_k = a.d_k;
@@ -379,7 +396,6 @@ std::string attention_op(const AttentionArgs& a) {
     r.q = ptr<float>(a.q);
     r.k = ptr<float>(a.k);
     r.v = ptr<float>(a.v);
-    r.options = to_options(a.score, a.normalize);
     r.additive_dim = a.additive_dim;
     r.w_q = ptr<float>(a.w_q);
     r.w_k = ptr<float>(a.w_k);

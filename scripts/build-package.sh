@@ -9,6 +9,9 @@ for preset in wasm-release wasm-scalar wasm-threads; do
   cmake --preset "$preset" >/dev/null
   cmake --build --preset "$preset" --target simdformer_js >/dev/null
 done
+for glue in simdformer.mjs simdformer-scalar.mjs; do  # the Emscripten glue owns these names in dist/
+  if [[ -e "bindings/js/$glue" ]]; then echo "bindings/js/$glue would overwrite the wasm glue" >&2; exit 1; fi
+done
 rm -rf dist && mkdir -p dist
 cp build/wasm-release/bindings/simdformer.mjs build/wasm-release/bindings/simdformer.wasm dist/
 cp build/wasm-scalar/bindings/simdformer-scalar.mjs build/wasm-scalar/bindings/simdformer-scalar.wasm dist/

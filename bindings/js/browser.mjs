@@ -1,9 +1,12 @@
 // Browser and bundler entry. The glue locates its .wasm with new URL(..., import.meta.url),
 // which bundlers (Vite, webpack) rewrite; options.wasmUrl / wasmBinary override it (CDNs).
-import { Model, Simdformer, SimdformerError, initOptions } from './api.mjs';
+import { SimdformerError } from './errors.mjs';
+import { Model } from './model.mjs';
+import { TextModel } from './text-model.mjs';
+import { Simdformer, initOptions, instantiate } from './instance.mjs';
 import { chooseSimd, wasmSimdSupported } from './simd-detect.mjs';
 
-export { Model, Simdformer, SimdformerError, wasmSimdSupported };
+export { Model, Simdformer, SimdformerError, TextModel, wasmSimdSupported };
 
 // Reads a model from bytes or a URL (fetch, with download progress when the size is known).
 async function readSource(source, progress) {
@@ -42,7 +45,7 @@ export async function init(options = {}) {
     const url = typeof o.wasmUrl === 'function' ? o.wasmUrl(`${name}.wasm`) : o.wasmUrl;
     moduleOptions.locateFile = (file) => (file.endsWith('.wasm') ? String(url) : file);
   }
-  const module = await factory(moduleOptions);
+  const module = await instantiate(factory, moduleOptions);
   return new Simdformer(module, { simd, readSource });
 }
 

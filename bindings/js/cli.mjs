@@ -1,135 +1,79 @@
 #!/usr/bin/env node
-// simdformer command line: inspect a model, encode inputs, decode greedily.
-import { readFile, writeFile } from 'node:fs/promises';
+// simdformer command line: describe a model, embed text, fill masks, encode and decode with
+// models in simdformer's nn.Transformer format. Human-readable output by default, --json for
+// scripts, --help for every command.
 import { parseArgs } from 'node:util';
 
+import { UsageError } from './cli-format.mjs';
+import { safetensorsCommands } from './cli-safetensors.mjs';
+import { textCommands } from './cli-text.mjs';
 import { init } from './node.mjs';
 
-const HELP = `simdformer — Transformer attention in WebAssembly SIMD
+const COMMON = {
+  simd: { type: 'string', help: '--simd auto|on|off    pick the wasm build (default: SIMD128 when the engine has it)' },
+  json: { type: 'boolean', help: '--json                machine-readable JSON on stdout' },
+  progress: { type: 'boolean', help: '--progress            report loading progress on stderr' },
+  help: { type: 'boolean', short: 'h', help: '-h, --help            this help' },
+};
 
-Usage:
-  simdformer info     --model <file.safetensors> [--config <config.json>]
-  simdformer encode   --model <file.safetensors> [--config <config.json>] --input <input.json>
-                      [--attention <out.json>] [--mean] [--causal] [--score scaled-dot|dot|additive]
-                      [--normalize softmax|relu] [--truncation] [--output <out.json>]
-  simdformer generate --model <file.safetensors> [--config <config.json>] --input <src.json>
-                      [--max-length N] [--attention <out.json>] [--output <out.json>]
+const COMMANDS = { ...textCommands, ...safetensorsCommands };
 
-Options:
-  --simd auto|on|off   pick the wasm build (default: auto-detect SIMD128)
-  --progress           report loading and decoding progress on stderr
-  -h, --help           show this help
+const overview = () => `simdformer — Transformer models in WebAssembly SIMD
 
-Input JSON: token ids ([3, 4, 5] or a batch [[3, 4], [5, 6, 7]]), vectors (n rows of d_model
-numbers, or a batch of those), or an object {"input": ..., "paddingMask": ..., "memory": ...}
-with any encode option. In masks, true/1 means masked (ignored).`;
+Usage: simdformer <command> [options]        simdformer <command> --help
 
-class UsageError extends Error {}
+Commands:
+${Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(10)} ${c.summary}`).join('\n')}
 
-function parse(argv) {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      model: { type: 'string' }, config: { type: 'string' }, input: { type: 'string' }, attention: { type: 'string' },
-      output: { type: 'string' }, mean: { type: 'boolean' }, causal: { type: 'boolean' }, score: { type: 'string' },
-      normalize: { type: 'string' }, truncation: { type: 'boolean' }, 'max-length': { type: 'string' },
-      simd: { type: 'string' }, progress: { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
-    },
-  });
-  return { command: positionals[0], extra: positionals.slice(1), ...values };
+Hugging Face folders (config.json, model.safetensors or shards, tokenizer.json) of BERT,
+RoBERTa and DistilBERT models work with info, embed and fill-mask.`;
+
+function commandHelp(name) {
+  const c = COMMANDS[name];
+  const lines = Object.values({ ...c.options, ...COMMON }).map((o) => `  ${o.help}`);
+  return `simdformer ${name} — ${c.summary}\n\nUsage:\n${c.usage.map((u) => `  simdformer ${name} ${u}`).join('\n')}\n\nOptions:\n${lines.join('\n')}${c.notes ? `\n\n${c.notes}` : ''}`;
 }
 
-async function readJson(path, what) {
-  let text;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (e) {
-    throw new UsageError(`cannot read ${what} '${path}': ${e.code ?? e.message}`);
-  }
-  try {
-    return JSON.parse(text);
-  } catch (e) {
-    throw new UsageError(`${what} '${path}' is not valid JSON: ${e.message}`);
-  }
-}
-
-const plain = (x) => (ArrayBuffer.isView(x) ? Array.from(x) : Array.isArray(x) ? x.map(plain) : x && typeof x === 'object'
-  ? Object.fromEntries(Object.entries(x).map(([k, v]) => [k, plain(v)])) : x);
-
-async function emit(value, path) {
-  const text = JSON.stringify(plain(value));
-  if (path) await writeFile(path, text + '\n');
-  else process.stdout.write(text + '\n');
+function parse(name, argv) {
+  const spec = Object.fromEntries(Object.entries({ ...COMMANDS[name].options, ...COMMON })
+    .map(([k, { type, short, multiple }]) => [k, { type, ...(short ? { short } : {}), ...(multiple ? { multiple } : {}) }]));
+  const { values, positionals } = parseArgs({ args: argv, options: spec, allowPositionals: true, strict: true });
+  if (positionals.length) throw new UsageError(`unexpected argument '${positionals[0]}'`);
+  return values;
 }
 
 function progressPrinter(enabled) {
   if (!enabled) return undefined;
   return (p) => {
     const done = p.step ?? p.loaded, total = p.total;
-    process.stderr.write(`\r${p.stage}: ${done}/${total}${done === total ? '\n' : ''}`);
+    if (total === undefined || done === undefined || p.stage === 'start' || p.stage === 'done') return;
+    process.stderr.write(`\r${p.stage}${p.file ? ` ${p.file}` : ''}: ${done}/${total}${done === total ? '\n' : ''}`);
   };
 }
 
 async function main(argv) {
-  const a = parse(argv);
-  if (a.help || !a.command) { console.log(HELP); return a.help ? 0 : 2; }
-  if (!['info', 'encode', 'generate'].includes(a.command)) throw new UsageError(`unknown command '${a.command}' (info, encode, generate)`);
-  if (a.extra.length) throw new UsageError(`unexpected argument '${a.extra[0]}'`);
-  if (!a.model) throw new UsageError('--model <file.safetensors> is required');
+  const [name, ...rest] = argv;
+  if (name === undefined || name === '-h' || name === '--help') { process.stdout.write(`${overview()}\n`); return name === undefined ? 2 : 0; }
+  if (name === 'help') {
+    if (rest[0] !== undefined && !Object.hasOwn(COMMANDS, rest[0])) throw new UsageError(`unknown command '${rest[0]}'`);
+    process.stdout.write(`${rest[0] ? commandHelp(rest[0]) : overview()}\n`);
+    return 0;
+  }
+  if (!Object.hasOwn(COMMANDS, name)) throw new UsageError(`unknown command '${name}' (${Object.keys(COMMANDS).join(', ')})`);
+  const a = parse(name, rest);
+  if (a.help) { process.stdout.write(`${commandHelp(name)}\n`); return 0; }
   const simd = { auto: 'auto', on: true, off: false }[a.simd ?? 'auto'];
   if (simd === undefined) throw new UsageError(`--simd must be auto, on or off, not '${a.simd}'`);
-  const progress = a.progress || process.stderr.isTTY ? progressPrinter(true) : undefined;
   const sf = await init({ simd });
-  const config = a.config ? await readJson(a.config, 'config') : undefined;
-
-  if (a.command === 'info') {
-    const description = await sf.inspect(a.model);
-    const model = await sf.loadModel(a.model, config);
-    await emit({ config: model.config, parameters: model.parameterCount, tensors: description.tensors,
-                 runtime: { simd: sf.simd, arch: sf.arch, lanes: sf.lanes } });
-    model.dispose();
-    return 0;
-  }
-  if (!a.input) throw new UsageError('--input <input.json> is required');
-  const input = await readJson(a.input, 'input');
-  const model = await sf.loadModel(a.model, config, { onProgress: progress });
-  try {
-    const request = input && typeof input === 'object' && !Array.isArray(input) ? input : { input };
-    const { input: sequences, ...fileOptions } = request;
-    if (sequences === undefined) throw new UsageError(`input file has no "input" entry`);
-    const options = { ...fileOptions };
-    const want = a.attention ? (a.mean ? 'mean' : true) : false;
-    if (want) options.returnAttention = want;
-    if (a.score) options.score = a.score;
-    if (a.normalize) options.normalize = a.normalize;
-    const started = performance.now();
-    let result;
-    if (a.command === 'encode') {
-      if (a.causal) options.causal = true;
-      if (a.truncation) options.truncation = true;
-      result = model.encode(sequences, options);
-    } else {
-      if (a['max-length'] !== undefined) options.maxLength = Number(a['max-length']);
-      if (progress) options.onProgress = progress;
-      result = model.generate(sequences, options);
-    }
-    const ms = performance.now() - started;
-    const items = result.sequences ?? (Array.isArray(result) ? result : [result]);
-    const strip = ({ attentions, crossAttentions, encoderAttentions, decoderAttentions, ...rest }) => rest;
-    const attention = items.map(({ attentions, crossAttentions, encoderAttentions, decoderAttentions }) =>
-      ({ attentions, crossAttentions, encoderAttentions, decoderAttentions }));
-    await emit({ ms: Number(ms.toFixed(3)), results: items.map(strip) }, a.output);
-    if (a.attention) await emit(attention, a.attention);
-    return 0;
-  } finally {
-    model.dispose();
-  }
+  const out = (text) => process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
+  return COMMANDS[name].run(sf, a, { out, progress: progressPrinter(a.progress === true) });
 }
 
-main(process.argv.slice(2)).then((code) => { process.exitCode = code; }, (e) => {
-  if (e instanceof UsageError || e?.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' || e?.code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') {
-    console.error(`simdformer: ${e.message}\nRun 'simdformer --help' for usage.`);
+main(process.argv.slice(2)).then((code) => { process.exitCode = code ?? 0; }, (e) => {
+  if (e instanceof UsageError || e?.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' || e?.code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE'
+      || e?.code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL') {
+    const name = process.argv[2];
+    console.error(`simdformer: ${e.message}\nRun 'simdformer ${Object.hasOwn(COMMANDS, name ?? '') ? `${name} ` : ''}--help' for usage.`);
     process.exitCode = 2;
   } else {
     console.error(`simdformer: ${e?.message ?? e}`);

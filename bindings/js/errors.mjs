@@ -20,13 +20,3 @@ export function check(result, context) {
   const message = tab >= 0 ? result.slice(tab + 1) : result;
   throw new SimdformerError(context ? `${context}: ${message}` : message, code);
 }
-
-// Rejects option keys the method does not know, so typos do not pass silently.
-export function checkOptions(options, allowed, where) {
-  if (options === undefined || options === null) return {};
-  if (typeof options !== 'object' || Array.isArray(options)) fail(`${where}: options must be an object`);
-  for (const key of Object.keys(options)) {
-    if (!allowed.includes(key)) fail(`${where}: unknown option '${key}' (allowed: ${allowed.join(', ')})`);
-  }
-  return options;
-}

@@ -3,6 +3,9 @@
 // old ones) and results leave as copies, so users never hold a view that can go stale.
 import { fail } from './errors.mjs';
 
+// wasm32's malloc takes a 32-bit size: anything larger would wrap to a small block.
+const MAX_ALLOCATION = 2 ** 32 - 1;
+
 export class CallHeap {
   constructor(module) {
     this.module = module;
@@ -10,6 +13,9 @@ export class CallHeap {
   }
 
   alloc(bytes) {
+    if (!Number.isSafeInteger(bytes) || bytes < 0 || bytes > MAX_ALLOCATION) {
+      fail(`out of wasm memory: cannot allocate ${bytes} bytes (wasm32 allows at most 4 GiB)`, 'out_of_memory');
+    }
     const p = this.module._malloc(Math.max(bytes, 8));
     if (!p) fail(`out of wasm memory: cannot allocate ${bytes} bytes`, 'out_of_memory');
     this.pointers.push(p);

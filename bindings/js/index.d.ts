@@ -1,4 +1,12 @@
 // Types of the simdformer package (hand-written: Emscripten 3.1.6 cannot emit them).
+// They need no DOM or Node typings: URLs, files and abort signals are typed structurally.
+
+declare global {
+  // Symbol.dispose (TypeScript's lib.esnext.disposable declares it too; the declarations merge).
+  interface SymbolConstructor {
+    readonly dispose: unique symbol;
+  }
+}
 
 export type ScoreKind = 'scaled-dot' | 'dot' | 'additive';
 export type NormalizeKind = 'softmax' | 'relu';
@@ -21,10 +29,13 @@ export interface InitOptions {
 }
 
 export interface Progress {
-  stage: 'read' | 'download' | 'load' | 'generate';
+  /** loadPretrained: 'start', 'download' (URL sources, per file), 'load' (bytes of tensors), 'done'. */
+  stage: 'read' | 'download' | 'load' | 'generate' | 'start' | 'done';
   loaded?: number;
   step?: number;
   total: number;
+  /** The file being downloaded ('download' events). */
+  file?: string;
 }
 
 export interface ModelConfig {
@@ -129,6 +140,14 @@ export interface GenerateResult {
   crossAttentions?: Attentions;
 }
 
+/** Options that ask for attention maps (returnAttention: true or 'mean'): overloads taking them
+ * type the maps as present. */
+export type AsksAttention = { returnAttention: true | 'mean' };
+export type WithAttentions<R> = R & { attentions: Attentions };
+export type WithAllAttentions<R> = R & { encoderAttentions: Attentions; decoderAttentions: Attentions; crossAttentions: Attentions };
+type OneSequence = Int32Array | Float32Array | number[];
+type ManySequences = Int32Array[] | Float32Array[] | number[][][];
+
 export declare class Model {
   readonly config: Readonly<ModelConfig>;
   readonly kind: ModelConfig['model_type'];
@@ -136,14 +155,22 @@ export declare class Model {
   readonly disposed: boolean;
   readonly workspaceBytes: number;
   /** One sequence (token ids, or a flat Float32Array of n * d_model). */
-  encode(input: Int32Array | Float32Array | number[], options?: EncodeOptions): SequenceResult;
+  encode(input: OneSequence, options: EncodeOptions & AsksAttention): WithAttentions<SequenceResult>;
+  encode(input: OneSequence, options?: EncodeOptions): SequenceResult;
   /** A batch of sequences of any lengths (padded and masked internally). */
-  encode(input: Int32Array[] | Float32Array[] | number[][][], options?: EncodeOptions): BatchResult;
+  encode(input: ManySequences, options: EncodeOptions & AsksAttention): { sequences: WithAttentions<SequenceResult>[]; lengths: number[] };
+  encode(input: ManySequences, options?: EncodeOptions): BatchResult;
   /** number[][] is n vector rows for vector models but a batch of token sequences for token models. */
+  encode(input: number[][], options: EncodeOptions & AsksAttention):
+    WithAttentions<SequenceResult> | { sequences: WithAttentions<SequenceResult>[]; lengths: number[] };
   encode(input: number[][], options?: EncodeOptions): SequenceResult | BatchResult;
+  forward(src: Sequence, tgt: Sequence, options: ForwardOptions & AsksAttention): WithAllAttentions<ForwardResult>;
   forward(src: Sequence, tgt: Sequence, options?: ForwardOptions): ForwardResult;
+  forward(src: Sequence[], tgt: Sequence[], options: ForwardOptions & AsksAttention): { sequences: WithAllAttentions<ForwardResult>[]; lengths: number[] };
   forward(src: Sequence[], tgt: Sequence[], options?: ForwardOptions): { sequences: ForwardResult[]; lengths: number[] };
+  generate(src: Int32Array | number[], options: GenerateOptions & AsksAttention): WithAllAttentions<GenerateResult>;
   generate(src: Int32Array | number[], options?: GenerateOptions): GenerateResult;
+  generate(src: (Int32Array | number[])[], options: GenerateOptions & AsksAttention): WithAllAttentions<GenerateResult>[];
   generate(src: (Int32Array | number[])[], options?: GenerateOptions): GenerateResult[];
   dispose(): void;
   [Symbol.dispose](): void;
@@ -185,15 +212,214 @@ export declare class Simdformer {
   readonly lanes: number;
   readonly liveBytes: number;
   readonly heapBytes: number;
-  loadModel(source: Uint8Array | ArrayBuffer | UrlLike, config?: object | string,
+  loadModel(source: Bytes | UrlLike, config?: object | string,
             options?: { onProgress?: (p: Progress) => void }): Promise<Model>;
-  inspect(source: Uint8Array | ArrayBuffer | UrlLike): Promise<SafetensorsDescription>;
+  /** loadModel for bytes already in memory, synchronously. */
+  loadModelSync(bytes: Bytes, config?: object | string, progress?: (p: Progress) => void): Model;
+  /**
+   * A Hugging Face folder (BERT, RoBERTa, DistilBERT) with its tokenizer: a folder path (Node), a
+   * base URL, a FileList / File[] (a dropped folder) or {config, weights, tokenizer}.
+   */
+  loadPretrained(source: PretrainedSource, options?: LoadPretrainedOptions): Promise<TextModel>;
+  inspect(source: Bytes | UrlLike): Promise<SafetensorsDescription>;
+  attention(Q: Matrix, K: Matrix, V: Matrix, options: AttentionOptions & { returnWeights: true }): { output: Tensor2D; weights: Tensor2D };
   attention(Q: Matrix, K: Matrix, V: Matrix, options?: AttentionOptions): { output: Tensor2D; weights?: Tensor2D };
   positionalEncoding(n: number, d: number): Tensor2D;
   /** LayerNorm over the last dimension (gamma defaults to ones, beta to zeros, eps to 1e-5). */
   layerNorm(x: Matrix, options?: { gamma?: ArrayLike<number>; beta?: ArrayLike<number>; eps?: number }): Tensor2D;
   /** y = x Wᵀ + b with an nn.Linear weight [outFeatures * inFeatures]. */
   linear(weight: Float32Array, bias: Float32Array | null | undefined, inFeatures: number, outFeatures: number): LinearLayer;
+}
+
+
+/** Bytes in memory: an ArrayBuffer or any view of one (Uint8Array, Buffer, DataView...). */
+export type Bytes = ArrayBuffer | ArrayBufferView;
+
+// ---- Hugging Face text models ------------------------------------------------------------
+
+/** A file as a browser's File / FileList entry has it (structural, no DOM typings needed). */
+export interface FileLike {
+  readonly name: string;
+  readonly size: number;
+  /** "folder/1_Pooling/config.json" for files of a dropped folder. */
+  readonly webkitRelativePath?: string;
+  arrayBuffer(): Promise<ArrayBuffer>;
+}
+
+/** An AbortSignal (structural). */
+export interface AbortSignalLike {
+  readonly aborted: boolean;
+  readonly reason?: unknown;
+  addEventListener(type: 'abort', listener: () => void): void;
+}
+
+/** A JSON file's content: the parsed object, its text, or its bytes. */
+export type JsonSource = object | string | Bytes;
+
+export interface PretrainedObjects {
+  config: JsonSource;
+  /** model.safetensors bytes, or {fileName: bytes} of the shards named by `index`. */
+  weights: Bytes | Record<string, Bytes>;
+  tokenizer: JsonSource;
+  tokenizerConfig?: JsonSource;
+  /** model.safetensors.index.json for sharded weights. */
+  index?: JsonSource;
+}
+
+/** A folder path (Node), a base URL, a FileList / File[] (a dropped folder), or the files themselves. */
+export type PretrainedSource = string | UrlLike | ArrayLike<FileLike> | PretrainedObjects;
+
+export interface LoadPretrainedOptions {
+  /** Progress events; throwing from it cancels the load (nothing stays allocated). */
+  onProgress?: (p: Progress) => void;
+  /** Aborting cancels the load; the promise rejects with the signal's reason. */
+  signal?: AbortSignalLike;
+  /** How the weights are held in memory (only 'f32' for now). */
+  weights?: 'f32';
+}
+
+/** The checkpoint, normalized (HF names mapped onto one set), plus the original config.json. */
+export interface ModelInfo {
+  architecture: 'bert' | 'roberta' | 'distilbert' | 'gpt2' | 'torch';
+  model_type: string;
+  d_model: number;
+  n_layers: number;
+  n_heads: number;
+  d_ff: number;
+  vocab_size: number;
+  /** Usable positions (RoBERTa's 514 -> 512). */
+  max_positions: number;
+  type_vocab_size: number;
+  pad_token_id: number | null;
+  bos_token_id: number | null;
+  eos_token_id: number | null;
+  hidden_act: string;
+  layer_norm_eps: number;
+  has_pooler: boolean;
+  has_mlm_head: boolean;
+  has_lm_head: boolean;
+  causal: boolean;
+  parameters: number;
+  /** As stored: 'F32', 'F16', 'BF16', ... */
+  dtype: string;
+  weights: 'f32' | 'int8';
+  config: Record<string, unknown>;
+}
+
+/** One text, or a [text, textPair] sentence pair (a pair is always an item of an array). */
+export type TextInput = string | readonly [string, string];
+
+/** A tokenized text. */
+export interface EncodedText {
+  tokens: string[];
+  ids: Int32Array;
+  /** token_type_ids as the model received them (zeros for models without token types). */
+  typeIds: Int32Array;
+  /**
+   * [start, end) of each token in the JS string (UTF-16 code units) of the text it came from:
+   * text.slice(start, end) is the token's text. Special tokens added around the text: [0, 0].
+   */
+  offsets: [number, number][];
+  /** 0 = first text, 1 = second text of a pair, null = an added special token. */
+  sequenceIds: (0 | 1 | null)[];
+  length: number;
+  /** true when the text was cut to maxLength (the content is cut, the special tokens kept). */
+  truncated: boolean;
+  /** The length it would have had without cutting, special tokens included. */
+  originalLength: number;
+}
+
+export interface EncodedBatch {
+  sequences: EncodedText[];
+  nBatch: number;
+  nSeq: number;
+  /** [nBatch, nSeq], right-padded with the pad id. */
+  ids: Int32Array;
+  typeIds: Int32Array;
+  /** [nBatch, nSeq], 1 = real token (Hugging Face's convention). */
+  attentionMask: Uint8Array;
+}
+
+export interface TextTokenizer {
+  /** Largest id + 1. */
+  readonly vocabSize: number;
+  /** Longest sequence, special tokens included. */
+  readonly maxLength: number;
+  readonly maskToken: string | null;
+  readonly maskId: number | null;
+  readonly padId: number;
+  encodeOne(input: TextInput, maxLength: number): EncodedText;
+  encodeBatch(inputs: readonly TextInput[], maxLength: number): EncodedBatch;
+  decode(ids: ArrayLike<number>, options?: { skipSpecialTokens?: boolean }): string;
+  idToToken(id: number): string | null;
+}
+
+export interface EncodeTextOptions {
+  /** Attention maps per layer and head (true) or their mean per layer ('mean'). */
+  returnAttention?: boolean | 'mean';
+  /** Cut longer texts to this many tokens (special tokens included); default the model's maximum. */
+  maxLength?: number;
+}
+
+export interface TextEncoding extends EncodedText {
+  /** [length, d_model], row-major. */
+  lastHiddenState: Float32Array;
+  shape: [number, number];
+  /** Dense + tanh on the first token (models with a pooler). */
+  pooler?: Float32Array;
+  /** attentions[layer][head], [length, length] each, when asked. */
+  attentions?: Attentions;
+}
+
+export interface EmbedOptions {
+  /** L2-normalise (default: true, or what the folder's sentence-transformers modules say). */
+  normalize?: boolean;
+  /** Default: the folder's 1_Pooling config, else 'mean' (over attention_mask = 1). */
+  pooling?: 'mean' | 'cls' | 'max';
+  maxLength?: number;
+  /** Cut texts longer than maxLength (default true, as Hugging Face); false makes it an error. */
+  truncation?: boolean;
+  /** Texts run per forward pass (default 32). */
+  batchSize?: number;
+}
+
+export interface FillMaskPrediction {
+  id: number;
+  /** The token as text (tokenizer.decode([id])). */
+  token: string;
+  /** Softmax probability over the vocabulary. */
+  score: number;
+  /** The text with this mask filled in (special tokens removed). */
+  sequence: string;
+}
+
+export interface FillMaskResult {
+  tokens: string[];
+  ids: Int32Array;
+  offsets: [number, number][];
+  truncated: boolean;
+  originalLength: number;
+  /** One entry per mask token, in order: its token index and the topK predictions. */
+  masks: { index: number; predictions: FillMaskPrediction[] }[];
+}
+
+export declare class TextModel {
+  readonly info: Readonly<ModelInfo>;
+  readonly architecture: ModelInfo['architecture'];
+  readonly parameterCount: number;
+  readonly maxLength: number;
+  readonly tokenizer: TextTokenizer;
+  readonly disposed: boolean;
+  encodeText(input: string, options: EncodeTextOptions & AsksAttention): WithAttentions<TextEncoding>;
+  encodeText(input: string, options?: EncodeTextOptions): TextEncoding;
+  encodeText(input: readonly TextInput[], options: EncodeTextOptions & AsksAttention): WithAttentions<TextEncoding>[];
+  encodeText(input: readonly TextInput[], options?: EncodeTextOptions): TextEncoding[];
+  embed(input: string, options?: EmbedOptions): Float32Array;
+  embed(input: readonly TextInput[], options?: EmbedOptions): Float32Array[];
+  fillMask(input: string, options?: { topK?: number; maxLength?: number }): FillMaskResult;
+  fillMask(input: readonly string[], options?: { topK?: number; maxLength?: number }): FillMaskResult[];
+  dispose(): void;
+  [Symbol.dispose](): void;
 }
 
 export declare class SimdformerError extends Error {

@@ -69,7 +69,7 @@ export function maskArray(mask, n, what) {
 // An [rows, cols] float matrix (nested arrays, {data, shape} or a flat Float32Array of rows*cols).
 export function matrix(m, rows, cols, what, { allowNegInf = false } = {}) {
   let flat;
-  if (m && typeof m === 'object' && !Array.isArray(m) && !isTyped(m) && 'data' in m) {
+  if (m && typeof m === 'object' && !Array.isArray(m) && !isTyped(m) && Object.hasOwn(m, 'data')) {
     if (!Array.isArray(m.shape) || m.shape[0] !== rows || m.shape[1] !== cols) fail(`${what}: shape ${JSON.stringify(m.shape)}, expected [${rows}, ${cols}]`);
     flat = Float32Array.from(m.data);
   } else if (Array.isArray(m) && m.length && (Array.isArray(m[0]) || isTyped(m[0]))) {
@@ -94,8 +94,12 @@ export function matrix(m, rows, cols, what, { allowNegInf = false } = {}) {
 
 // A matrix whose shape is read from the value itself: nested arrays or {data, shape}.
 export function shapedMatrix(m, what) {
-  if (m && typeof m === 'object' && !Array.isArray(m) && 'data' in m && Array.isArray(m.shape) && m.shape.length === 2) {
-    return { data: matrix(m, m.shape[0], m.shape[1], what), rows: m.shape[0], cols: m.shape[1] };
+  if (m && typeof m === 'object' && !Array.isArray(m) && Object.hasOwn(m, 'data') && Array.isArray(m.shape) && m.shape.length === 2) {
+    const [rows, cols] = m.shape;
+    if (!Number.isSafeInteger(rows) || rows < 1 || !Number.isSafeInteger(cols) || cols < 1) {
+      fail(`${what}: shape must be two positive integers, got [${m.shape.map(String).join(', ')}]`);
+    }
+    return { data: matrix(m, rows, cols, what), rows, cols };
   }
   if (Array.isArray(m) && m.length && (Array.isArray(m[0]) || isTyped(m[0]))) {
     const rows = m.length, cols = m[0].length;
@@ -117,7 +121,7 @@ export function padBatch(seqs, width, maxLen, truncation, userMasks, ArrayType, 
     }
     return n;
   });
-  const nMax = Math.max(...lengths);
+  const nMax = lengths.reduce((a, b) => (b > a ? b : a), 0);  // not Math.max(...): huge batches overflow the stack
   const data = new ArrayType(seqs.length * nMax * width);
   const padding = new Uint8Array(seqs.length * nMax);
   let anyPadding = false;
@@ -128,4 +132,33 @@ export function padBatch(seqs, width, maxLen, truncation, userMasks, ArrayType, 
     if (user) for (let i = 0; i < lengths[b]; i++) if (user[i]) { padding[b * nMax + i] = 1; anyPadding = true; }
   });
   return { data, padding: anyPadding ? padding : null, lengths, nMax };
+}
+
+/**
+ * One sequence or a batch -> {data [B, nMax, width], padding [B, nMax] | null, lengths, nMax,
+ * batch (was the input a batch?), tokens}. tokens: ids in [0, vocab) (width 1), else vectors of
+ * width d. paddingMask: one mask (or one per sequence for a batch), true/1 = masked.
+ */
+export function prepareBatch(input, { tokens, d, vocab, maxLen, paddingMask, maskName = 'paddingMask', truncation, what }) {
+  const batch = isBatch(input, tokens);
+  const seqs = batch ? input : [input];
+  if (seqs.length === 0) fail(`${what}: the batch is empty`);
+  const flat = seqs.map((s, i) => (tokens ? tokenSequence(s, vocab, `${what}[${i}]`) : vectorSequence(s, d, `${what}[${i}]`)));
+  const width = tokens ? 1 : d;
+  let masks = null;
+  if (paddingMask !== undefined) {
+    const given = batch ? paddingMask : [paddingMask];
+    if (!Array.isArray(given) || given.length !== seqs.length) fail(`${maskName}: expected one mask per sequence (${seqs.length})`);
+    masks = given.map((m, i) => maskArray(m, flat[i].length / width, `${maskName}[${i}]`));
+  }
+  const padded = padBatch(flat, width, maxLen, truncation, masks, tokens ? Int32Array : Float32Array, what);
+  return { ...padded, batch, tokens };
+}
+
+/** Bytes given as a Uint8Array, an ArrayBuffer or any ArrayBuffer view -> Uint8Array (no copy). */
+export function asBytes(bytes, what) {
+  if (bytes instanceof Uint8Array) return bytes;
+  if (bytes instanceof ArrayBuffer) return new Uint8Array(bytes);
+  if (ArrayBuffer.isView(bytes)) return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  return fail(`${what} must be bytes (Uint8Array, ArrayBuffer or a view of one), got ${bytes === null ? 'null' : typeof bytes}`);
 }

@@ -3,10 +3,14 @@
 import { open, readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 
-import { Model, Simdformer, SimdformerError, initOptions } from './api.mjs';
+import { SimdformerError } from './errors.mjs';
+import { Model } from './model.mjs';
+import { TextModel } from './text-model.mjs';
+import { Simdformer, initOptions, instantiate } from './instance.mjs';
+import { folderFileSet } from './node-files.mjs';
 import { chooseSimd, wasmSimdSupported } from './simd-detect.mjs';
 
-export { Model, Simdformer, SimdformerError, wasmSimdSupported };
+export { Model, Simdformer, SimdformerError, TextModel, wasmSimdSupported };
 
 // Reads a model from bytes or a file path, reporting progress in chunks.
 async function readSource(source, progress) {
@@ -22,11 +26,20 @@ async function readSource(source, progress) {
     throw new SimdformerError(`cannot open model file '${source}': ${e.code ?? e.message}`, 'io_error');
   }
   try {
-    const { size } = await file.stat();
+    const stat = await file.stat();
+    if (!stat.isFile()) {
+      throw new SimdformerError(`'${source}' is not a file (loadModel takes a .safetensors file; loadPretrained takes a Hugging Face folder)`, 'io_error');
+    }
+    const { size } = stat;
     const bytes = new Uint8Array(size);
     const chunk = 1 << 22;
     for (let offset = 0; offset < size;) {
-      const { bytesRead } = await file.read(bytes, offset, Math.min(chunk, size - offset), offset);
+      let bytesRead;
+      try {
+        ({ bytesRead } = await file.read(bytes, offset, Math.min(chunk, size - offset), offset));
+      } catch (e) {
+        throw new SimdformerError(`cannot read model file '${source}': ${e.code ?? e.message}`, 'io_error');
+      }
       if (bytesRead === 0) break;
       offset += bytesRead;
       progress({ stage: 'read', loaded: offset, total: size });
@@ -46,10 +59,15 @@ export async function init(options = {}) {
   let wasmBinary = o.wasmBinary;
   if (!wasmBinary) {
     const url = typeof o.wasmUrl === 'function' ? o.wasmUrl(`${name}.wasm`) : o.wasmUrl;
-    wasmBinary = await readFile(url ? (url instanceof URL ? url : new URL(url, 'file://' + process.cwd() + '/')) : new URL(`./${name}.wasm`, import.meta.url));
+    const where = url ? (url instanceof URL ? url : new URL(String(url), `file://${process.cwd()}/`)) : new URL(`./${name}.wasm`, import.meta.url);
+    try {
+      wasmBinary = await readFile(where);
+    } catch (e) {
+      throw new SimdformerError(`init: cannot read the wasm file ${where}: ${e.code ?? e.message}`, 'io_error');
+    }
   }
-  const module = await glue.default({ wasmBinary });
-  return new Simdformer(module, { simd, readSource });
+  const module = await instantiate(glue.default, { wasmBinary });
+  return new Simdformer(module, { simd, readSource, localFolder: folderFileSet });
 }
 
 export default init;

@@ -1,3 +1,5 @@
+import { SimdformerError } from './errors.mjs';
+
 // Does this engine run wasm SIMD128? Validates a tiny module whose one function uses v128
 // instructions (i8x16.splat, i8x16.popcnt), the same probe as wasm-feature-detect.
 const SIMD_PROBE = new Uint8Array([
@@ -20,7 +22,7 @@ export function wasmSimdSupported() {
 export function chooseSimd(requested) {
   const supported = wasmSimdSupported();
   if (requested === true && !supported) {
-    throw new Error('simdformer: simd: true was requested but this engine does not support wasm SIMD128');
+    throw new SimdformerError('init: simd: true was requested but this engine does not support wasm SIMD128', 'unsupported');
   }
   return requested === 'auto' ? supported : requested;
 }

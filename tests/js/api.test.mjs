@@ -212,7 +212,7 @@ test('init rejects bad options', async () => {
 test('the Node examples run', async () => {
   const { execFileSync } = await import('node:child_process');
   const { ROOT } = await import('./helpers.mjs');
-  for (const example of ['attention.mjs', 'encode.mjs', 'generate.mjs']) {
+  for (const example of ['attention.mjs', 'encode.mjs', 'generate.mjs', 'embed.mjs', 'fill-mask.mjs']) {
     const out = execFileSync(process.execPath, [`${ROOT}/examples/node/${example}`], { encoding: 'utf8' });
     assert.ok(out.length > 50, example);
   }

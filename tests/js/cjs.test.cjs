@@ -19,3 +19,12 @@ test('require(simdformer).init loads the module and encodes', async () => {
   assert.throws(() => model.encode([42]), SimdformerError);
   model.dispose();
 });
+
+test('require(simdformer): a Hugging Face folder loads and its lazy tokenizer import resolves', async () => {
+  const sf = await simdformer.init();
+  const model = await sf.loadPretrained(path.join(__dirname, '..', 'data', 'hf', 'bert'));
+  const r = model.encodeText('Hello, world!');
+  assert.deepEqual(r.tokens, ['[CLS]', 'hello', ',', 'world', '!', '[SEP]']);
+  assert.deepEqual(r.shape, [6, 32]);
+  model.dispose();
+});

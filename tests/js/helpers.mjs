@@ -47,3 +47,36 @@ export function maxAbsDiff(a, b) {
 
 export const masks = (golden, key, parts) => split(golden[key].data, parts).map((m) => Array.from(m, (x) => x !== 0));
 export const tokens = (golden, key, parts) => split(golden[key].data, parts).map((t) => Array.from(t, Math.round));
+
+// Reads an F32/I64 safetensors file (the Hugging Face goldens) into {name: {data, shape}}: F32 as
+// Float32Array, I64 as plain numbers. Independent of the package, like readGolden.
+export function readTensors(path) {
+  const bytes = readFileSync(path);
+  const n = Number(bytes.readBigUInt64LE(0));
+  const header = JSON.parse(bytes.subarray(8, 8 + n).toString('utf8'));
+  const out = {};
+  for (const [key, t] of Object.entries(header)) {
+    if (key === '__metadata__') continue;
+    const [b, e] = t.data_offsets;
+    const raw = bytes.subarray(8 + n + b, 8 + n + e);
+    const copy = raw.buffer.slice(raw.byteOffset, raw.byteOffset + raw.byteLength);
+    if (t.dtype === 'F32') out[key] = { data: new Float32Array(copy), shape: t.shape };
+    else if (t.dtype === 'I64') out[key] = { data: Array.from(new BigInt64Array(copy), Number), shape: t.shape };
+    else throw new Error(`${path}: ${key} is ${t.dtype}`);
+  }
+  return out;
+}
+
+// Row-major slice helpers for goldens: rows [b, 0:len, :] of a [B, n, d] tensor, and the
+// [b, h, 0:len, 0:len] block of a [B, H, n, n] one.
+export function rowsOf(t, b, len) {
+  const [, n, d] = t.shape;
+  return t.data.slice(b * n * d, (b * n + len) * d);
+}
+export function blockOf(t, b, h, len) {
+  const [, H, n] = t.shape;
+  const out = new Float32Array(len * len);
+  const base = (b * H + h) * n * n;
+  for (let q = 0; q < len; q++) out.set(t.data.subarray(base + q * n, base + q * n + len), q * len);
+  return out;
+}

@@ -2,7 +2,7 @@
 // CLI, and a strict TypeScript consumer of the types.
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
@@ -67,8 +67,20 @@ test('CommonJS require works from an installed package', () => {
 test('the CLI: help, info, encode with attention, generate, and failures', () => {
   const help = spawnSync(bin(), ['--help'], { encoding: 'utf8' });
   assert.equal(help.status, 0);
-  assert.match(help.stdout, /simdformer encode/);
-  const info = spawnSync(bin(), ['info', '--model', modelPath('encoder'), '--config', join(ROOT, 'tests/data/encoder.json')], { encoding: 'utf8' });
+  assert.match(help.stdout, /encode +run an nn.Transformer-format model/);
+  for (const command of ['info', 'embed', 'fill-mask', 'encode', 'generate']) {
+    const h = spawnSync(bin(), [command, '--help'], { encoding: 'utf8' });
+    assert.equal(h.status, 0, command);
+    assert.match(h.stdout, new RegExp(`Usage:\\n  simdformer ${command} --model`), command);
+    assert.match(h.stdout, /--json/);
+  }
+  const tensorsOnly = spawnSync(bin(), ['info', '--model', modelPath('encoder')], { encoding: 'utf8' });
+  assert.equal(tensorsOnly.status, 0, tensorsOnly.stderr);
+  assert.match(tensorsOnly.stdout, /tensors only/);
+  assert.match(tensorsOnly.stdout, /layers\.1\.norm2\.weight +F32 +\[12\]/);
+  const human = spawnSync(bin(), ['info', '--model', modelPath('encoder'), '--config', join(ROOT, 'tests/data/encoder.json')], { encoding: 'utf8' });
+  assert.match(human.stdout, /encoder: d_model 12, 3 heads/);
+  const info = spawnSync(bin(), ['info', '--json', '--model', modelPath('encoder'), '--config', join(ROOT, 'tests/data/encoder.json')], { encoding: 'utf8' });
   assert.equal(info.status, 0, info.stderr);
   const described = JSON.parse(info.stdout);
   assert.equal(described.config.model_type, 'encoder');
@@ -77,7 +89,7 @@ test('the CLI: help, info, encode with attention, generate, and failures', () =>
 
   writeFileSync(join(dir, 'input.json'), JSON.stringify({ input: [[3, 4, 5], [6, 7]] }));
   const enc = spawnSync(bin(), ['encode', '--model', modelPath('seq2seq'), '--config', join(dir, 'config.json'),
-    '--input', join(dir, 'input.json'), '--attention', join(dir, 'att.json'), '--mean'], { encoding: 'utf8' });
+    '--input', join(dir, 'input.json'), '--attention', join(dir, 'att.json'), '--mean', '--json'], { encoding: 'utf8' });
   assert.equal(enc.status, 0, enc.stderr);
   const encoded = JSON.parse(enc.stdout);
   assert.deepEqual(encoded.results.map((r) => r.shape), [[3, 16], [2, 16]]);
@@ -87,7 +99,7 @@ test('the CLI: help, info, encode with attention, generate, and failures', () =>
 
   writeFileSync(join(dir, 'src.json'), JSON.stringify([3, 4, 5, 6, 7, 8]));
   const gen = spawnSync(bin(), ['generate', '--model', modelPath('seq2seq'), '--config', join(dir, 'config.json'),
-    '--input', join(dir, 'src.json'), '--max-length', '8', '--progress'], { encoding: 'utf8' });
+    '--input', join(dir, 'src.json'), '--max-length', '8', '--progress', '--json'], { encoding: 'utf8' });
   assert.equal(gen.status, 0, gen.stderr);
   assert.equal(JSON.parse(gen.stdout).results[0].tokens[0], 1);
   assert.match(gen.stderr, /generate: \d+\/7/);
@@ -107,6 +119,35 @@ test('the CLI: help, info, encode with attention, generate, and failures', () =>
     '--input', join(dir, 'bad.json')], { encoding: 'utf8' });
   assert.equal(badOption.status, 1);
   assert.match(badOption.stderr, /unknown option 'colour'/);
+});
+
+test('the CLI on Hugging Face folders: info, embed, fill-mask (human-readable and --json)', async () => {
+  const { readTensors } = await import('./helpers.mjs');
+  const hf = (name) => join(ROOT, 'tests', 'data', 'hf', name);
+  const info = spawnSync(bin(), ['info', '--model', hf('bert_mlm_f16')], { encoding: 'utf8' });
+  assert.equal(info.status, 0, info.stderr);
+  assert.match(info.stdout, /architecture +bert \(BertForMaskedLM\)/);
+  assert.match(info.stdout, /stored as F16/);
+  const texts = JSON.parse(readFileSync(join(hf('bert'), 'texts.json'), 'utf8')).batch.slice(0, 2);
+  const embed = spawnSync(bin(), ['embed', '--json', '--model', hf('bert'), '--text', texts[0], '--text', texts[1]], { encoding: 'utf8' });
+  assert.equal(embed.status, 0, embed.stderr);
+  const e = JSON.parse(embed.stdout);
+  const golden = readTensors(join(hf('bert'), 'golden.safetensors')).sentence_embedding.data;
+  assert.equal(e.dimensions, 32);
+  e.embeddings.forEach((v, b) => v.forEach((x, j) => assert.ok(Math.abs(x - golden[b * 32 + j]) <= 1e-4)));
+  const human = spawnSync(bin(), ['embed', '--model', hf('bert'), '--text', texts[0], '--text', texts[1]], { encoding: 'utf8' });
+  assert.match(human.stdout, /2 text\(s\) -> 32-dimensional embeddings/);
+  assert.match(human.stdout, /cosine similarity:/);
+  const fill = spawnSync(bin(), ['fill-mask', '--model', hf('bert_mlm_f16'), '--text', 'The quick brown fox jumps over the lazy [MASK].', '--top-k', '3'], { encoding: 'utf8' });
+  assert.equal(fill.status, 0, fill.stderr);
+  assert.equal(fill.stdout.trim().split('\n').length, 4, fill.stdout);
+  assert.match(fill.stdout, /^ +1\. +"\S+" +0\.\d{4} +the quick brown fox/m);
+  const noHead = spawnSync(bin(), ['fill-mask', '--model', hf('bert'), '--text', 'a [MASK]'], { encoding: 'utf8' });
+  assert.equal(noHead.status, 1);
+  assert.match(noHead.stderr, /masked-language-model head/);
+  const noText = spawnSync(bin(), ['embed', '--model', hf('bert')], { encoding: 'utf8' });
+  assert.equal(noText.status, 2);
+  assert.match(noText.stderr, /give the text with --text/);
 });
 
 test('a strict TypeScript consumer type-checks against the shipped types', () => {
@@ -139,6 +180,63 @@ test('a strict TypeScript consumer type-checks against the shipped types', () =>
     import simdformer = require('simdformer');
     simdformer.init({ simd: false }).then((sf) => sf.positionalEncoding(2, 2).shape);
   `);
-  const tsc = spawnSync(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', dir], { encoding: 'utf8' });
-  assert.equal(tsc.status, 0, tsc.stdout + tsc.stderr);
+  writeFileSync(join(dir, 'text.mts'), `
+    import { init, type TextEncoding } from 'simdformer';
+    const sf = await init();
+    const m = await sf.loadPretrained('folder', { onProgress: (p) => p.loaded });
+    const r = m.encodeText('hello', { returnAttention: true });
+    const a: number = r.attentions[0][2].data[0];
+    const offsets: [number, number] = r.offsets[1];
+    const plainR: TextEncoding = m.encodeText('hello');
+    // @ts-expect-error: attentions may be absent without returnAttention
+    plainR.attentions[0];
+    const batch = m.encodeText(['a', ['b', 'c']], { returnAttention: 'mean', maxLength: 8 });
+    const c: number = batch[1].attentions[0][0].data[0];
+    const e: Float32Array = m.embed('x');
+    const es: Float32Array[] = m.embed(['x', 'y'], { normalize: false, pooling: 'cls' });
+    const score: number = m.fillMask('a [MASK]', { topK: 3 }).masks[0].predictions[0].score;
+    const w = sf.attention([[1]], [[1]], [[1]], { returnWeights: true });
+    const ws: [number, number] = w.weights.shape;
+    const model = sf.loadModelSync(new Uint8Array(8), { d_model: 8 });
+    const x: number = model.encode(new Float32Array(16), { returnAttention: true }).attentions[0][0].data[0];
+    const y: number = model.generate([1, 2], { returnAttention: 'mean' }).crossAttentions[0][0].data[0];
+    const objects = await sf.loadPretrained({ config: {}, weights: new Uint8Array(1), tokenizer: '{}' });
+    // @ts-expect-error: embed has no option 'pool'
+    m.embed('x', { pool: 'mean' });
+    m.dispose();
+    export const used = [a, offsets, c, e, es, score, ws, x, y, objects];
+  `);
+  // Node with the disposable lib, and a browser-only set-up without it and without @types/node.
+  for (const lib of [['es2022', 'esnext.disposable'], ['es2022', 'dom']]) {
+    writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({
+      compilerOptions: { strict: true, noEmit: true, module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022', lib, types: [] },
+      files: ['consumer.mts', 'consumer.cts', 'text.mts'],
+    }));
+    const tsc = spawnSync(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', dir], { encoding: 'utf8' });
+    assert.equal(tsc.status, 0, `lib ${lib}: ${tsc.stdout}${tsc.stderr}`);
+  }
+});
+
+test('importing simdformer never loads @huggingface/tokenizers; loadPretrained names it when it is missing', () => {
+  const lib = join(dir, 'node_modules', '@huggingface', 'tokenizers');
+  const hidden = `${lib}.hidden`;
+  renameSync(lib, hidden);
+  try {
+    const out = run('lazy.mjs', `
+      import { init } from 'simdformer';
+      const sf = await init();
+      const model = await sf.loadModel(${JSON.stringify(modelPath('mha_self'))}, ${JSON.stringify(configOf('mha_self'))});
+      const shape = model.encode([[...Array(16).keys()].map((i) => i / 16)]).shape;
+      model.dispose();
+      const error = await sf.loadPretrained(${JSON.stringify(join(ROOT, 'tests', 'data', 'hf', 'bert'))}).then(() => null, (e) => e);
+      console.log(JSON.stringify({ shape, code: error?.code, message: error?.message, live: sf.liveBytes }));
+    `);
+    const r = JSON.parse(out);
+    assert.deepEqual(r.shape, [1, 16]);
+    assert.equal(r.code, 'unsupported');
+    assert.match(r.message, /@huggingface\/tokenizers/);
+    assert.equal(r.live, 0);
+  } finally {
+    renameSync(hidden, lib);
+  }
 });

@@ -1,0 +1,198 @@
+// Where a Hugging Face model folder comes from, behind one small interface ("file set"):
+//   label                      what to call the source in messages
+//   text(name)                 -> Promise<string | null>   (null: the file is absent)
+//   binary(name)               -> Promise<{size, readInto(offset, dest: Uint8Array)} | null>
+//   exists(name)               -> Promise<boolean>   (without reading the file)
+//   close()
+// readInto is synchronous: the C++ loader pulls tensor bytes through a synchronous callback.
+// Browser-safe kinds live here (base URL, dropped File objects, in-memory objects); the Node
+// folder kind is in node-files.mjs so browser bundles never see node:fs.
+import { fail } from './errors.mjs';
+import { describe } from './options.mjs';
+
+/** Bytes already in JS memory, served in slices. */
+export function memoryBinary(bytes) {
+  return {
+    size: bytes.length,
+    readInto(offset, dest) { dest.set(bytes.subarray(offset, offset + dest.length)); },
+  };
+}
+
+const utf8 = (bytes) => new TextDecoder('utf-8', { fatal: false, ignoreBOM: false }).decode(bytes);
+
+// -- base URL --------------------------------------------------------------------------------
+
+/**
+ * A folder served over HTTP(S): files are fetched relative to `base` (a trailing slash is
+ * added). Binary files are downloaded whole into JS memory, with download progress.
+ */
+export function urlFileSet(base, { signal, progress }) {
+  const text = typeof base === 'string' ? base : base.href;
+  const page = globalThis.document?.baseURI ?? globalThis.location?.href;  // relative URLs: against the page
+  let root;
+  try {
+    root = new URL(text.endsWith('/') ? text : `${text}/`, page);
+  } catch {
+    fail(`loadPretrained: '${text}' is not a URL${page ? '' : ' (relative URLs need a page to resolve against)'}`);
+  }
+  const get = async (name) => {
+    let response;
+    try {
+      response = await fetch(new URL(name, root), { signal });
+    } catch (e) {
+      if (signal?.aborted) throw signal.reason;
+      fail(`cannot fetch ${name} from ${root}: ${e.message}`, 'io_error');
+    }
+    if (response.status === 404 || response.status === 410) return null;
+    if (!response.ok) fail(`cannot fetch ${name} from ${root}: HTTP ${response.status}`, 'io_error');
+    return response;
+  };
+  return {
+    label: root.href,
+    async text(name) {
+      const r = await get(name);
+      return r === null ? null : r.text();
+    },
+    async binary(name) {
+      const r = await get(name);
+      return r === null ? null : memoryBinary(await download(r, name, progress, signal));
+    },
+    async exists(name) {
+      try {
+        const r = await fetch(new URL(name, root), { method: 'HEAD', signal });
+        return r.ok;
+      } catch {
+        return false;
+      }
+    },
+    close() {},
+  };
+}
+
+// The body of a response, reporting {stage: 'download', file, loaded, total} as it arrives.
+async function download(response, name, progress, signal) {
+  const declared = Number(response.headers.get('content-length'));
+  const total = Number.isSafeInteger(declared) && declared > 0 ? declared : 0;
+  if (!response.body) {
+    const bytes = new Uint8Array(await response.arrayBuffer());
+    progress({ stage: 'download', file: name, loaded: bytes.length, total: bytes.length });
+    return bytes;
+  }
+  const reader = response.body.getReader();
+  const chunks = [];
+  let loaded = 0;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      chunks.push(value);
+      loaded += value.length;
+      progress({ stage: 'download', file: name, loaded, total: Math.max(total, loaded) });
+    }
+  } catch (e) {
+    await reader.cancel().catch(() => {});
+    if (signal?.aborted) throw signal.reason;
+    throw e;
+  }
+  if (total && loaded !== total) fail(`${name}: received ${loaded} bytes, the server announced ${total}`, 'io_error');
+  if (chunks.length === 1) return chunks[0];
+  const bytes = new Uint8Array(loaded);
+  let at = 0;
+  for (const c of chunks) { bytes.set(c, at); at += c.length; }
+  return bytes;
+}
+
+// -- dropped files (FileList / File[]) -------------------------------------------------------
+
+/**
+ * Files picked or dropped by the user. A dropped folder's files carry webkitRelativePath
+ * ("folder/1_Pooling/config.json"): they are found by that path without the folder's own name.
+ * Plain File objects are found by their name.
+ */
+export function filesFileSet(files) {
+  const byName = new Map();
+  for (const f of Array.from(files)) {
+    if (!isBlobLike(f)) fail(`a dropped file list must hold File objects, got ${describe(f)}`);
+    const relative = typeof f.webkitRelativePath === 'string' ? f.webkitRelativePath.split('/').slice(1).join('/') : '';
+    const name = relative || f.name;
+    if (byName.has(name)) fail(`two files named ${name} were given`);
+    byName.set(name, f);
+  }
+  return {
+    label: 'the given files',
+    async text(name) {
+      const f = byName.get(name);
+      return f ? utf8(new Uint8Array(await f.arrayBuffer())) : null;
+    },
+    async binary(name) {
+      const f = byName.get(name);
+      return f ? memoryBinary(new Uint8Array(await f.arrayBuffer())) : null;
+    },
+    async exists(name) { return byName.has(name); },
+    close() {},
+  };
+}
+
+const isBlobLike = (f) => f !== null && typeof f === 'object' && typeof f.arrayBuffer === 'function' && typeof f.size === 'number'
+  && typeof f.name === 'string';
+
+export const isFileList = (source) => (typeof FileList === 'function' && source instanceof FileList)
+  || (Array.isArray(source) && source.length > 0 && source.every(isBlobLike));
+
+// -- objects and bytes -----------------------------------------------------------------------
+
+const OBJECT_KEYS = ['config', 'weights', 'tokenizer', 'tokenizerConfig', 'index'];
+
+/**
+ * { config, weights, tokenizer, tokenizerConfig?, index? }: config / tokenizer / tokenizerConfig /
+ * index as objects, JSON text or bytes; weights as bytes (one model.safetensors), or an object
+ * {fileName: bytes} of shards together with `index` (model.safetensors.index.json).
+ */
+export function objectFileSet(source) {
+  for (const key of Object.keys(source)) {
+    if (!OBJECT_KEYS.includes(key)) fail(`loadPretrained: unknown key '${key}' (allowed: ${OBJECT_KEYS.join(', ')})`);
+  }
+  const own = (k) => (Object.prototype.hasOwnProperty.call(source, k) ? source[k] : undefined);
+  const files = new Map();
+  const json = (name, v) => {
+    if (v === undefined) return;
+    if (typeof v === 'string') files.set(name, { text: v });
+    else if (isBytes(v)) files.set(name, { text: utf8(toBytes(v)) });
+    else if (v !== null && typeof v === 'object') files.set(name, { text: jsonText(v, name) });
+    else fail(`loadPretrained: ${name} must be an object, JSON text or bytes, got ${describe(v)}`);
+  };
+  json('config.json', own('config'));
+  json('tokenizer.json', own('tokenizer'));
+  json('tokenizer_config.json', own('tokenizerConfig'));
+  json('model.safetensors.index.json', own('index'));
+  const weights = own('weights');
+  if (isBytes(weights)) {
+    files.set('model.safetensors', { bytes: toBytes(weights) });
+  } else if (weights !== null && typeof weights === 'object' && !Array.isArray(weights)) {
+    for (const [name, bytes] of Object.entries(weights)) {
+      if (!isBytes(bytes)) fail(`loadPretrained: weights['${name}'] must be bytes, got ${describe(bytes)}`);
+      files.set(name, { bytes: toBytes(bytes) });
+    }
+  } else if (weights !== undefined) {
+    fail(`loadPretrained: weights must be bytes or {fileName: bytes}, got ${describe(weights)}`);
+  }
+  return {
+    label: 'the given objects',
+    async text(name) { return files.get(name)?.text ?? (files.get(name)?.bytes ? utf8(files.get(name).bytes) : null); },
+    async binary(name) { const f = files.get(name); return f?.bytes ? memoryBinary(f.bytes) : null; },
+    async exists(name) { return files.has(name); },
+    close() {},
+  };
+}
+
+const isBytes = (v) => v instanceof ArrayBuffer || ArrayBuffer.isView(v);
+const toBytes = (v) => (v instanceof Uint8Array ? v : v instanceof ArrayBuffer ? new Uint8Array(v)
+  : new Uint8Array(v.buffer, v.byteOffset, v.byteLength));
+
+function jsonText(value, name) {
+  try {
+    return JSON.stringify(value);
+  } catch (e) {
+    return fail(`loadPretrained: ${name} cannot be written as JSON: ${e.message}`);
+  }
+}

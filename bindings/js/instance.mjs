@@ -1,0 +1,120 @@
+// Simdformer: one loaded wasm module as users see it (created by init() in the Node and browser
+// entries). It loads models and runs the standalone operations.
+import { check, fail } from './errors.mjs';
+import { CallHeap } from './heap.mjs';
+import { asBytes } from './inputs.mjs';
+import { createLinear } from './linear-layer.mjs';
+import { Model } from './model.mjs';
+import { attention, layerNorm, positionalEncoding } from './ops.mjs';
+import { func, oneOf, readOptions, value } from './options.mjs';
+import { loadPretrained } from './pretrained.mjs';
+
+export class Simdformer {
+  #module;
+  #readSource;
+  #localFolder;
+
+  /** readSource(source, progress) -> bytes; localFolder(path) -> a file set (Node only). */
+  constructor(module, { simd, readSource, localFolder = null }) {
+    this.#module = module;
+    this.#readSource = readSource;
+    this.#localFolder = localFolder;
+    this.simd = simd;
+    this.arch = module.simdArch();
+    this.lanes = module.simdLanes();
+  }
+
+  /** Bytes of model weights and workspaces currently held in wasm memory. */
+  get liveBytes() { return this.#module.liveBytes(); }
+  /** Current size of the wasm memory (it only grows). */
+  get heapBytes() { return this.#module.HEAPU8.length; }
+
+  /**
+   * Loads a model from safetensors bytes, a file path (Node) or a URL (browser). The config
+   * (object or JSON text) may be omitted when the file's metadata holds it under "config".
+   */
+  async loadModel(source, config, options) {
+    const o = readOptions(options, { onProgress: func() }, 'loadModel');
+    const progress = o.onProgress ?? (() => {});
+    const bytes = await this.#readSource(source, progress);
+    return this.loadModelSync(bytes, config, progress);
+  }
+
+  loadModelSync(bytes, config, progress = () => {}) {
+    bytes = asBytes(bytes, 'model source');
+    let configText = '';
+    if (config !== undefined && config !== null) {
+      if (typeof config === 'string') configText = config;
+      else if (typeof config === 'object') configText = configJson(config);
+      else fail('config must be an object or JSON text');
+    }
+    progress({ stage: 'load', loaded: 0, total: bytes.length });
+    const heap = new CallHeap(this.#module);
+    const handle = new this.#module.ModelHandle();
+    let loaded = false;
+    try {
+      check(handle.load(heap.u8(bytes), bytes.length, configText), 'loadModel');
+      loaded = true;
+    } finally {
+      heap.free();
+      if (!loaded) handle.delete();
+    }
+    const model = new Model(this.#module, handle);
+    progress({ stage: 'load', loaded: bytes.length, total: bytes.length });
+    return model;
+  }
+
+  /**
+   * Loads a Hugging Face model folder (BERT, RoBERTa, DistilBERT) with its tokenizer: a folder
+   * path (Node), a base URL, a FileList / File[] or {config, weights, tokenizer}.
+   */
+  loadPretrained(source, options) {
+    return loadPretrained(this.#module, source, options, { localFolder: this.#localFolder });
+  }
+
+  /** The tensors, dtypes, shapes and metadata of a safetensors file, without loading it. */
+  async inspect(source) {
+    const bytes = asBytes(await this.#readSource(source, () => {}), 'safetensors source');
+    const heap = new CallHeap(this.#module);
+    try {
+      const text = this.#module.describeSafetensors(heap.u8(bytes), bytes.length);
+      if (text.startsWith('\t')) fail(text.slice(1), 'io_error');
+      return JSON.parse(text);
+    } finally {
+      heap.free();
+    }
+  }
+
+  attention(Q, K, V, options) { return attention(this.#module, Q, K, V, options); }
+  layerNorm(x, options) { return layerNorm(this.#module, x, options); }
+  /** A Linear layer from an nn.Linear weight [outFeatures * inFeatures] and optional bias. */
+  linear(weight, bias, inFeatures, outFeatures) { return createLinear(this.#module, weight, bias, inFeatures, outFeatures); }
+  positionalEncoding(n, d) { return positionalEncoding(this.#module, n, d); }
+}
+
+// JSON text of a config object; BigInt values and cycles are errors, not TypeErrors.
+function configJson(config) {
+  try {
+    return JSON.stringify(config);
+  } catch (e) {
+    return fail(`config cannot be written as JSON: ${e.message}`);
+  }
+}
+
+/** Runs the Emscripten factory; a wasm file that does not compile is a SimdformerError. */
+export async function instantiate(factory, moduleOptions) {
+  try {
+    return await factory(moduleOptions);
+  } catch (e) {
+    return fail(`init: the wasm module cannot be instantiated: ${e?.message ?? e}`, 'unsupported');
+  }
+}
+
+/** Validates init() options shared by both entry points. */
+export function initOptions(options) {
+  const o = readOptions(options, { wasmUrl: value(), wasmBinary: value(), simd: oneOf(['auto', true, false], 'auto') }, 'init');
+  if (o.wasmBinary !== undefined && !(o.wasmBinary instanceof ArrayBuffer) && !ArrayBuffer.isView(o.wasmBinary)) {
+    fail('init: wasmBinary must be an ArrayBuffer or Uint8Array');
+  }
+  return o;
+}

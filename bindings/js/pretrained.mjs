@@ -1,0 +1,182 @@
+// loadPretrained: a Hugging Face model folder (config.json, model.safetensors or shards + index,
+// tokenizer.json) from a folder path, a base URL, dropped files or in-memory objects -> TextModel.
+//
+// The weights are never copied whole into wasm memory: the C++ loader pulls each tensor's bytes
+// through a synchronous read(shard, offset, length, destPtr) callback, which copies them from
+// the file (Node: fs.readSync on an open descriptor) or from JS memory (browser: the downloaded
+// or dropped file) straight into the destination in the wasm heap.
+import { check, fail } from './errors.mjs';
+import { filesFileSet, isFileList, objectFileSet, urlFileSet } from './file-sets.mjs';
+import { describe, func, oneOf, readOptions, value } from './options.mjs';
+import { TextModel } from './text-model.mjs';
+import { loadTokenizer, tokenizersLibrary } from './tokenizer.mjs';
+
+const isUrlText = (s) => /^https?:\/\//i.test(s);
+
+/**
+ * source: a folder path (Node), a base URL (string or URL), a FileList / File[] (a dropped
+ * folder), or {config, weights, tokenizer, tokenizerConfig?, index?}.
+ * localFolder(path) opens a folder (Node entry only).
+ */
+export async function loadPretrained(module, source, options, { localFolder }) {
+  const o = readOptions(options, { onProgress: func(), signal: value(), weights: oneOf(['f32'], 'f32') }, 'loadPretrained');
+  const signal = o.signal;
+  if (signal !== undefined && !(typeof signal === 'object' && typeof signal.aborted === 'boolean' && typeof signal.addEventListener === 'function')) {
+    fail(`loadPretrained: signal must be an AbortSignal, got ${describe(signal)}`);
+  }
+  // Every progress event goes through here: an aborted signal or a throwing onProgress cancels.
+  const progress = (event) => {
+    if (signal?.aborted) throw signal.reason;
+    o.onProgress?.(event);
+  };
+  progress({ stage: 'start', loaded: 0, total: 0 });
+  const files = openSource(source, { localFolder, signal, progress });
+  try {
+    const configText = await jsonFile(files, 'config.json', true);
+    const weights = await openWeights(files);
+    const tokenizerJson = await jsonFile(files, 'tokenizer.json', false);
+    const tokenizerConfig = await jsonFile(files, 'tokenizer_config.json', false);
+    const pooling = await sentenceTransformersPooling(files);
+    await tokenizersLibrary();  // fail before the weights are read if it cannot load
+    const handle = loadWeights(module, configText, weights, { progress, signal, weightsKind: o.weights });
+    try {
+      const info = JSON.parse(handle.infoJson());
+      if (tokenizerJson === null) fail(`tokenizer.json is missing from ${files.label}`, 'io_error');
+      const tokenizer = await loadTokenizer(JSON.parse(tokenizerJson), tokenizerConfig === null ? {} : JSON.parse(tokenizerConfig), {
+        rows: info.vocab_size, maxPositions: info.max_positions, padId: Number.isSafeInteger(info.pad_token_id) ? info.pad_token_id : undefined,
+      });
+      progress({ stage: 'done', loaded: 1, total: 1 });
+      return new TextModel(module, handle, info, tokenizer, pooling);
+    } catch (e) {
+      handle.delete();
+      throw e;
+    }
+  } finally {
+    files.close();
+  }
+}
+
+function openSource(source, { localFolder, signal, progress }) {
+  if (typeof source === 'string') {
+    if (isUrlText(source) || !localFolder) return urlFileSet(source, { signal, progress });
+    return localFolder(source);
+  }
+  if (typeof URL === 'function' && source instanceof URL) {
+    if (source.protocol === 'file:' && localFolder) return localFolder(decodeURIComponent(source.pathname));
+    return urlFileSet(source, { signal, progress });
+  }
+  if (isFileList(source)) return filesFileSet(source);
+  if (source !== null && typeof source === 'object' && !Array.isArray(source) && !ArrayBuffer.isView(source)) return objectFileSet(source);
+  return fail(`loadPretrained: source must be a folder path, a URL, a FileList / File[] or {config, weights, tokenizer}, got ${describe(source)}`);
+}
+
+// A JSON file's text (checked to be JSON); null when absent and not required.
+async function jsonFile(files, name, required) {
+  const text = await files.text(name);
+  if (text === null) {
+    if (required) fail(`${name} is missing from ${files.label}`, 'io_error');
+    return null;
+  }
+  try {
+    JSON.parse(text);
+  } catch (e) {
+    fail(`${name} in ${files.label} is not valid JSON: ${e.message}`, 'invalid_argument');
+  }
+  return text;
+}
+
+// model.safetensors, or model.safetensors.index.json and the shards its weight_map names. (The
+// single file is asked for first: most folders have it, and an absent file is a 404 in browsers.)
+async function openWeights(files) {
+  const single = await files.binary('model.safetensors');
+  if (single) return { indexText: '', shards: [{ name: 'model.safetensors', file: single }] };
+  const indexText = await jsonFile(files, 'model.safetensors.index.json', false);
+  if (indexText === null) {
+    if (await files.exists('pytorch_model.bin')) {
+      fail(`${files.label} has only pytorch_model.bin, a pickled PyTorch checkpoint, which simdformer never unpickles; `
+        + 'convert it to safetensors (model.save_pretrained(folder, safe_serialization=True)) and load model.safetensors', 'unsupported');
+    }
+    fail(`model.safetensors (or model.safetensors.index.json with its shards) is missing from ${files.label}`, 'io_error');
+  }
+  const map = JSON.parse(indexText).weight_map;
+  if (!map || typeof map !== 'object' || Array.isArray(map)) fail('model.safetensors.index.json has no "weight_map" object');
+  const names = [...new Set(Object.values(map))];
+  const shards = [];
+  for (const name of names) {
+    if (typeof name !== 'string' || !/^[^/\\]+\.safetensors$/.test(name) || name.startsWith('.')) {
+      fail(`model.safetensors.index.json names the shard ${describe(name)}; shards must be .safetensors files in the same folder`);
+    }
+    const file = await files.binary(name);
+    if (!file) fail(`${name}, named by model.safetensors.index.json, is missing from ${files.label}`, 'io_error');
+    shards.push({ name, file });
+  }
+  return { indexText, shards };
+}
+
+// sentence-transformers folders say how embeddings are pooled (1_Pooling/config.json) and
+// whether they are normalised (a Normalize module in modules.json). Defaults: mean, normalised.
+async function sentenceTransformersPooling(files) {
+  const pooling = { mode: 'mean', normalize: true };
+  const modulesText = await files.text('modules.json').catch(() => null);
+  if (modulesText === null) return pooling;
+  let modules;
+  try {
+    modules = JSON.parse(modulesText);
+  } catch {
+    return pooling;
+  }
+  if (!Array.isArray(modules)) return pooling;
+  pooling.normalize = modules.some((m) => typeof m?.type === 'string' && m.type.endsWith('.Normalize'));
+  const poolingModule = modules.find((m) => typeof m?.type === 'string' && m.type.endsWith('.Pooling'));
+  if (poolingModule && typeof poolingModule.path === 'string' && /^[\w.-]+$/.test(poolingModule.path)) {
+    const text = await files.text(`${poolingModule.path}/config.json`).catch(() => null);
+    const config = text === null ? null : JSON.parse(text);
+    if (config?.pooling_mode_cls_token === true) pooling.mode = 'cls';
+    else if (config?.pooling_mode_max_tokens === true) pooling.mode = 'max';
+  }
+  return pooling;
+}
+
+// Calls ModelHandle.loadCheckpoint; on any failure (including a cancelled load) the handle is
+// deleted before the error propagates, so nothing stays allocated.
+function loadWeights(module, configText, { indexText, shards }, { progress, signal, weightsKind }) {
+  let failure = null;  // an exception raised inside a callback, rethrown once C++ has returned
+  const read = (shard, offset, length, destPtr) => {
+    try {
+      const s = shards[shard];
+      if (!s || !Number.isSafeInteger(offset) || !Number.isSafeInteger(length) || offset < 0 || length < 0 || offset + length > s.file.size) {
+        return `read of ${length} bytes at ${offset} is outside ${s ? s.name : `shard ${shard}`}`;
+      }
+      if (signal?.aborted) throw signal.reason;
+      s.file.readInto(offset, new Uint8Array(module.HEAPU8.buffer, destPtr, length));  // a fresh view: memory may have grown
+      return '';
+    } catch (e) {
+      failure ??= e;
+      return String(e?.message ?? e);
+    }
+  };
+  const onLoad = (loaded, total) => {
+    try {
+      progress({ stage: 'load', loaded, total });
+      return true;
+    } catch (e) {
+      failure ??= e;
+      return false;
+    }
+  };
+  if (typeof module.ModelHandle.prototype.loadCheckpoint !== 'function') {
+    fail('this build of the wasm module has no checkpoint loader (ModelHandle.loadCheckpoint)', 'unsupported');
+  }
+  const handle = new module.ModelHandle();
+  let loaded = false;
+  try {
+    const err = handle.loadCheckpoint(configText, shards.map((s) => ({ name: s.name, size: s.file.size })), indexText, read, onLoad,
+      JSON.stringify({ weights: weightsKind }));
+    if (failure) throw failure;
+    check(err, 'loadPretrained');
+    loaded = true;
+  } finally {
+    if (!loaded) handle.delete();
+  }
+  return handle;
+}

@@ -1,0 +1,178 @@
+// TextModel: a Hugging Face checkpoint (BERT, RoBERTa, DistilBERT) with its tokenizer, loaded by
+// Simdformer.loadPretrained. Text in; tokens with offsets, hidden states, attention maps,
+// sentence embeddings and masked-token predictions out.
+import { ENCODER_MAPS, readAttentionMaps } from './attention-maps.mjs';
+import { check, fail } from './errors.mjs';
+import { CallHeap, copyF32 } from './heap.mjs';
+import { disposable, forget, watch } from './lifetime.mjs';
+import { boolean, integer, oneOf, readOptions } from './options.mjs';
+import { l2Normalize, pool, softmaxTopK } from './pooling.mjs';
+import { textItems } from './text-inputs.mjs';
+
+export class TextModel {
+  #module;
+  #handle;
+  #info;
+  #tokenizer;
+  #pooling;
+
+  /** pooling: {mode: 'mean' | 'cls' | 'max', normalize: boolean} from the folder (sentence-transformers files). */
+  constructor(module, handle, info, tokenizer, pooling) {
+    this.#module = module;
+    this.#handle = handle;
+    this.#info = Object.freeze(info);
+    this.#tokenizer = tokenizer;
+    this.#pooling = pooling;
+    watch(this, `a ${info.architecture} model`);
+  }
+
+  /** The normalized config (architecture, d_model, n_layers, ...; `config` = the original config.json). */
+  get info() { return this.#info; }
+  get architecture() { return this.#info.architecture; }
+  get parameterCount() { return this.#info.parameters; }
+  /** Longest input in tokens, special tokens included. */
+  get maxLength() { return this.#tokenizer.maxLength; }
+  get tokenizer() { return this.#tokenizer; }
+  get disposed() { return this.#handle === null; }
+
+  dispose() {
+    if (this.#handle) {
+      this.#handle.delete();
+      this.#handle = null;
+      forget(this);
+    }
+  }
+
+  #live() {
+    if (!this.#handle) fail('this model has been disposed', 'disposed');
+    return this.#handle;
+  }
+
+  #maxLengthOption() { return integer(1, this.#tokenizer.maxLength, this.#tokenizer.maxLength); }
+
+  // Tokenizes and runs one batch.
+  #run(items, maxLength, needs) {
+    const enc = this.#tokenizer.encodeBatch(items, maxLength);
+    this.#forward(enc, needs);
+    return enc;
+  }
+
+  // Runs a tokenized batch. logitsRows: flat row indices b * n + i whose MLM scores to keep.
+  #forward(enc, { needWeights = false, needPooler = false, logitsRows = null } = {}) {
+    const h = this.#live();
+    const usesTypes = this.#info.type_vocab_size > 1;
+    const heap = new CallHeap(this.#module);
+    try {
+      check(h.forwardText({
+        nBatch: enc.nBatch, nSeq: enc.nSeq,
+        tokens: heap.i32(enc.ids),                                  // [B, n]
+        tokenTypes: usesTypes ? heap.i32(enc.typeIds) : 0,          // [B, n] or 0
+        attentionMask: heap.u8(enc.attentionMask),                  // [B, n], 1 = real token
+        needWeights, needPooler,
+        logitsRows: logitsRows ? heap.i32(Int32Array.from(logitsRows)) : 0, nLogitsRows: logitsRows ? logitsRows.length : 0,
+      }));
+    } finally {
+      heap.free();
+    }
+    if (!usesTypes) for (const s of enc.sequences) s.typeIds.fill(0);  // what the model saw
+  }
+
+  #hidden(rows) {
+    const h = this.#live();
+    return copyF32(this.#module, h.output(), rows * this.#info.d_model);  // [B * n, d]
+  }
+
+  /**
+   * Tokenizes and encodes text: a string, or an array of strings and [text, textPair] pairs.
+   * Per text: tokens, ids, typeIds, offsets, sequenceIds, the truncation report, the last
+   * hidden state [length, d], the pooler output (models with a pooler) and, with
+   * returnAttention, attentions[layer][head] cropped to the real tokens.
+   */
+  encodeText(input, options) {
+    const o = readOptions(options, { returnAttention: oneOf([true, 'mean', false], false), maxLength: this.#maxLengthOption() }, 'encodeText');
+    const { items, batch } = textItems(input, 'encodeText');
+    const needPooler = this.#info.has_pooler === true;
+    const enc = this.#run(items, o.maxLength, { needWeights: o.returnAttention !== false, needPooler });
+    const h = this.#live();
+    const d = this.#info.d_model, n = enc.nSeq;
+    const hidden = this.#hidden(enc.nBatch * n);
+    const pooler = needPooler ? copyF32(this.#module, h.pooler(), enc.nBatch * d) : null;
+    const lengths = enc.sequences.map((s) => s.length);
+    const maps = o.returnAttention ? readAttentionMaps(this.#module, h, ENCODER_MAPS, this.#info.n_layers, lengths, lengths, o.returnAttention) : null;
+    const results = enc.sequences.map((s, b) => ({
+      tokens: s.tokens, ids: s.ids, typeIds: s.typeIds, offsets: s.offsets, sequenceIds: s.sequenceIds,
+      length: s.length, truncated: s.truncated, originalLength: s.originalLength,
+      lastHiddenState: hidden.slice(b * n * d, (b * n + s.length) * d), shape: [s.length, d],
+      ...(pooler ? { pooler: pooler.slice(b * d, (b + 1) * d) } : {}),
+      ...(maps ? { attentions: maps[b] } : {}),
+    }));
+    return batch ? results : results[0];
+  }
+
+  /**
+   * Sentence embeddings: mean over the tokens with attention_mask = 1 (or the folder's
+   * sentence-transformers pooling), then L2-normalised unless normalize: false. Texts longer than
+   * maxLength are cut as Hugging Face does (truncation: false makes that an error instead).
+   */
+  embed(input, options) {
+    const o = readOptions(options, {
+      normalize: boolean(this.#pooling.normalize), pooling: oneOf(['mean', 'cls', 'max'], this.#pooling.mode),
+      maxLength: this.#maxLengthOption(), truncation: boolean(true), batchSize: integer(1, 4096, 32),
+    }, 'embed');
+    const { items, batch } = textItems(input, 'embed');
+    const out = [];
+    for (let start = 0; start < items.length; start += o.batchSize) {
+      const chunk = items.slice(start, start + o.batchSize);
+      const enc = this.#run(chunk, o.maxLength);
+      enc.sequences.forEach((s, i) => {
+        if (s.truncated && !o.truncation) {
+          fail(`embed: text ${start + i} has ${s.originalLength} tokens, more than maxLength ${o.maxLength} (truncation: true cuts it)`);
+        }
+      });
+      const vectors = pool(this.#hidden(enc.nBatch * enc.nSeq), enc.nSeq, this.#info.d_model, enc.sequences.map((s) => s.length), o.pooling);
+      for (const v of vectors) out.push(o.normalize ? l2Normalize(v) : v);
+    }
+    return batch ? out : out[0];
+  }
+
+  /**
+   * Masked-token prediction (models with an MLM head), as Hugging Face's fill-mask pipeline: for
+   * each mask token of the text, the topK tokens with their softmax probabilities and the text
+   * with that mask filled in.
+   */
+  fillMask(input, options) {
+    if (!this.#info.has_mlm_head) {
+      fail(`fillMask needs a masked-language-model head; this ${this.#info.architecture} checkpoint has none (load a ...ForMaskedLM checkpoint)`, 'unsupported');
+    }
+    const tok = this.#tokenizer;
+    if (tok.maskId === null) fail('fillMask: the tokenizer has no mask token', 'unsupported');
+    const o = readOptions(options, { topK: integer(1, this.#info.vocab_size, 5), maxLength: this.#maxLengthOption() }, 'fillMask');
+    const { items, batch } = textItems(input, 'fillMask', { pairs: false });
+    const enc = tok.encodeBatch(items, o.maxLength);  // to find the mask positions first
+    const rows = [];
+    enc.sequences.forEach((s, b) => {
+      const found = [];
+      s.ids.forEach((id, i) => { if (id === tok.maskId) found.push(i); });
+      if (!found.length) fail(`fillMask: text ${b} has no ${tok.maskToken} token${s.truncated ? ' (it may have been cut: the text is longer than maxLength)' : ''}`);
+      for (const i of found) rows.push([b, i]);
+    });
+    this.#forward(enc, { logitsRows: rows.map(([b, i]) => b * enc.nSeq + i) });
+    const h = this.#live();
+    const vocab = h.logitsCols();
+    const logits = copyF32(this.#module, h.logits(), rows.length * vocab);  // [rows, vocab]
+    const results = enc.sequences.map((s) => ({
+      tokens: s.tokens, ids: s.ids, offsets: s.offsets, truncated: s.truncated, originalLength: s.originalLength, masks: [],
+    }));
+    rows.forEach(([b, i], r) => {
+      const s = enc.sequences[b];
+      const predictions = softmaxTopK(logits.subarray(r * vocab, (r + 1) * vocab), o.topK).map(({ id, score }) => {
+        const filled = Array.from(s.ids);
+        filled[i] = id;
+        return { id, token: tok.decode([id]), score, sequence: tok.decode(filled, { skipSpecialTokens: true }) };
+      });
+      results[b].masks.push({ index: i, predictions });
+    });
+    return batch ? results : results[0];
+  }
+}
+disposable(TextModel);

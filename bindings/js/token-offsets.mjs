@@ -1,0 +1,114 @@
+// Character offsets of tokens in the text they came from. @huggingface/tokenizers returns token
+// strings only, so each token's text (its "surface": subword markers removed, byte-level symbols
+// decoded) is located in the original text, in order. Both sides are compared after folding
+// (compatibility decomposition, combining marks removed, lower case), which undoes what
+// tokenizer normalizers do (BertNormalizer's lowercasing and accent stripping, NFKC, ...).
+//
+// Offsets are [start, end) in UTF-16 code units of the JS string, so text.slice(start, end) is the
+// token's text. They exclude surrounding whitespace (as Hugging Face's trim_offsets: true).
+// Tokens whose text cannot be located (an unknown-word token, a byte-level token holding part of
+// a multi-byte character) span the text between their neighbours; several such tokens in a row
+// share that span, as Hugging Face gives every byte of a character the character's offsets.
+
+const fold = (s) => s.normalize('NFKD').replace(/\p{M}/gu, '').toLowerCase();
+const isSpace = (s) => /^\s$/u.test(s);
+
+// The folded text with, for each folded UTF-16 unit, the [start, end) of the original code point.
+function foldedWithOrigins(text) {
+  let folded = '';
+  const starts = [], ends = [];
+  for (let i = 0; i < text.length;) {
+    const cp = text.codePointAt(i);
+    const width = cp > 0xffff ? 2 : 1;
+    const f = fold(String.fromCodePoint(cp));
+    for (let k = 0; k < f.length; k++) { starts.push(i); ends.push(i + width); }
+    folded += f;
+    i += width;
+  }
+  return { folded, starts, ends };
+}
+
+/**
+ * text: the original string; surfaces: per token its text, or null when it has none to locate
+ * (unknown token). Returns [start, end] per token.
+ */
+export function tokenOffsets(text, surfaces) {
+  const { folded, starts, ends } = foldedWithOrigins(text);
+  const offsets = new Array(surfaces.length);
+  let cursor = 0;           // folded position after the last located token
+  let pending = [];         // tokens waiting for the next located token to close their span
+  const skipSpace = (p) => { while (p < folded.length && isSpace(folded[p])) p++; return p; };
+  const closePending = (endFolded) => {
+    const from = skipSpace(cursor);
+    let to = endFolded;
+    while (to > from && isSpace(folded[to - 1])) to--;
+    const span = from < to ? [starts[from], ends[to - 1]] : [at(from), at(from)];
+    for (const k of pending) offsets[k] = span;
+    pending = [];
+  };
+  const at = (p) => (p < folded.length ? starts[p] : text.length);
+  surfaces.forEach((surface, k) => {
+    if (surface !== null && surface !== '' && surface.trim() === '') {
+      // a whitespace-only token (a lone Ġ or ▁): the whitespace run at the cursor, if any
+      const end = skipSpace(cursor);
+      if (pending.length) closePending(cursor);
+      offsets[k] = end > cursor ? [starts[cursor], ends[end - 1]] : [at(cursor), at(cursor)];
+      cursor = end;
+      return;
+    }
+    const want = surface === null ? '' : fold(surface).replace(/\s+/gu, '');
+    const found = want && !want.includes('\ufffd') ? folded.indexOf(want, cursor) : -1;
+    if (found < 0) { pending.push(k); return; }
+    if (pending.length) closePending(found);
+    offsets[k] = [starts[found], ends[found + want.length - 1]];
+    cursor = found + want.length;
+  });
+  if (pending.length) closePending(folded.length);
+  return offsets;
+}
+
+/**
+ * Exact offsets for byte-level tokenizers (GPT-2, RoBERTa): tokenBytes[k] are the UTF-8 bytes
+ * token k stands for. When the tokens' bytes spell the text (or the text after one added prefix
+ * space), each token gets the characters its bytes belong to, so the tokens holding the pieces of
+ * one multi-byte character all get that character. Returns null when the bytes do not spell the
+ * text (e.g. spaces stripped around a special token); the caller then uses tokenOffsets().
+ */
+export function byteLevelOffsets(text, tokenBytes) {
+  const encoded = new TextEncoder().encode(text);
+  const total = tokenBytes.reduce((n, b) => n + b.length, 0);
+  const shift = total === encoded.length + 1 && tokenBytes[0]?.[0] === 0x20 ? 1 : 0;  // add_prefix_space
+  if (total !== encoded.length + shift) return null;
+  let p = 0;
+  for (const bytes of tokenBytes) {
+    for (const byte of bytes) {
+      if (p >= shift && byte !== encoded[p - shift]) return null;
+      p++;
+    }
+  }
+  // byte index -> [start, end) of the UTF-16 code unit(s) of the character holding it
+  const unitStart = new Int32Array(encoded.length), unitEnd = new Int32Array(encoded.length);
+  for (let i = 0, b = 0; i < text.length;) {
+    const cp = text.codePointAt(i);
+    const width = cp > 0xffff ? 2 : 1;
+    const n = cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4;
+    for (let k = 0; k < n; k++, b++) { unitStart[b] = i; unitEnd[b] = i + width; }
+    i += width;
+  }
+  const offsets = [];
+  let at = -shift;  // byte position in `encoded`
+  for (const bytes of tokenBytes) {
+    let from = Math.max(at, 0), to = at + bytes.length;
+    at = to;
+    if (to <= from) { offsets.push([0, 0]); continue; }  // only the added prefix space
+    // trim whitespace bytes at both ends unless the token is only whitespace
+    let f = from, t = to;
+    while (f < t && isAsciiSpace(encoded[f])) f++;
+    while (t > f && isAsciiSpace(encoded[t - 1])) t--;
+    if (f < t) { from = f; to = t; }
+    offsets.push([unitStart[from], unitEnd[to - 1]]);
+  }
+  return offsets;
+}
+
+const isAsciiSpace = (b) => b === 0x20 || b === 0x0a || b === 0x09 || b === 0x0d;

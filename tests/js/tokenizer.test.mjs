@@ -1,0 +1,146 @@
+// Tokenizers (WordPiece, byte-level BPE, Unigram) against the ids of the independent Python
+// oracle in tests/data/hf/<case>/texts.json; Hugging Face truncation (content cut, specials
+// kept, longest_first for pairs); padding; offsets; the vocabulary-size check.
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, test } from 'node:test';
+
+import { SimdformerError } from '../../dist/node.mjs';
+import { loadTokenizer, truncatedLengths } from '../../dist/tokenizer.mjs';
+import { DATA } from './helpers.mjs';
+
+const HF = join(DATA, 'hf');
+const read = (name, file) => JSON.parse(readFileSync(join(HF, name, file), 'utf8'));
+const load = (name, limits = {}) => loadTokenizer(read(name, 'tokenizer.json'), read(name, 'tokenizer_config.json'),
+  { rows: read(name, 'config.json').vocab_size, maxPositions: 40, ...limits });
+const fold = (s) => s.normalize('NFKD').replace(/\p{M}/gu, '').toLowerCase();
+
+const CASES = { bert: 'WordPiece', distilbert: 'WordPiece', roberta: 'byte-level BPE', gpt2: 'byte-level BPE', bert_relu_unigram: 'Unigram' };
+
+for (const [name, kind] of Object.entries(CASES)) {
+  describe(`${name} (${kind})`, async () => {
+    const tok = await load(name);
+    const expected = read(name, 'texts.json').tokenizer;
+    // The oracle lists GPT-2 ids without special tokens (it has none to add).
+    const content = (r) => Array.from(r.ids).filter((_, i) => expected.add_special_tokens || r.sequenceIds[i] !== null);
+
+    test('single texts: ids and tokens equal the oracle', () => {
+      for (const want of expected.single) {
+        const r = tok.encodeOne(want.text, tok.maxLength);
+        assert.deepEqual(content(r), want.ids, JSON.stringify(want.text));
+        // Unigram keeps an unknown piece's own text with the unk id (as the Rust library does);
+        // the oracle writes [UNK] there. The ids above agree either way.
+        const unk = (t, i) => (kind === 'Unigram' && want.ids[i] === 1 ? '[UNK]' : t);
+        if (expected.add_special_tokens) assert.deepEqual(r.tokens.map(unk), want.tokens);
+        if (want.type_ids) assert.deepEqual(Array.from(r.typeIds), want.type_ids);
+        assert.equal(r.truncated, false);
+      }
+    });
+
+    test('sentence pairs: ids and token_type_ids equal the oracle', { skip: expected.pairs.length === 0 && 'no pair template' }, () => {
+      for (const want of expected.pairs) {
+        const r = tok.encodeOne([want.text, want.text_pair], tok.maxLength);
+        assert.deepEqual(Array.from(r.ids), want.ids);
+        if (want.type_ids) assert.deepEqual(Array.from(r.typeIds), want.type_ids);
+        assert.deepEqual([...new Set(r.sequenceIds)], [null, 0, 1].filter((x) => r.sequenceIds.includes(x)));
+      }
+    });
+
+    test('truncation cuts the content and keeps the special tokens, and says so', () => {
+      const want = expected.truncation;
+      const r = tok.encodeOne(want.text, want.max_length);
+      assert.deepEqual(content(r), want.ids);
+      assert.equal(r.length, want.max_length);
+      assert.equal(r.truncated, true);
+      assert.ok(r.originalLength > want.max_length);
+      if (expected.add_special_tokens) assert.equal(r.tokens.at(-1), want.tokens.at(-1), 'the closing special token is kept');
+    });
+
+    test('offsets point at each token\'s text in the original string', () => {
+      for (const { text } of expected.single) {
+        const r = tok.encodeOne(text, tok.maxLength);
+        let last = 0;
+        r.offsets.forEach(([start, end], i) => {
+          if (r.sequenceIds[i] === null) { assert.deepEqual([start, end], [0, 0]); return; }
+          assert.ok(start >= last - 1 && start <= end && end <= text.length, `${r.tokens[i]} [${start}, ${end}) in ${JSON.stringify(text)}`);
+          last = start;
+          const piece = text.slice(start, end);
+          const token = r.tokens[i].replace(/^##/, '').replaceAll('\u2581', '');
+          // Whole-character tokens (not byte fragments, not [UNK]) read back as themselves.
+          if (kind !== 'byte-level BPE' && token !== '[UNK]' && token !== '') assert.equal(fold(piece), fold(token), `token ${r.tokens[i]}`);
+          if (kind === 'byte-level BPE') assert.ok(piece.length > 0, `token ${r.tokens[i]} has text`);
+        });
+      }
+    });
+  });
+}
+
+test('offsets of tokens holding parts of one character all give that character', async () => {
+  const tok = await load('roberta');
+  const text = 'naïve résumé über 東京';
+  const r = tok.encodeOne(text, 40);
+  const pieces = r.tokens.map((t, i) => [t, text.slice(...r.offsets[i])]);
+  // 'ï' is two UTF-8 bytes, 東 and 京 three each: each byte token maps to its character.
+  assert.deepEqual(pieces.filter(([, p]) => p === 'ï').length, 2);
+  assert.deepEqual(pieces.filter(([, p]) => p === '東').length, 3);
+  assert.deepEqual(pieces.filter(([, p]) => p === '京').length, 3);
+  const wp = await load('bert');
+  const w = wp.encodeOne('Café prices', 40);
+  assert.deepEqual(w.tokens.map((t, i) => [t, 'Café prices'.slice(...w.offsets[i])]).slice(1, 6),
+    [['c', 'C'], ['##a', 'a'], ['##f', 'f'], ['##e', 'é'], ['p', 'p']]);
+});
+
+test('pairs are truncated longest-first, as the Rust tokenizers library does', async () => {
+  const tok = await load('bert');
+  const pair = ['How old are you?', 'I am six years old.'];  // 5 + 8 content tokens, 3 specials
+  const full = tok.encodeOne(pair, 40);
+  assert.equal(full.originalLength, 16);
+  // [maxLength, tokens kept from A, from B]
+  for (const [max, a, b] of [[16, 5, 8], [15, 5, 7], [12, 4, 5], [10, 3, 4], [7, 2, 2], [4, 0, 1]]) {
+    const r = tok.encodeOne(pair, max);
+    assert.equal(r.length, max);
+    assert.equal(r.sequenceIds.filter((s) => s === 0).length, a, `max ${max}: A`);
+    assert.equal(r.sequenceIds.filter((s) => s === 1).length, b, `max ${max}: B`);
+    assert.deepEqual([r.tokens[0], r.tokens[a + 1], r.tokens.at(-1)], ['[CLS]', '[SEP]', '[SEP]']);
+    assert.equal(r.truncated, max < 16);
+  }
+  assert.throws(() => tok.encodeOne(pair, 3), (e) => e instanceof SimdformerError && /leaves no room/.test(e.message));
+  // The rule itself, on lengths where the three cases differ.
+  assert.deepEqual(truncatedLengths(10, null, 4), [4, 0]);
+  assert.deepEqual(truncatedLengths(3, 20, 10), [3, 7]);    // only the longer one is cut
+  assert.deepEqual(truncatedLengths(20, 3, 10), [7, 3]);
+  assert.deepEqual(truncatedLengths(10, 10, 11), [5, 6]);   // both cut: room / 2, the odd one to the second
+  assert.deepEqual(truncatedLengths(12, 10, 11), [6, 5]);   // ... to the longer one
+});
+
+test('a batch is padded on the right with the pad id, with the attention mask', async () => {
+  for (const [name, padId] of [['bert', 0], ['roberta', 1]]) {
+    const tok = await load(name, { padId });
+    const batch = tok.encodeBatch(['Hello, world!', 'The quick brown fox jumps over the lazy dog.', ['How old are you?', 'I am six.']], 40);
+    const lengths = batch.sequences.map((s) => s.length);
+    const n = Math.max(...lengths);
+    assert.equal(batch.nSeq, n);
+    assert.equal(batch.ids.length, 3 * n);
+    lengths.forEach((len, b) => {
+      assert.deepEqual(Array.from(batch.ids.subarray(b * n, b * n + len)), Array.from(batch.sequences[b].ids));
+      assert.ok(batch.ids.subarray(b * n + len, (b + 1) * n).every((id) => id === padId));
+      assert.deepEqual(Array.from(batch.attentionMask.subarray(b * n, (b + 1) * n)), Array.from({ length: n }, (_, i) => (i < len ? 1 : 0)));
+    });
+  }
+});
+
+test('a tokenizer whose vocabulary does not fit the embedding table is an error at load', async () => {
+  const dir = join('broken', 'tokenizer_vocab_too_large');
+  const rows = read(dir, 'config.json').vocab_size;
+  await assert.rejects(loadTokenizer(read(dir, 'tokenizer.json'), read(dir, 'tokenizer_config.json'), { rows, maxPositions: 40 }),
+    (e) => e instanceof SimdformerError && /626 tokens/.test(e.message) && /600 rows/.test(e.message));
+});
+
+test('mask and pad tokens come from tokenizer_config.json', async () => {
+  const bert = await load('bert'), roberta = await load('roberta'), gpt2 = await load('gpt2');
+  assert.deepEqual([bert.maskToken, bert.maskId, bert.padId], ['[MASK]', 4, 0]);
+  assert.deepEqual([roberta.maskToken, roberta.padId], ['<mask>', 1]);
+  assert.equal(roberta.maskId, roberta.encodeOne('a <mask>', 40).ids[2]);
+  assert.equal(gpt2.maskToken, null);
+});
