@@ -9,7 +9,7 @@ for preset in wasm-release wasm-scalar wasm-threads; do
   cmake --preset "$preset" >/dev/null
   cmake --build --preset "$preset" --target simdformer_js >/dev/null
 done
-for glue in simdformer.mjs simdformer-scalar.mjs; do  # the Emscripten glue owns these names in dist/
+for glue in simdformer.mjs simdformer-scalar.mjs simdformer-threads.mjs; do  # the Emscripten glue owns these names in dist/
   if [[ -e "bindings/js/$glue" ]]; then echo "bindings/js/$glue would overwrite the wasm glue" >&2; exit 1; fi
 done
 rm -rf dist && mkdir -p dist
