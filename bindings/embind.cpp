@@ -423,6 +423,9 @@ std::string describe_op(uintptr_t data, size_t size) {
 std::string simd_arch_name() { return simd_arch(); }
 size_t simd_lane_count() { return simd_lanes(); }
 double live_bytes() { return double(Buffer::live_bytes()); }
+// The highest live_bytes() since the last reset: a load's peak (packed weights + staging).
+double peak_live_bytes() { return double(Buffer::peak_live_bytes()); }
+void reset_peak_live_bytes() { Buffer::reset_peak_live_bytes(); }
 
 }  // namespace
 }  // namespace simdformer::bindings
@@ -521,4 +524,6 @@ EMSCRIPTEN_BINDINGS(simdformer) {
     function("simdArch", &simd_arch_name);
     function("simdLanes", &simd_lane_count);
     function("liveBytes", &live_bytes);
+    function("peakLiveBytes", &peak_live_bytes);
+    function("resetPeakLiveBytes", &reset_peak_live_bytes);
 }

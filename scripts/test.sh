@@ -65,11 +65,12 @@ if ! { npm ci --no-audit --no-fund --loglevel=error && bash scripts/build-packag
   tail -40 build/package.build.log
   record "package (build)" 0 1
 else
-  run_node_tests js-api tests/js/api.test.mjs tests/js/cjs.test.cjs
-  run_node_tests js-package tests/js/package.test.mjs
-  run_node_tests js-browser tests/js/browser.test.mjs
-  run_node_tests js-hardening tests/js/hardening.test.mjs
-  grep -ho 'hardening: .*' build/js-hardening.node.log || true
+  # Every JavaScript suite in tests/js, one at a time (each loads its own wasm modules).
+  for f in tests/js/*.test.mjs tests/js/*.test.cjs; do
+    name=$(basename "$f"); name="js-${name%%.test.*}"
+    run_node_tests "$name" "$f"
+  done
+  grep -ho -E '^# (hardening|load memory): .*' build/js-*.node.log || true
   run_node_tests e2e-demo tests/e2e/demo.test.mjs
 fi
 

@@ -448,7 +448,7 @@ def main():
     if "gpt2" in which:
         train_gpt2(train, held, steps or 1200)
     if "bert" in which:
-        train_bert(train, held, steps or 1200)
+        train_bert(train, held, steps or 2400)
 
 
 if __name__ == "__main__":

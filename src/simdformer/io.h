@@ -70,7 +70,12 @@ private:
 // false to cancel the load (it then fails with StatusCode::kCancelled).
 using LoadProgress = bool (*)(void* user, uint64_t loaded, uint64_t total);
 
+// How linear layers keep their weights: float32, or int8 per output channel (quantized as they
+// load; a checkpoint's pre-quantized I8 weights load as int8 either way).
+enum class WeightFormat { kF32, kInt8 };
+
 struct LoadOptions {
+    WeightFormat weights = WeightFormat::kF32;  // "weights": "f32" | "int8"
     LoadProgress progress = nullptr;
     void* progress_user = nullptr;
     // Largest single read of tensor data, and the size of the one conversion buffer: weights
@@ -78,8 +83,8 @@ struct LoadOptions {
     size_t chunk_bytes = size_t{1} << 20;
 };
 
-// Reads load options from JSON text ("" = defaults): {"weights": "f32", "chunkBytes": N}. Unknown
-// keys and values are errors; "weights": "int8" is unsupported until int8 weights land.
+// Reads load options from JSON text ("" = defaults): {"weights": "f32" | "int8", "chunkBytes": N}.
+// Unknown keys and values are errors.
 Status parse_load_options(const std::string& json, LoadOptions* options);
 
 // One file of a checkpoint: its name (as in model.safetensors.index.json) and its bytes.

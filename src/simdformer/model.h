@@ -102,7 +102,8 @@ void average_heads(const AttentionMap& map, float* out);
 struct WorkspaceLimits {
     size_t max_batch = 1;
     size_t max_src_len = 0;    // 0: config.max_len (also the query length of multihead_attention)
-    size_t max_tgt_len = 0;    // 0: config.max_len (also the key length of multihead_attention)
+    size_t max_tgt_len = 0;    // 0: config.max_len (also the key length of multihead_attention);
+                               // encoder-only models: 0 = max_src_len (they have no target)
     bool record_attention = true;  // reserve room for every layer's attention weights
     size_t max_logits_rows = 0;    // text models: most rows forward_text() scores with the MLM head
 };

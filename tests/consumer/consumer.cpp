@@ -1,9 +1,14 @@
-// Loads a model file with the installed library and runs it: a batch of two sequences must
-// give, bit for bit, what each sequence gives alone, and every output must be finite.
+// Uses the installed library as an application would:
+// 1. a model file of simdformer's nn.Transformer dialect: a batch of two sequences must give, bit
+//    for bit, what each sequence gives alone, and every output must be finite;
+// 2. a Hugging Face BERT folder (config.json + model.safetensors, read from disk a chunk at a
+//    time): its pooled sentence vector must be finite, and a padded batch must give the
+//    unpadded sequence's vector.
 //
-//   consumer <model.safetensors> <config.json>
+//   consumer <model.safetensors> <config.json> <Hugging Face BERT folder>
 #include <simdformer/simdformer.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -27,8 +32,48 @@ int fail(const std::string& what) {
 
 }  // namespace
 
+// The pooler output of `ids` alone and as item 1 of a padded batch of two must agree.
+int run_bert(const std::string& folder) {
+    auto file = sf::FileSource::open(folder + "/model.safetensors");
+    if (!file.is_ok()) return fail(file.status().message());
+    auto loaded = sf::Model::load_checkpoint(read_all((folder + "/config.json").c_str()),
+                                             {{"model.safetensors", &file.value()}}, "");
+    if (!loaded.is_ok()) return fail(loaded.status().message());
+    const sf::Model& model = loaded.value();
+    const size_t d = model.config().d_model, n = 6;
+    sf::WorkspaceLimits limits;
+    limits.max_batch = 2;
+    limits.max_src_len = n;
+    auto ws = model.make_workspace(limits);
+    if (!ws.is_ok()) return fail(ws.status().message());
+
+    const std::vector<int32_t> ids = {2, 10, 11, 12, 3, 0, 2, 20, 21, 3, 0, 0};  // [2, n], 0 = [PAD]
+    const std::vector<uint8_t> mask = {1, 1, 1, 1, 1, 0, 1, 1, 1, 1, 0, 0};
+    sf::TextRequest r;
+    r.n_batch = 2;
+    r.n_seq = n;
+    r.tokens = ids.data();
+    r.attention_mask = mask.data();
+    r.need_pooler = true;
+    if (sf::Status st = model.forward_text(r, ws.value()); !st.is_ok()) return fail(st.message());
+    const std::vector<float> batch(ws.value().pooler() + d, ws.value().pooler() + 2 * d);  // item 1
+    r.n_batch = 1;
+    r.n_seq = 4;
+    r.tokens = ids.data() + n;
+    r.attention_mask = nullptr;
+    if (sf::Status st = model.forward_text(r, ws.value()); !st.is_ok()) return fail(st.message());
+    double worst = 0;
+    for (size_t i = 0; i < d; ++i) {
+        if (!std::isfinite(batch[i])) return fail("pooler output is not finite");
+        worst = std::max(worst, std::fabs(double(batch[i]) - double(ws.value().pooler()[i])));
+    }
+    if (worst > 1e-5) return fail("padded and unpadded pooler outputs differ by " + std::to_string(worst));
+    std::printf("consumer: %s\n", model.info_json().substr(0, 60).c_str());
+    return 0;
+}
+
 int main(int argc, char** argv) {
-    if (argc != 3) return fail("usage: consumer <model.safetensors> <config.json>");
+    if (argc != 4) return fail("usage: consumer <model.safetensors> <config.json> <Hugging Face BERT folder>");
     const std::string bytes = read_all(argv[1]), config = read_all(argv[2]);
     auto loaded = sf::Model::load(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), config);
     if (!loaded.is_ok()) return fail(loaded.status().message());
@@ -63,5 +108,5 @@ int main(int argc, char** argv) {
     }
     std::printf("consumer: simdformer %s (%s, %zu lanes): %zu parameters, [2, %zu, %zu] output, batch = one by one\n",
                 sf::version(), sf::simd_arch(), sf::simd_lanes(), model.parameter_count(), n, d);
-    return 0;
+    return run_bert(argv[3]);
 }

@@ -27,4 +27,5 @@ endif()
 run(${CMAKE_COMMAND} -S "${CMAKE_CURRENT_LIST_DIR}" -B "${WORK_DIR}/build" -DCMAKE_BUILD_TYPE=Release
     "-DCMAKE_PREFIX_PATH=${WORK_DIR}/prefix")
 run(${CMAKE_COMMAND} --build "${WORK_DIR}/build")
-run("${WORK_DIR}/build/consumer" "${_source}/tests/data/encoder.safetensors" "${_source}/tests/data/encoder.json")
+run("${WORK_DIR}/build/consumer" "${_source}/tests/data/encoder.safetensors" "${_source}/tests/data/encoder.json"
+    "${_source}/tests/data/hf/bert")

@@ -193,8 +193,10 @@ TEST(LoadOptions, ParsesKnownKeysAndRejectsTheRest) {
     LoadOptions o;
     SF_ASSERT_OK(parse_load_options(R"({"weights":"f32","chunkBytes":4096})", &o));
     EXPECT_EQ(o.chunk_bytes, 4096u);
+    EXPECT_EQ(o.weights, WeightFormat::kF32);
     SF_ASSERT_OK(parse_load_options("", &o));
-    expect_error(parse_load_options(R"({"weights":"int8"})", &o), StatusCode::kUnsupported, {"int8"});
+    SF_ASSERT_OK(parse_load_options(R"({"weights":"int8"})", &o));
+    EXPECT_EQ(o.weights, WeightFormat::kInt8);
     expect_error(parse_load_options(R"({"weights":"f16"})", &o), StatusCode::kInvalidArgument, {"f16"});
     expect_error(parse_load_options(R"({"chunk":1})", &o), StatusCode::kInvalidArgument, {"unknown load option \"chunk\""});
     expect_error(parse_load_options(R"({"chunkBytes":1.5})", &o), StatusCode::kInvalidArgument, {"chunkBytes"});

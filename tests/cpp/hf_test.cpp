@@ -58,6 +58,9 @@ TEST_P(HfGolden, HiddenStatesAttentionsPoolerAndLogitsMatchTheReference) {
     auto loaded = load_folder(c.name, c.files, c.sharded);
     SF_ASSERT_OK(loaded.status());
     const Model& m = loaded.value();
+    // Every tensor of the checkpoint was used or deliberately ignored (buffers, tied copies,
+    // BertForPreTraining's next-sentence head).
+    EXPECT_NE(m.info_json().find(R"("unused_tensors":[])"), std::string::npos) << m.info_json();
     const Golden g = load_golden("hf/" + c.name + "/golden.safetensors");
     const Shape& shape = g.shapes.at("input_ids");
     const size_t B = shape[0], n = shape[1], d = m.config().d_model, L = m.config().num_encoder_layers;

@@ -85,8 +85,8 @@ TEST(Safetensors, RejectsMalformedFiles) {
                  StatusCode::kIoError, "beyond the data section");
     expect_error(parse_status(raw_file(R"({"w":{"dtype":"F32","shape":[2],"data_offsets":[0,4]}})", four)),
                  StatusCode::kIoError, "needs 8 bytes but data_offsets span 4");
-    expect_error(parse_status(raw_file(R"({"w":{"dtype":"I8","shape":[4],"data_offsets":[0,4]}})", four)),
-                 StatusCode::kUnsupported, "dtype I8 is not supported");
+    expect_error(parse_status(raw_file(R"({"w":{"dtype":"U8","shape":[4],"data_offsets":[0,4]}})", four)),
+                 StatusCode::kUnsupported, "dtype U8 is not supported");
     expect_error(parse_status(raw_file(R"({"w":{"dtype":"F32","shape":[-1],"data_offsets":[0,4]}})", four)),
                  StatusCode::kIoError, "non-negative integers");
     expect_error(parse_status(raw_file(R"({"w":{"dtype":"F32","shape":[1],"data_offsets":[4,0]}})", four)),

@@ -3,6 +3,7 @@
 // generate(), a Hugging Face BERT), nested and concurrent calls are safe, and the pool survives
 // many calls and resizes. Builds without threads check the one-thread contract.
 #include <atomic>
+#include <cstdint>
 #include <thread>
 #include <vector>
 
@@ -140,6 +141,31 @@ TEST(ParallelGemm, BitIdenticalForOneTwoAndThreeThreads) {
     }
 }
 
+TEST(ParallelGemm, Int8BitIdenticalForOneTwoAndThreeThreads) {
+    ThreadsGuard guard;
+    const size_t n_threads_max = rt::threads_supported() ? 3 : 1;
+    // Rows split in tasks of 4 (odd counts leave a short last task), one row, below the cut-over.
+    const size_t shapes[][3] = {{64, 203, 96}, {37, 40, 300}, {1, 768, 64}, {9, 5, 7}};
+    for (const auto& s : shapes) {
+        const size_t m = s[0], n = s[1], kk = s[2];
+        const auto a = random_vector(m * kk, 21), b = random_vector(kk * n, 22), bias = random_vector(n, 23);
+        std::vector<uint8_t> packed(k::packed_i8_size(kk, n) + 64);
+        void* p = packed.data() + (64 - reinterpret_cast<uintptr_t>(packed.data()) % 64) % 64;  // 64-aligned
+        k::pack_i8(kk, n, b.data(), n, 1, p);
+        k::Epilogue ep;
+        ep.bias = bias.data();
+        ep.activation = k::Activation::kGeluErf;
+        std::vector<float> want(m * n);
+        k::gemm_qd8_qc8w(m, n, kk, a.data(), kk, p, want.data(), n, ep);
+        for (size_t t = 1; t <= n_threads_max; ++t) {
+            ASSERT_TRUE(rt::set_threads(t).is_ok());
+            std::vector<float> c(m * n, -7.0f);
+            rt::gemm_qd8_qc8w(m, n, kk, a.data(), kk, p, c.data(), n, ep);
+            ASSERT_EQ(c, want) << m << "x" << n << "x" << kk << " on " << t << " threads";
+        }
+    }
+}
+
 TEST(ParallelGemm, StressManyCallsAndResizes) {
     SKIP_WITHOUT_THREADS();
     ThreadsGuard guard;
@@ -237,12 +263,15 @@ std::vector<float> seq2seq_generate_outputs() {
     return out;
 }
 
-std::vector<float> hf_bert_outputs() {
+// weights: f32 (the golden logits are checked) or int8 (quantized as they load; row-split GEMMs).
+std::vector<float> hf_bert_outputs(WeightFormat weights) {
     const std::string dir = data_path("hf/bert_mlm_f16/");
     auto file = FileSource::open(dir + "model.safetensors");
     EXPECT_TRUE(file.is_ok()) << file.status().message();
     if (!file.is_ok()) return {};
-    auto loaded = Model::load_checkpoint(read_text(dir + "config.json"), {{"model.safetensors", &file.value()}}, "");
+    LoadOptions options;
+    options.weights = weights;
+    auto loaded = Model::load_checkpoint(read_text(dir + "config.json"), {{"model.safetensors", &file.value()}}, "", options);
     EXPECT_TRUE(loaded.is_ok()) << loaded.status().message();
     if (!loaded.is_ok()) return {};
     const Model& m = loaded.value();
@@ -276,7 +305,8 @@ std::vector<float> hf_bert_outputs() {
     append(out, w.output(), w.output_rows() * m.config().d_model);
     append_maps(out, w.encoder_attention());
     append(out, w.logits(), rows.size() * w.logits_cols());
-    EXPECT_LT(max_abs_diff(w.logits(), g.at("logits").data(), rows.size() * w.logits_cols()), 1e-4);
+    if (weights == WeightFormat::kF32)
+        EXPECT_LT(max_abs_diff(w.logits(), g.at("logits").data(), rows.size() * w.logits_cols()), 1e-4);
     return out;
 }
 
@@ -310,7 +340,11 @@ TEST(ModelThreads, Seq2SeqGenerateBitIdenticalForOneTwoAndThreeThreads) {
 }
 
 TEST(ModelThreads, HuggingFaceBertBitIdenticalForOneTwoAndThreeThreads) {
-    expect_same_bits_across_threads("hf bert_mlm_f16", hf_bert_outputs);
+    expect_same_bits_across_threads("hf bert_mlm_f16", [] { return hf_bert_outputs(WeightFormat::kF32); });
+}
+
+TEST(ModelThreads, Int8HuggingFaceBertBitIdenticalForOneTwoAndThreeThreads) {
+    expect_same_bits_across_threads("hf bert_mlm_f16 int8", [] { return hf_bert_outputs(WeightFormat::kInt8); });
 }
 
 TEST(ModelThreads, WorkspaceMadeBeforeMoreThreadsStillWorks) {

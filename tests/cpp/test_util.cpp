@@ -34,6 +34,19 @@ double max_rel_diff(const float* a, const float* b, size_t n) {
     return m;
 }
 
+double cosine_similarity(const float* a, const float* b, size_t n) {
+    double ab = 0, aa = 0, bb = 0;
+    for (size_t i = 0; i < n; ++i) {
+        ab += double(a[i]) * double(b[i]);
+        aa += double(a[i]) * double(a[i]);
+        bb += double(b[i]) * double(b[i]);
+    }
+    if (std::isnan(ab) || std::isnan(aa) || std::isnan(bb)) return NAN;
+    if (aa == 0 && bb == 0) return 1.0;
+    if (aa == 0 || bb == 0) return 0.0;
+    return ab / (std::sqrt(aa) * std::sqrt(bb));
+}
+
 std::string data_path(const std::string& file) { return std::string(SIMDFORMER_TEST_DATA_DIR) + "/" + file; }
 
 std::vector<uint8_t> read_file(const std::string& path) {

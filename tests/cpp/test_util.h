@@ -26,6 +26,12 @@ inline double max_abs_diff(const std::vector<float>& a, const std::vector<float>
 }
 // max |a - b| / (|b| + 1): relative for large values, absolute near zero.
 double max_rel_diff(const float* a, const float* b, size_t n);
+// a·b / (|a| |b|) in double; 1 for two zero vectors, 0 when only one is zero, NaN if any value is.
+double cosine_similarity(const float* a, const float* b, size_t n);
+inline double cosine_similarity(const std::vector<float>& a, const std::vector<float>& b) {
+    EXPECT_EQ(a.size(), b.size());
+    return cosine_similarity(a.data(), b.data(), std::min(a.size(), b.size()));
+}
 
 std::string data_path(const std::string& file);  // tests/data/<file>
 std::vector<uint8_t> read_file(const std::string& path);

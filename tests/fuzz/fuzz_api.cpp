@@ -9,6 +9,7 @@
 #include <limits>
 #include <vector>
 
+#include "simdformer/io/weight_reader.h"  // MapWeightReader (internal)
 #include "simdformer/simdformer.h"
 
 namespace sf = simdformer;

@@ -52,60 +52,51 @@ Status read_string(const json& j, const char* key, std::string* out) {
     return Status::ok();
 }
 
-Status parse_kind(const std::string& s, ModelKind* kind) {
-    static const std::pair<const char*, ModelKind> names[] = {
-        {"multihead_attention", ModelKind::kMultiheadAttention}, {"encoder_layer", ModelKind::kEncoderLayer},
-        {"encoder", ModelKind::kEncoder},                        {"decoder_layer", ModelKind::kDecoderLayer},
-        {"decoder", ModelKind::kDecoder},                        {"transformer", ModelKind::kTransformer}};
-    for (const auto& [name, k] : names)
-        if (s == name) {
-            *kind = k;
+// One name table per enum, read in both directions (parsing and printing).
+template <class E>
+struct Named {
+    const char* name;
+    E value;
+};
+
+const Named<ModelKind> kKinds[] = {
+    {"multihead_attention", ModelKind::kMultiheadAttention}, {"encoder_layer", ModelKind::kEncoderLayer},
+    {"encoder", ModelKind::kEncoder},                        {"decoder_layer", ModelKind::kDecoderLayer},
+    {"decoder", ModelKind::kDecoder},                        {"transformer", ModelKind::kTransformer}};
+// The dialect's activations; kNone and kTanh are internal and only printed.
+const Named<Activation> kActivations[] = {
+    {"relu", Activation::kRelu}, {"gelu", Activation::kGeluErf}, {"gelu_tanh", Activation::kGeluTanh},
+    {"none", Activation::kNone}, {"tanh", Activation::kTanh}};
+constexpr size_t kParsedActivations = 3;
+const Named<PositionalKind> kPositionals[] = {
+    {"none", PositionalKind::kNone}, {"sinusoidal", PositionalKind::kSinusoidal}, {"learned", PositionalKind::kLearned}};
+
+template <class E, size_t N>
+const char* name_of(const Named<E> (&table)[N], E value) {
+    for (const Named<E>& e : table)
+        if (e.value == value) return e.name;
+    return "?";
+}
+
+// `s` as a value of the first `count` entries of `table`, or an error listing them.
+template <class E, size_t N>
+Status parse_named(const Named<E> (&table)[N], const char* key, const std::string& s, E* out, size_t count = N) {
+    std::string names;
+    for (size_t i = 0; i < count; ++i) {
+        if (s == table[i].name) {
+            *out = table[i].value;
             return Status::ok();
         }
-    return Status::invalid("\"model_type\" '" + s +
-                           "' is not one of multihead_attention, encoder_layer, encoder, decoder_layer, decoder, transformer");
-}
-
-Status parse_activation(const std::string& s, Activation* act) {
-    if (s == "relu") *act = Activation::kRelu;
-    else if (s == "gelu") *act = Activation::kGeluErf;
-    else if (s == "gelu_tanh") *act = Activation::kGeluTanh;
-    else return Status::invalid("\"activation\" '" + s + "' is not one of relu, gelu, gelu_tanh");
-    return Status::ok();
-}
-
-Status parse_positional(const std::string& s, PositionalKind* p) {
-    if (s == "none") *p = PositionalKind::kNone;
-    else if (s == "sinusoidal") *p = PositionalKind::kSinusoidal;
-    else if (s == "learned") *p = PositionalKind::kLearned;
-    else return Status::invalid("\"positional\" '" + s + "' is not one of none, sinusoidal, learned");
-    return Status::ok();
+        names += (i ? ", " : "") + std::string(table[i].name);
+    }
+    return Status::invalid(std::string("\"") + key + "\" '" + s + "' is not one of " + names);
 }
 
 }  // namespace
 
-std::string model_kind_name(ModelKind kind) {
-    switch (kind) {
-        case ModelKind::kMultiheadAttention: return "multihead_attention";
-        case ModelKind::kEncoderLayer: return "encoder_layer";
-        case ModelKind::kEncoder: return "encoder";
-        case ModelKind::kDecoderLayer: return "decoder_layer";
-        case ModelKind::kDecoder: return "decoder";
-        case ModelKind::kTransformer: return "transformer";
-    }
-    return "?";
-}
+std::string model_kind_name(ModelKind kind) { return name_of(kKinds, kind); }
 
-std::string activation_name(Activation act) {
-    switch (act) {
-        case Activation::kNone: return "none";
-        case Activation::kRelu: return "relu";
-        case Activation::kGeluErf: return "gelu";
-        case Activation::kGeluTanh: return "gelu_tanh";
-        case Activation::kTanh: return "tanh";
-    }
-    return "?";
-}
+std::string activation_name(Activation act) { return name_of(kActivations, act); }
 
 std::string model_config_to_json(const ModelConfig& c) {
     json j = {{"model_type", model_kind_name(c.kind)},
@@ -121,9 +112,7 @@ std::string model_config_to_json(const ModelConfig& c) {
               {"src_vocab_size", c.src_vocab_size},
               {"tgt_vocab_size", c.tgt_vocab_size},
               {"max_len", c.max_len},
-              {"positional", c.positional == PositionalKind::kNone       ? "none"
-                             : c.positional == PositionalKind::kLearned ? "learned"
-                                                                        : "sinusoidal"},
+              {"positional", name_of(kPositionals, c.positional)},
               {"scale_embedding", c.scale_embedding},
               {"bos_token", c.bos_token},
               {"eos_token", c.eos_token}};
@@ -189,7 +178,7 @@ Result<ModelConfig> parse_model_config(const std::string& text) {
     ModelConfig c;
     std::string kind = "encoder", activation = "relu", positional;
     SF_RETURN_IF_ERROR(read_string(j, "model_type", &kind));
-    SF_RETURN_IF_ERROR(parse_kind(kind, &c.kind));
+    SF_RETURN_IF_ERROR(parse_named(kKinds, "model_type", kind, &c.kind));
     // nn.MultiheadAttention names its arguments embed_dim / num_heads.
     SF_RETURN_IF_ERROR(read_size(j, "embed_dim", &c.d_model));
     SF_RETURN_IF_ERROR(read_size(j, "d_model", &c.d_model));
@@ -197,7 +186,7 @@ Result<ModelConfig> parse_model_config(const std::string& text) {
     SF_RETURN_IF_ERROR(read_size(j, "nhead", &c.nhead));
     SF_RETURN_IF_ERROR(read_size(j, "dim_feedforward", &c.dim_feedforward));
     SF_RETURN_IF_ERROR(read_string(j, "activation", &activation));
-    SF_RETURN_IF_ERROR(parse_activation(activation, &c.activation));
+    SF_RETURN_IF_ERROR(parse_named(kActivations, "activation", activation, &c.activation, kParsedActivations));
     SF_RETURN_IF_ERROR(read_bool(j, "norm_first", &c.norm_first));
     if (auto it = j.find("layer_norm_eps"); it != j.end()) {
         if (!it->is_number()) return Status::invalid("\"layer_norm_eps\" must be a number");
@@ -227,7 +216,7 @@ Result<ModelConfig> parse_model_config(const std::string& text) {
     SF_RETURN_IF_ERROR(read_size(j, "max_len", &c.max_len));
     if (c.src_vocab_size || c.tgt_vocab_size) c.positional = PositionalKind::kSinusoidal;
     SF_RETURN_IF_ERROR(read_string(j, "positional", &positional));
-    if (!positional.empty()) SF_RETURN_IF_ERROR(parse_positional(positional, &c.positional));
+    if (!positional.empty()) SF_RETURN_IF_ERROR(parse_named(kPositionals, "positional", positional, &c.positional));
     SF_RETURN_IF_ERROR(read_bool(j, "scale_embedding", &c.scale_embedding));
     SF_RETURN_IF_ERROR(read_int(j, "bos_token", &c.bos_token));
     SF_RETURN_IF_ERROR(read_int(j, "eos_token", &c.eos_token));

@@ -58,6 +58,7 @@ Result<Checkpoint> Checkpoint::open(const std::vector<CheckpointShard>& shards, 
     Checkpoint c;
     c.shards_ = shards;
     c.chunk_bytes_ = options.chunk_bytes / 8 * 8;  // whole elements of every dtype
+    c.set_linear_weights(options.weights);
     c.progress_ = options.progress;
     c.progress_user_ = options.progress_user;
     std::map<std::string, size_t> shard_of_name;
@@ -130,6 +131,19 @@ Status Checkpoint::read_bytes(const TensorInfo& t, uint64_t offset, size_t n, ui
     if (!st.is_ok()) return st.with_context("tensor '" + t.name + "' in '" + shards_[t.shard].name + "'");
     bytes_read_ += n;
     return progress();
+}
+
+Status Checkpoint::read_i8(const TensorInfo& t, uint64_t first, size_t n, int8_t* dst) {
+    if (t.dtype != DType::kI8)
+        return Status::unsupported("tensor '" + t.name + "' has dtype " + dtype_name(t.dtype) + ", not I8");
+    if (first > t.elements || n > t.elements - first)
+        return Status::invalid("tensor '" + t.name + "': elements out of range");
+    for (size_t done = 0; done < n;) {  // straight into dst, in reads of at most chunk_bytes_
+        const size_t count = std::min(chunk_bytes_, n - done);
+        SF_RETURN_IF_ERROR(read_bytes(t, t.offset + first + done, count, reinterpret_cast<uint8_t*>(dst + done)));
+        done += count;
+    }
+    return Status::ok();
 }
 
 Status Checkpoint::read_f32(const TensorInfo& t, uint64_t first, size_t n, float* dst) {

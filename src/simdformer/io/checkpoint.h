@@ -29,6 +29,7 @@ public:
     const TensorInfo* find(const std::string& name) const override;
     std::vector<const TensorInfo*> tensor_list() const override;
     Status read_f32(const TensorInfo& t, uint64_t first, size_t n, float* dst) override;
+    Status read_i8(const TensorInfo& t, uint64_t first, size_t n, int8_t* dst) override;
     size_t chunk_floats() const override { return chunk_bytes_ / sizeof(float); }
 
     const std::vector<TensorInfo>& tensors() const { return tensors_; }  // sorted by name

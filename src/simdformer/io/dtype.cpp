@@ -43,6 +43,7 @@ const char* dtype_name(DType dtype) {
         case DType::kF64: return "F64";
         case DType::kI64: return "I64";
         case DType::kI32: return "I32";
+        case DType::kI8: return "I8";
     }
     return "?";
 }
@@ -55,6 +56,7 @@ size_t dtype_size(DType dtype) {
         case DType::kF64: return 8;
         case DType::kI64: return 8;
         case DType::kI32: return 4;
+        case DType::kI8: return 1;
     }
     return 0;
 }
@@ -64,7 +66,7 @@ bool dtype_is_float(DType dtype) {
 }
 
 bool parse_dtype(const std::string& name, DType* out) {
-    static const DType all[] = {DType::kF32, DType::kF16, DType::kBF16, DType::kF64, DType::kI64, DType::kI32};
+    static const DType all[] = {DType::kF32, DType::kF16, DType::kBF16, DType::kF64, DType::kI64, DType::kI32, DType::kI8};
     for (DType d : all)
         if (name == dtype_name(d)) {
             *out = d;
@@ -73,7 +75,7 @@ bool parse_dtype(const std::string& name, DType* out) {
     return false;
 }
 
-const char* supported_dtype_names() { return "F32, F16, BF16, F64, I64, I32"; }
+const char* supported_dtype_names() { return "F32, F16, BF16, F64, I64, I32, I8"; }
 
 void convert_to_f32(DType dtype, const uint8_t* src, size_t n, float* dst) {
     switch (dtype) {
@@ -95,6 +97,7 @@ void convert_to_f32(DType dtype, const uint8_t* src, size_t n, float* dst) {
             return;
         case DType::kI64:
         case DType::kI32:
+        case DType::kI8:
             return;  // not float data: callers check dtype_is_float first
     }
 }

@@ -8,8 +8,9 @@
 namespace simdformer {
 
 // The floating-point types convert to float32. The integer types are known so that buffers a
-// checkpoint carries (BERT's I64 `embeddings.position_ids`) can be recognised and ignored.
-enum class DType { kF32, kF16, kBF16, kF64, kI64, kI32 };
+// checkpoint carries (BERT's I64 `embeddings.position_ids`) can be recognised and ignored; I8
+// holds pre-quantized linear weights (read as they are by Linear, with `<name>_scale` F32).
+enum class DType { kF32, kF16, kBF16, kF64, kI64, kI32, kI8 };
 
 const char* dtype_name(DType dtype);          // "F32", ... as safetensors writes it
 size_t dtype_size(DType dtype);               // bytes per element

@@ -54,6 +54,10 @@ Result<Buffer> WeightReader::take(const std::string& name, const Shape& shape) {
     return b;
 }
 
+Status WeightReader::read_i8(const TensorInfo& t, uint64_t, size_t, int8_t*) {
+    return Status::unsupported("tensor '" + t.name + "': this reader has no int8 tensors");
+}
+
 void WeightReader::mark_used(const TensorInfo& t, size_t parameters) {
     used_.insert(t.name);
     elements_taken_ += parameters;
@@ -78,6 +82,17 @@ void MapWeightReader::put(const std::string& name, Shape shape, std::vector<floa
     tensors_[name] = std::move(e);
 }
 
+void MapWeightReader::put_i8(const std::string& name, Shape shape, std::vector<int8_t> data) {
+    Entry e;
+    e.info.name = name;
+    e.info.dtype = DType::kI8;
+    e.info.shape = std::move(shape);
+    e.info.elements = data.size();
+    e.info.bytes = data.size();
+    e.i8 = std::move(data);
+    tensors_[name] = std::move(e);
+}
+
 const TensorInfo* MapWeightReader::find(const std::string& name) const {
     auto it = tensors_.find(name);
     return it == tensors_.end() ? nullptr : &it->second.info;
@@ -94,6 +109,14 @@ Status MapWeightReader::read_f32(const TensorInfo& t, uint64_t first, size_t n, 
     if (it == tensors_.end() || first > it->second.data.size() || n > it->second.data.size() - first)
         return Status::invalid("tensor '" + t.name + "': elements out of range");
     if (n) std::memcpy(dst, it->second.data.data() + first, n * sizeof(float));
+    return Status::ok();
+}
+
+Status MapWeightReader::read_i8(const TensorInfo& t, uint64_t first, size_t n, int8_t* dst) {
+    auto it = tensors_.find(t.name);
+    if (it == tensors_.end() || first > it->second.i8.size() || n > it->second.i8.size() - first)
+        return Status::invalid("tensor '" + t.name + "': int8 elements out of range");
+    if (n) std::memcpy(dst, it->second.i8.data() + first, n);
     return Status::ok();
 }
 

@@ -41,8 +41,14 @@ public:
     virtual std::vector<const TensorInfo*> tensor_list() const = 0;
     // dst [n] = float32 elements [first, first + n) of `t` (a floating-point tensor of this reader).
     virtual Status read_f32(const TensorInfo& t, uint64_t first, size_t n, float* dst) = 0;
+    // dst [n] = elements [first, first + n) of an I8 tensor (pre-quantized linear weights).
+    virtual Status read_i8(const TensorInfo& t, uint64_t first, size_t n, int8_t* dst);
     // Largest number of floats a streaming consumer should stage at once.
     virtual size_t chunk_floats() const { return size_t{1} << 18; }  // 1 MiB
+
+    // How Linear layers keep float weights they load (LoadOptions::weights).
+    WeightFormat linear_weights() const { return linear_weights_; }
+    void set_linear_weights(WeightFormat w) { linear_weights_ = w; }
 
     bool has(const std::string& name) const { return find(name) != nullptr; }
 
@@ -68,20 +74,24 @@ public:
 private:
     std::set<std::string> used_;
     size_t elements_taken_ = 0;
+    WeightFormat linear_weights_ = WeightFormat::kF32;
 };
 
 // In-memory float32 tensors (tests, and models built from random weights).
 class MapWeightReader : public WeightReader {
 public:
     void put(const std::string& name, Shape shape, std::vector<float> data);
+    void put_i8(const std::string& name, Shape shape, std::vector<int8_t> data);
     const TensorInfo* find(const std::string& name) const override;
     std::vector<const TensorInfo*> tensor_list() const override;
     Status read_f32(const TensorInfo& t, uint64_t first, size_t n, float* dst) override;
+    Status read_i8(const TensorInfo& t, uint64_t first, size_t n, int8_t* dst) override;
 
 private:
     struct Entry {
         TensorInfo info;
         std::vector<float> data;
+        std::vector<int8_t> i8;  // I8 tensors
     };
     std::map<std::string, Entry> tensors_;
 };

@@ -107,4 +107,75 @@ void activation_f32(Activation act, size_t n, const float* x, float* y);  // y m
 void add_f32(size_t n, const float* a, const float* b, float* y);         // y may equal a or b
 void scale_f32(size_t n, float alpha, const float* x, float* y);          // y may equal x
 
+// ---- int8 weights and GEMMs (kernels/quantize.cpp, kernels/gemm_i8_*.cpp) ----------------------
+// A weight used as B [k, n] (n = output channels) is quantized symmetrically per column j:
+//   B(p, j) ~ scale[j] * q(p, j),  scale[j] = max_p |B(p, j)| / 127,
+//   q(p, j) = round-half-even(B(p, j) / scale[j]) in [-127, 127]  (a zero column: scale 0, q 0).
+//
+// Packed layout ("qc8w pair panels"), one format for both int8 GEMMs so that a single packed copy
+// serves every batch size: columns in panels of kI8PanelWidth = 8, and inside a panel k taken in
+// pairs, so that 16 bytes hold (k = 2p, 2p+1) x (8 columns):
+//   byte ((jp * k2 + p) * 16 + 2 * c + e) = q(2p + e, 8 jp + c),   k2 = ceil(k / 2), jp < n8 = ceil(n / 8)
+// zero-padded in k and n, followed by f32 scale[n8 * 8] (0 for padding columns). Design (b) feeds
+// the 16 bytes to i32x4.dot_i16x8_s as two sign-extended i16x8 halves; design (a) splits the even
+// and odd k apart while widening them to f32. Size: k2 * n8 * 16 + n8 * 32 bytes (~0.25x f32);
+// `packed` must be at least 4-byte aligned (the scales are floats), 64 as Buffer gives is best.
+constexpr size_t kI8PanelWidth = 8;
+size_t packed_i8_size(size_t k, size_t n);             // bytes; multiple of 16
+void packed_i8_init(size_t k, size_t n, void* packed);  // zero padding and scales; call first
+float* packed_i8_scales(size_t k, size_t n, void* packed);  // [n8 * 8] inside `packed`
+const float* packed_i8_scales(size_t k, size_t n, const void* packed);
+
+// Streaming a weight into the layout, one chunk of rows at a time. A chunk is the logical block
+// B[p0 : p0 + rows, j0 : j0 + cols] with element (p0 + p, j0 + j) at b[p * row_stride + j * col_stride]:
+//  - nn.Linear weight [out, in], a chunk of output rows j0..: p0 = 0, rows = k, row_stride 1,
+//    col_stride = in. Each chunk holds whole channels: absmax, scales, then quantize, per chunk.
+//  - GPT-2 Conv1D weight [in, out], a chunk of input rows p0..: j0 = 0, cols = n,
+//    row_stride = out, col_stride 1. A channel spans every chunk: pass 1 updates absmax for all
+//    chunks, then scales_from_absmax, then pass 2 quantizes the chunks.
+// The absmax accumulator may be the packed scales themselves (zeroed by packed_i8_init).
+void absmax_cols_update(size_t rows, size_t cols, const float* b, size_t row_stride, size_t col_stride,
+                        float* absmax);                          // [cols], for columns j0..
+void scales_from_absmax(size_t n, float* absmax_to_scales);    // in place: absmax / 127
+// Quantizes a chunk with the scales already stored in `packed` (RNE, clamped to [-127, 127]).
+void pack_i8_quantize(size_t k, size_t n, size_t p0, size_t rows, size_t j0, size_t cols, const float* b,
+                      size_t row_stride, size_t col_stride, void* packed);
+// Places an already quantized chunk as it is (pre-quantized checkpoints; -128 is accepted).
+void pack_i8_copy(size_t k, size_t n, size_t p0, size_t rows, size_t j0, size_t cols, const int8_t* q,
+                  size_t row_stride, size_t col_stride, void* packed);
+// The whole of B at once (init, absmax, scales, quantize).
+void pack_i8(size_t k, size_t n, const float* b, size_t row_stride, size_t col_stride, void* packed);
+// out [k] = column j of a packed [k, n] operand, dequantized (scale[j] * q(p, j)).
+void packed_i8_column(size_t k, size_t n, const void* packed, size_t j, float* out);
+
+// Dynamic quantization of one activation row for design (b): per-row asymmetric, 256 levels over
+// [lo, hi] = [min(0, min x), max(0, max x)] so that 0 is exact and a one-sided row (GELU output)
+// keeps the full resolution: scale = (hi - lo) / 255, inv_scale = 255 / (hi - lo),
+// zero = clamp(round(-lo * inv_scale), 0, 255), x ~ scale * (q - zero) with
+// q = clamp(round(x * inv_scale) + zero, 0, 255) (round = half to even, in f32). A row of zeros
+// gets scale 0. The GEMM multiplies q - zero in [-255, 255] as i16, so no zero-point correction
+// term is needed.
+struct Qd8Row {
+    float scale = 0.0f;
+    float inv_scale = 0.0f;
+    int32_t zero = 0;
+};
+Qd8Row qd8_row_params(size_t k, const float* x);
+// q[2 p * pair_stride + e] = q(x[2p + e]) - zero for p < ceil(k / 2) (0 for the odd pad);
+// `row` must be qd8_row_params of x (or of a range containing x).
+void quantize_row_qd8(size_t k, const float* x, const Qd8Row& row, int16_t* q, size_t pair_stride = 1);
+
+// Design (a): C[m, n] = epilogue(A[m, k] · B) for B packed by pack_i8, A in f32; the int8 weights
+// are widened to f32 in the micro-kernel and the per-channel scale is applied in the epilogue
+// (c = act(alpha * scale[j] * sum + bias) + residual). C must not alias A or the residual.
+void gemm_f32_qc8w(size_t m, size_t n, size_t k, const float* a, size_t lda,  // [m, k]
+                   const void* packed_b,                                     // pack_i8 of [k, n]
+                   float* c, size_t ldc, const Epilogue& epilogue = {});      // [m, n]
+// Design (b): the same product with every row of A quantized on the fly by quantize_row_qd8,
+// i16 x i16 dot products accumulated exactly in i32 (k <= kQd8MaxK), dequantized in the epilogue
+// (c = act(alpha * scale_row * scale[j] * sum + bias) + residual).
+constexpr size_t kQd8MaxK = 65536;  // 255 * 128 * k must fit in i32
+void gemm_qd8_qc8w(size_t m, size_t n, size_t k, const float* a, size_t lda, const void* packed_b,
+                   float* c, size_t ldc, const Epilogue& epilogue = {});
+
 }  // namespace simdformer::kernels

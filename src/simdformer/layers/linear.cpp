@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "simdformer/layers/linear_int8.h"
 #include "simdformer/runtime/parallel_gemm.h"
 
 namespace simdformer {
@@ -60,16 +61,36 @@ Result<Linear> Linear::load(WeightReader& r, const LinearRef& ref, size_t in, si
         return Status::invalid("tensor '" + ref.weight + "': bad slice " + std::to_string(ref.part) + " of " +
                                std::to_string(ref.parts));
     const bool out_in = ref.layout == WeightLayout::kOutIn;
-    SF_ASSIGN_OR_RETURN(const TensorInfo* w, r.expect(ref.weight, out_in ? Shape{total, in} : Shape{in, total}));
+    const Shape shape = out_in ? Shape{total, in} : Shape{in, total};
+    // Pre-quantized I8 weights load as int8 whatever the options say; float weights follow them.
+    const TensorInfo* stored = r.find(ref.weight);
+    const bool prequantized = stored && stored->dtype == DType::kI8;
     Linear l;
     l.in_ = in;
     l.out_ = out;
+    l.int8_ = prequantized || r.linear_weights() == WeightFormat::kInt8;
+    const TensorInfo* w = stored;
+    if (prequantized) {
+        if (stored->shape != shape)
+            return Status::shape("tensor '" + ref.weight + "' has shape " + shape_string(stored->shape) + ", expected " +
+                                 shape_string(shape));
+    } else {
+        SF_ASSIGN_OR_RETURN(w, r.expect(ref.weight, shape));
+    }
     size_t n = 0;
     if (!checked_mul(in, out, &n) || n > kMaxBufferFloats)
         return Status::oom("tensor '" + ref.weight + "' is too large");
-    SF_ASSIGN_OR_RETURN(l.packed_, Buffer::uninitialized(kernels::packed_b_size(in, out), ref.weight.c_str()));
+    if (l.int8_ && in > kernels::kQd8MaxK)
+        return Status::unsupported("tensor '" + ref.weight + "': int8 weights need in_features <= " +
+                                   std::to_string(kernels::kQd8MaxK) + ", not " + std::to_string(in));
+    const size_t packed_floats = l.int8_ ? (kernels::packed_i8_size(in, out) + 3) / 4 : kernels::packed_b_size(in, out);
+    SF_ASSIGN_OR_RETURN(l.packed_, Buffer::uninitialized(packed_floats, ref.weight.c_str()));
     const size_t first = ref.part * out;
-    if (out_in) {
+    if (prequantized) {
+        SF_RETURN_IF_ERROR(detail::load_prequantized(r, *w, out_in, first, in, out, l.packed_.data()));
+    } else if (l.int8_) {
+        SF_RETURN_IF_ERROR(detail::stream_quantized(r, *w, out_in, first, in, out, l.packed_.data()));
+    } else if (out_in) {
         SF_RETURN_IF_ERROR(stream_out_in(r, *w, first, in, out, l.packed_.data()));
     } else {
         SF_RETURN_IF_ERROR(stream_in_out(r, *w, first, in, out, l.packed_.data()));
@@ -91,13 +112,26 @@ void Linear::forward(size_t rows, const float* x, size_t ldx, float* y, size_t l
     ep.activation = activation;
     ep.residual = residual;
     ep.ld_residual = ld_residual;
-    runtime::gemm_f32_packed(rows, out_, in_, x, ldx, packed_.data(), y, ldy, ep);  // threads: column panels
+    gemm(rows, x, ldx, y, ldy, ep);
 }
 
 void Linear::forward_with_bias(size_t rows, const float* x, size_t ldx, float* y, size_t ldy, const float* bias) const {
     kernels::Epilogue ep;
     ep.bias = bias;
-    kernels::gemm_f32_packed(rows, out_, in_, x, ldx, packed_.data(), y, ldy, ep);
+    gemm(rows, x, ldx, y, ldy, ep);
+}
+
+void Linear::gemm(size_t rows, const float* x, size_t ldx, float* y, size_t ldy, const kernels::Epilogue& ep) const {
+    // int8: the dynamically quantized int8 x int8 GEMM, measured faster than f32 activations x
+    // int8 weights (gemm_f32_qc8w) for every shape from 1 to 128 rows (BENCHMARKS.md).
+    // Threads: f32 over column panels (or rows), int8 over rows (runtime/parallel_gemm.h).
+    if (int8_) runtime::gemm_qd8_qc8w(rows, out_, in_, x, ldx, packed_.data(), y, ldy, ep);
+    else runtime::gemm_f32_packed(rows, out_, in_, x, ldx, packed_.data(), y, ldy, ep);
+}
+
+void Linear::weight_row(size_t j, float* out) const {
+    if (int8_) kernels::packed_i8_column(in_, out_, packed_.data(), j, out);
+    else kernels::packed_b_column(in_, packed_.data(), j, out);
 }
 
 }  // namespace simdformer

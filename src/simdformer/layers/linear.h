@@ -1,6 +1,9 @@
 // Linear: y = x Wᵀ + b with PyTorch's weight layout W [out_features, in_features] (or GPT-2's
 // Conv1D layout [in, out]). W is packed once, as it loads, into the GEMM's panel layout; the
 // bias is fused into the GEMM's epilogue together with an optional activation and residual.
+// With int8 weights (LoadOptions::weights, or I8 tensors in the checkpoint) W is kept as int8
+// per output channel in the int8 GEMM's pair panels (kernels.h), a quarter of the f32 size, and
+// forward runs the int8 x int8 GEMM on dynamically quantized rows of x.
 #pragma once
 
 #include "simdformer/arch/tensor_refs.h"
@@ -26,16 +29,21 @@ public:
                  size_t ld_residual = 0) const;
     // The same with another bias [out] in place of the layer's own (a tied output projection).
     void forward_with_bias(size_t rows, const float* x, size_t ldx, float* y, size_t ldy, const float* bias) const;
-    // out [in] = row j of W (an embedding table stored only in packed form).
-    void weight_row(size_t j, float* out) const { kernels::packed_b_column(in_, packed_.data(), j, out); }
+    // out [in] = row j of W (an embedding table stored only in packed form; dequantized if int8).
+    void weight_row(size_t j, float* out) const;
 
     size_t in_features() const { return in_; }
     size_t out_features() const { return out_; }
     size_t parameters() const { return in_ * out_ + bias_.size(); }
+    bool int8() const { return int8_; }
+    size_t weight_bytes() const { return packed_.size() * sizeof(float); }  // packed W as held
 
 private:
+    void gemm(size_t rows, const float* x, size_t ldx, float* y, size_t ldy, const kernels::Epilogue& ep) const;
+
     size_t in_ = 0, out_ = 0;
-    Buffer packed_;  // pack_b of Wᵀ [in, out]
+    bool int8_ = false;
+    Buffer packed_;  // f32: pack_b of Wᵀ [in, out]; int8: pack_i8 of Wᵀ (bytes, in a float buffer)
     Buffer bias_;    // [out] (empty: no bias)
 };
 

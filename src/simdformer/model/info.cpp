@@ -70,7 +70,7 @@ std::string Model::info_json() const {
     info["has_lm_head"] = m.generator.has_value();
     info["parameters"] = m.parameters;
     info["dtype"] = m.stored_dtype.empty() ? "F32" : m.stored_dtype;
-    info["weights"] = "f32";
+    info["weights"] = m.int8_weights ? "int8" : "f32";
     info["unused_tensors"] = m.unused_tensors;
     json original = json::parse(m.config_json.empty() ? model_config_to_json(m.config) : m.config_json, nullptr,
                                 /*allow_exceptions=*/false);

@@ -65,6 +65,12 @@ std::string stored_dtype(const Checkpoint& c) {
     return seen.size() == 1 ? *seen.begin() : seen.empty() ? "none" : "mixed";
 }
 
+bool has_int8_tensors(const Checkpoint& c) {
+    for (const TensorInfo& t : c.tensors())
+        if (t.dtype == DType::kI8) return true;
+    return false;
+}
+
 }  // namespace
 
 Result<Model> Model::load_checkpoint(const std::string& config_json, const std::vector<CheckpointShard>& shards,
@@ -94,6 +100,7 @@ Result<Model> Model::load_checkpoint(const std::string& config_json, const std::
         model.impl_->config_json = config_json;
     }
     model.impl_->stored_dtype = stored_dtype(checkpoint);
+    model.impl_->int8_weights = options.weights == WeightFormat::kInt8 || has_int8_tensors(checkpoint);
     SF_RETURN_IF_ERROR(checkpoint.report_done());
     return model;
 }

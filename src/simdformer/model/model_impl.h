@@ -35,6 +35,7 @@ struct ModelImpl {
     // What info_json() reports beyond the config.
     std::string config_json;                // the config as given (or as parse_model_config reads it)
     std::string stored_dtype;               // dtype of the checkpoint's weights ("F32", "F16", "mixed")
+    bool int8_weights = false;              // linear weights held as int8 (info "weights")
     std::vector<std::string> unused_tensors;  // checkpoint tensors nothing used (Hugging Face models)
 
     // Stages of a forward pass (model/forward.cpp).

@@ -101,7 +101,10 @@ void size_workspace(const ModelImpl& m, const WorkspaceLimits& requested, Worksp
     const ModelConfig& c = m.config;
     const size_t B = requested.max_batch;
     const size_t Ls = requested.max_src_len ? requested.max_src_len : c.max_len;
-    const size_t Lt = requested.max_tgt_len ? requested.max_tgt_len : c.max_len;
+    // Encoder-only models never see a target: by default it costs nothing (rows are sized by
+    // max(Ls, Lt), so a default of max_len would size every buffer for max_len).
+    const bool target = m.mha || !m.decoder.empty();
+    const size_t Lt = requested.max_tgt_len ? requested.max_tgt_len : target ? c.max_len : Ls;
     const size_t h = c.nhead;
     w.limits = requested;
     w.limits.max_src_len = Ls;

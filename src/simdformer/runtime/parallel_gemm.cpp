@@ -46,4 +46,21 @@ void gemm_f32_packed(size_t m, size_t n, size_t k, const float* a, size_t lda, c
     });
 }
 
+void gemm_qd8_qc8w(size_t m, size_t n, size_t k, const float* a, size_t lda, const void* packed_b, float* c,
+                   size_t ldc, const kernels::Epilogue& ep) {
+    const double macs = static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
+    if (threads() == 1 || in_parallel_task() || m < 2 * kRowGrain || macs < parallel_min_macs()) {
+        kernels::gemm_qd8_qc8w(m, n, k, a, lda, packed_b, c, ldc, ep);
+        return;
+    }
+    // Row split only: every thread streams all the (4x smaller) int8 weights, and a column split
+    // would need the int8 panel layout here.
+    parallel_for((m + kRowGrain - 1) / kRowGrain, [&](size_t t0, size_t t1) {
+        const size_t row0 = t0 * kRowGrain, row1 = std::min(m, t1 * kRowGrain);
+        kernels::Epilogue e = ep;
+        if (e.residual) e.residual += row0 * e.ld_residual;
+        kernels::gemm_qd8_qc8w(row1 - row0, n, k, a + row0 * lda, lda, packed_b, c + row0 * ldc, ldc, e);
+    });
+}
+
 }  // namespace simdformer::runtime

@@ -26,4 +26,12 @@ void gemm_f32_packed(size_t m, size_t n, size_t k,
                      float* c, size_t ldc,        // [m, n]
                      const kernels::Epilogue& epilogue = {});
 
+// kernels::gemm_qd8_qc8w split over rows: each row of A is quantized on its own, so a row's
+// result does not depend on which rows share its task.
+void gemm_qd8_qc8w(size_t m, size_t n, size_t k,
+                   const float* a, size_t lda,  // [m, k]
+                   const void* packed_b,        // kernels::pack_i8_quantize / pack_i8_copy panels of [k, n]
+                   float* c, size_t ldc,        // [m, n]
+                   const kernels::Epilogue& epilogue = {});
+
 }  // namespace simdformer::runtime

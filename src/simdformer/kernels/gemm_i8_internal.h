@@ -1,0 +1,56 @@
+// What the int8 kernels share: the packed-weight geometry and the epilogue of one tile row.
+// Internal to kernels/ (it exposes SIMD types).
+#pragma once
+
+#include <algorithm>
+#include <cstring>
+
+#include "simdformer/kernels/kernels.h"
+#include "simdformer/kernels/vector_math.h"
+
+namespace simdformer::kernels::i8detail {
+
+constexpr size_t kNr = kI8PanelWidth;  // columns per panel
+constexpr size_t kPairBytes = 2 * kNr;  // one k pair of a panel: 16 bytes
+
+inline size_t pairs(size_t k) { return (k + 1) / 2; }
+inline size_t panels(size_t n) { return (n + kNr - 1) / kNr; }
+inline size_t panel_bytes(size_t k) { return pairs(k) * kPairBytes; }
+inline size_t scales_offset(size_t k, size_t n) { return panels(n) * panel_bytes(k); }
+// Byte of q(p, j) inside the packed panels.
+inline size_t byte_index(size_t k, size_t p, size_t j) {
+    return (j / kNr) * panel_bytes(k) + (p / 2) * kPairBytes + (j % kNr) * 2 + (p % 2);
+}
+
+// The epilogue of one row of a tile: acc[kNr] holds the raw sums of columns j0 .. j0 + ncols;
+// c[j] = act(acc[j] * (row_mult * scale[j]) + bias[j]) + residual[j] for j < ncols. Every element
+// goes through the same operations whatever its row or column, so results do not depend on the
+// position of a row in the batch.
+inline void finish_row(const float* acc, float row_mult, const float* scale,  // [kNr] each
+                       const float* bias,                                     // [ncols] or null
+                       Activation act, const float* residual,                 // [ncols] or null
+                       float* c, size_t ncols) {                              // [ncols]
+    using detail::kLanes;
+    using detail::vf32;
+    static_assert(kNr % kLanes == 0, "a panel row is a whole number of float vectors");
+    float b[kNr] = {}, res[kNr] = {}, out[kNr];
+    const bool full = ncols == kNr;  // interior tiles read and write in place
+    if (!full) {
+        if (bias) std::copy(bias, bias + ncols, b);
+        if (residual) std::copy(residual, residual + ncols, res);
+    }
+    const float* bp = full ? bias : b;
+    const float* rp = full ? residual : res;
+    float* op = full ? c : out;
+    const vf32 rm(row_mult);
+    for (size_t v = 0; v < kNr; v += kLanes) {
+        vf32 x = simd::load(acc + v) * (rm * simd::load(scale + v));
+        if (bias) x = x + simd::load(bp + v);
+        x = detail::activate(act, x);
+        if (residual) x = x + simd::load(rp + v);
+        simd::store(op + v, x);
+    }
+    if (!full) std::memcpy(c, out, ncols * sizeof(float));
+}
+
+}  // namespace simdformer::kernels::i8detail

@@ -1,0 +1,203 @@
+// Design (b): int8 x int8 GEMM with dynamically quantized activations ("qd8" x "qc8w").
+//
+// Each row of A is quantized on the fly (per-row asymmetric, quantize_row_qd8) and widened to
+// i16 pairs; the packed weights are sign-extended from int8 to i16 as they are loaded; one
+// i32x4.dot_i16x8_s (pmaddwd natively) then multiplies a k pair of four columns and adds the two
+// products, so every instruction does 8 multiply-adds against 4 for f32. Sums are exact i32, so
+// the order of accumulation cannot change a result; the per-row activation scale and the
+// per-channel weight scale are applied once, in the epilogue.
+//
+// Register tile: kMr = 4 rows x 8 columns = 8 i32x4 accumulators + 2 weight vectors + 1
+// broadcast pair. Rows of A are packed per tile in k-pair-major order (pair p of rows 0..3 next
+// to each other) so that A and B each stream through one pointer, as in the f32 GEMM.
+#include <algorithm>
+#include <cstring>
+
+#include "simdformer/kernels/gemm_i8_internal.h"
+#include "simdformer/kernels/kernels.h"
+#include "simdformer/simd/simd_i8.h"
+
+namespace simdformer::kernels {
+namespace {
+
+using i8detail::kNr;
+using i8detail::kPairBytes;
+
+constexpr size_t kMr = 4;     // rows per tile (5 and 6 rows measured slower in wasm)
+constexpr size_t kKc = 1024;  // k per block (even): a panel block of 8 KiB stays in L1
+constexpr size_t kMc = 64;    // rows quantized at a time: 64 x 1024 i16 = 128 KiB
+
+// Quantized rows of the current block: tile i (rows 4i..4i+3) holds pair p of row r at
+// g_a[i * 4 * kc2 + p * R + r] (R = rows of that tile), each entry one i32 = two i16.
+thread_local int32_t g_a[kMc * kKc / 2];
+thread_local Qd8Row g_rows[kMc];
+
+struct TileArgs {
+    size_t kc2;             // k pairs in this block
+    const int32_t* a;       // [kc2, R] packed pairs of this tile's rows
+    const int8_t* panel;    // [kc2, 16] block of one packed panel
+    float* c;               // [R, ncols] at the tile's first element, row stride ldc
+    size_t ldc;
+    size_t ncols;           // valid columns (kNr except at the right edge)
+    bool first, last;       // first k block: start from zero; last: apply the epilogue
+    const Qd8Row* rows;     // [R] quantization of the tile's rows
+    const float* scale;     // [kNr] per-channel weight scales of the panel
+    const float* bias;      // [ncols] or null
+    const float* residual;  // at the tile's first element, or null
+    size_t ld_residual;
+};
+
+// Partial sums of earlier k blocks live in C as i32 bit patterns until the last block.
+inline void load_partial(const float* c, size_t ncols, int32_t* acc) {
+    std::memcpy(acc, c, ncols * sizeof(int32_t));
+    for (size_t j = ncols; j < kNr; ++j) acc[j] = 0;
+}
+inline void store_partial(float* c, size_t ncols, const int32_t* acc) { std::memcpy(c, acc, ncols * sizeof(int32_t)); }
+
+// The end of a k block: partial i32 sums stay in C, or the last block's sums (already f32 in
+// `acc`) go through the epilogue.
+template <size_t R>
+void finish(const TileArgs& t, const Epilogue& ep, const int32_t (&sums)[R][kNr], const float (&acc)[R][kNr]) {
+    for (size_t r = 0; r < R; ++r) {
+        if (!t.last) {
+            store_partial(t.c + r * t.ldc, t.ncols, sums[r]);
+            continue;
+        }
+        i8detail::finish_row(acc[r], ep.alpha * t.rows[r].scale, t.scale, t.bias, ep.activation,
+                             t.residual ? t.residual + r * t.ld_residual : nullptr, t.c + r * t.ldc, t.ncols);
+    }
+}
+
+#if SIMDFORMER_I8_SIMD
+namespace v = simd::i8;
+
+// Not inlined: a micro-kernel in its own small function gets its accumulators in registers from
+// V8, where inlined into the (large) driver it did not.
+template <size_t R>
+__attribute__((noinline)) void tile(const TileArgs& t, const Epilogue& ep) {
+    v::vi acc[R][2];
+    for (size_t r = 0; r < R; ++r) {
+        if (t.first) {
+            acc[r][0] = acc[r][1] = v::zero_i();
+        } else {
+            int32_t prev[kNr];
+            load_partial(t.c + r * t.ldc, t.ncols, prev);
+            acc[r][0] = v::load_i(prev);
+            acc[r][1] = v::load_i(prev + 4);
+        }
+    }
+    // HOT LOOP, per k pair: 2 loads that sign-extend 8 weight bytes to i16 (4 columns x 2 k
+    // each), and per row 1 broadcast of the row's i16 pair + 2 dot products + 2 adds.
+    const int32_t* ap = t.a;
+    const int8_t* bp = t.panel;
+    for (size_t p = 0; p < t.kc2; ++p, ap += R, bp += kPairBytes) {
+        const v::vi b0 = v::load_i8_as_i16(bp);
+        const v::vi b1 = v::load_i8_as_i16(bp + 8);
+        for (size_t r = 0; r < R; ++r) {
+            const v::vi a = v::load32_splat(ap + r);
+            acc[r][0] = v::add_i32(acc[r][0], v::dot_i16(b0, a));
+            acc[r][1] = v::add_i32(acc[r][1], v::dot_i16(b1, a));
+        }
+    }
+    int32_t sums[R][kNr];
+    float fsums[R][kNr];
+    for (size_t r = 0; r < R; ++r) {
+        if (t.last) {
+            v::store_f(fsums[r], v::f32_from_i32(acc[r][0]));
+            v::store_f(fsums[r] + 4, v::f32_from_i32(acc[r][1]));
+        } else {
+            v::store_i(sums[r], acc[r][0]);
+            v::store_i(sums[r] + 4, acc[r][1]);
+        }
+    }
+    finish<R>(t, ep, sums, fsums);
+}
+
+#else  // scalar: the same exact integer sums
+
+template <size_t R>
+void tile(const TileArgs& t, const Epilogue& ep) {
+    int32_t sums[R][kNr];
+    for (size_t r = 0; r < R; ++r) {
+        if (t.first) std::fill(sums[r], sums[r] + kNr, 0);
+        else load_partial(t.c + r * t.ldc, t.ncols, sums[r]);
+    }
+    const int32_t* ap = t.a;
+    const int8_t* bp = t.panel;
+    for (size_t p = 0; p < t.kc2; ++p, ap += R, bp += kPairBytes) {
+        for (size_t r = 0; r < R; ++r) {
+            int16_t a[2];
+            std::memcpy(a, ap + r, sizeof(a));
+            for (size_t j = 0; j < kNr; ++j) sums[r][j] += a[0] * bp[2 * j] + a[1] * bp[2 * j + 1];
+        }
+    }
+    float fsums[R][kNr];
+    for (size_t r = 0; r < R; ++r)
+        for (size_t j = 0; j < kNr; ++j) fsums[r][j] = static_cast<float>(sums[r][j]);
+    finish<R>(t, ep, sums, fsums);
+}
+#endif
+
+void tile_rows(size_t rows, const TileArgs& t, const Epilogue& ep) {
+    switch (rows) {
+        case 4: tile<4>(t, ep); break;
+        case 3: tile<3>(t, ep); break;
+        case 2: tile<2>(t, ep); break;
+        case 1: tile<1>(t, ep); break;
+        default: break;
+    }
+}
+
+// Quantizes columns [pc, pc + kc) of rows [0, mc) of A (whose parameters are in g_rows) into
+// g_a, tile by tile.
+void pack_a_block(size_t mc, size_t pc, size_t kc, const float* a, size_t lda) {
+    const size_t kc2 = (kc + 1) / 2;
+    for (size_t i = 0; i < mc; i += kMr) {
+        const size_t rows = std::min(kMr, mc - i);
+        int32_t* dst = g_a + i * kc2;
+        for (size_t r = 0; r < rows; ++r)
+            quantize_row_qd8(kc, a + (i + r) * lda + pc, g_rows[i + r], reinterpret_cast<int16_t*>(dst + r), rows);
+    }
+}
+
+}  // namespace
+
+void gemm_qd8_qc8w(size_t m, size_t n, size_t k, const float* a, size_t lda, const void* packed_b, float* c,
+                   size_t ldc, const Epilogue& ep) {
+    const auto* panels = static_cast<const int8_t*>(packed_b);
+    const float* scales = packed_i8_scales(k, n, packed_b);
+    const size_t np = i8detail::panels(n), pb = i8detail::panel_bytes(k);
+    for (size_t ic = 0; ic < m; ic += kMc) {
+        const size_t mc = std::min(kMc, m - ic);
+        for (size_t r = 0; r < mc; ++r) g_rows[r] = qd8_row_params(k, a + (ic + r) * lda);
+        // k == 0 still runs one (empty) block so that C = epilogue(0).
+        for (size_t pc = 0; pc < k || (k == 0 && pc == 0); pc += kKc) {
+            const size_t kc = std::min(kKc, k - pc);
+            pack_a_block(mc, pc, kc, a + ic * lda, lda);
+            for (size_t jp = 0; jp < np; ++jp) {
+                const size_t col0 = jp * kNr;
+                TileArgs t{};
+                t.kc2 = (kc + 1) / 2;
+                t.panel = panels + jp * pb + pc / 2 * kPairBytes;
+                t.ldc = ldc;
+                t.ncols = std::min(kNr, n - col0);
+                t.first = pc == 0;
+                t.last = pc + kKc >= k;
+                t.scale = scales + col0;
+                t.bias = ep.bias ? ep.bias + col0 : nullptr;
+                t.ld_residual = ep.ld_residual;
+                for (size_t i = 0; i < mc; i += kMr) {  // the panel block stays in L1 for every row tile
+                    const size_t row = ic + i;
+                    t.a = g_a + i * t.kc2;
+                    t.rows = g_rows + i;
+                    t.c = c + row * ldc + col0;
+                    t.residual = ep.residual ? ep.residual + row * ep.ld_residual + col0 : nullptr;
+                    tile_rows(std::min(kMr, mc - i), t, ep);
+                }
+            }
+            if (k == 0) break;
+        }
+    }
+}
+
+}  // namespace simdformer::kernels
