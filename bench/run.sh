@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # npm run bench: exports the workloads from PyTorch (once), installs the peers, builds simdformer
-# when stale, then runs the wasm side-by-side benchmark and the native kernel benchmark.
+# when stale, then runs the wasm side-by-side benchmark, the threads benchmark and the native
+# kernel benchmark.
 #   bench/run.sh [--quick]      (BENCH_BUDGET_MS sets the timing budget per engine and workload)
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -21,6 +22,7 @@ if [ ! -f dist/simdformer.wasm ] || [ -n "$(find src bindings -newer dist/simdfo
   bash scripts/build-package.sh
 fi
 node bench/bench.mjs
+node bench/threads.mjs --threads 2   # 1 vs 2 threads, and against onnxruntime-web on 2 threads
 echo "ceiling loop as assembled (wasm-objdump):"
 wasm-objdump -d bench/.cache/ceiling.wasm | sed -n '/loop/,/br_if/p' | cut -c40- | awk '{print $1}' | sort | uniq -c | sort -rn
 cmake --preset native-release -DSIMDFORMER_BUILD_BENCH=ON >/dev/null
