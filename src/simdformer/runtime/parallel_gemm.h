@@ -10,7 +10,8 @@
 namespace simdformer::runtime {
 
 // Below this many multiply-adds (m*n*k for a GEMM, all heads for an attention) work stays on one
-// thread: waking the pool costs more than it saves (measured: BENCHMARKS.md, "thread cut-over").
+// thread: waking the pool costs more than it saves. The value is a choice, not yet measured on an
+// idle machine (BENCHMARKS.md, "Threads").
 constexpr double kParallelMinMacs = 1 << 17;
 // The cut-over in use (kParallelMinMacs unless overridden).
 double parallel_min_macs();
