@@ -15,6 +15,8 @@ bench/models/ (git-ignored). Run by bench/run.sh (`npm run bench`); `--quick` ma
 Each folder has check.safetensors: inputs and the expected outputs of scripts/hf_reference.py
 (and, for the int8 layer, of a PyTorch emulation of the quantized graph). bench/verify_hf_onnx.mjs
 runs every ONNX graph in onnxruntime-web and compares (onnx 1.12 has no reference evaluator).
+
+  bench/export_hf.py [--quick] [--only gpt2-small[,bert-base...]]
 """
 import json
 import math
@@ -315,24 +317,38 @@ def export_bert_layer_int8(name, d, heads, ff, seq, seed):
 
 def main():
     quick = "--quick" in sys.argv
+    # --only a,b: export just these folders (bench/decode.mjs needs only gpt2-small); the manifest
+    # keeps the other entries it has for the same shapes.
+    only = sys.argv[sys.argv.index("--only") + 1].split(",") if "--only" in sys.argv else None
     torch.manual_seed(0)
     os.makedirs(OUT, exist_ok=True)
     t0 = time.time()
     if quick:
-        jobs = [lambda: export_bert("bert-base", 2, 64, 4, 256, 11, False),
-                lambda: export_bert("minilm-l6", 2, 32, 4, 128, 12, True),
-                lambda: export_gpt2("gpt2-small", 2, 64, 4, 128, 13),
-                lambda: export_bert_layer_int8("bert-layer-int8", 64, 4, 256, 16, 14)]
+        jobs = [("bert-base", lambda: export_bert("bert-base", 2, 64, 4, 256, 11, False)),
+                ("minilm-l6", lambda: export_bert("minilm-l6", 2, 32, 4, 128, 12, True)),
+                ("gpt2-small", lambda: export_gpt2("gpt2-small", 2, 64, 4, 128, 13)),
+                ("bert-layer-int8", lambda: export_bert_layer_int8("bert-layer-int8", 64, 4, 256, 16, 14))]
     else:
-        jobs = [lambda: export_bert("bert-base", 12, 768, 12, 3072, 11, False),
-                lambda: export_bert("minilm-l6", 6, 384, 12, 1536, 12, True),
-                lambda: export_gpt2("gpt2-small", 12, 768, 12, 1024, 13),
-                lambda: export_bert_layer_int8("bert-layer-int8", 768, 12, 3072, 128, 14)]
+        jobs = [("bert-base", lambda: export_bert("bert-base", 12, 768, 12, 3072, 11, False)),
+                ("minilm-l6", lambda: export_bert("minilm-l6", 6, 384, 12, 1536, 12, True)),
+                ("gpt2-small", lambda: export_gpt2("gpt2-small", 12, 768, 12, 1024, 13)),
+                ("bert-layer-int8", lambda: export_bert_layer_int8("bert-layer-int8", 768, 12, 3072, 128, 14))]
+    if only:
+        unknown = set(only) - {name for name, _ in jobs}
+        if unknown:
+            sys.exit(f"--only: unknown model(s) {sorted(unknown)}; known: {[name for name, _ in jobs]}")
+        jobs = [(name, job) for name, job in jobs if name in only]
+    manifest_path = os.path.join(OUT, "manifest.json")
     models = []
-    for job in jobs:
+    if only and os.path.exists(manifest_path):
+        with open(manifest_path, encoding="utf-8") as f:
+            old = json.load(f)
+        if old.get("quick") == quick:
+            models = [m for m in old["models"] if m["name"] not in only]
+    for _, job in jobs:
         models.append(job())
         print(f"exported {models[-1]['name']} ({time.time() - t0:.0f} s)", flush=True)
-    fmt.write_json(os.path.join(OUT, "manifest.json"), {"quick": quick, "models": models})
+    fmt.write_json(manifest_path, {"quick": quick, "models": models})
 
 
 if __name__ == "__main__":

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # npm run bench: exports the workloads from PyTorch (once), installs the peers, builds simdformer
-# when stale, then runs the wasm side-by-side benchmark, the threads benchmark and the native
-# kernel benchmark.
+# when stale, then runs the wasm side-by-side benchmark, the threads benchmark, text -> embedding
+# against transformers.js (headless Chromium and Node), the int8 BERT layer, and the native kernel
+# benchmark.
 #   bench/run.sh [--quick]      (BENCH_BUDGET_MS sets the timing budget per engine and workload)
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -17,12 +18,18 @@ if [ ! -f bench/models/manifest.json ] || ! grep -q "\"quick\": $want_quick" ben
   echo "exporting the Hugging Face-shaped models (bench/export_hf.py)…"
   OPENBLAS_NUM_THREADS=2 /usr/bin/python3 bench/export_hf.py $quick 2>&1 | grep -v -i warning
 fi
-(cd bench && npm install --no-audit --no-fund --loglevel=error)
+# transformers.js pulls onnxruntime-node, whose CPU binaries are in its npm package; its install
+# script would fetch optional GPU binaries from another host, which this machine cannot reach.
+(cd bench && ONNXRUNTIME_NODE_INSTALL=skip npm install --no-audit --no-fund --loglevel=error)
 if [ ! -f dist/simdformer.wasm ] || [ -n "$(find src bindings -newer dist/simdformer.wasm -type f -print -quit)" ]; then
   bash scripts/build-package.sh
 fi
 node bench/bench.mjs
-node bench/threads.mjs --threads 2   # 1 vs 2 threads, and against onnxruntime-web on 2 threads
+node bench/threads.mjs --threads 2          # 1 vs 2 threads, and against onnxruntime-web on 2 threads
+node bench/verify_hf_transformersjs.mjs      # the transformers.js folders load and match PyTorch
+node bench/embed.mjs                         # text -> embedding, simdformer vs transformers.js (Chromium + Node)
+node bench/int8-layer.mjs                    # int8 BERT-base layer vs f32 and onnxruntime-web int8
+node bench/decode.mjs $quick                 # token-by-token decoding: GPT-2-small vs onnxruntime-web, encoder-decoder generate
 echo "ceiling loop as assembled (wasm-objdump):"
 wasm-objdump -d bench/.cache/ceiling.wasm | sed -n '/loop/,/br_if/p' | cut -c40- | awk '{print $1}' | sort | uniq -c | sort -rn
 cmake --preset native-release -DSIMDFORMER_BUILD_BENCH=ON >/dev/null

@@ -104,10 +104,6 @@ Status attention_options(const std::string& score, const std::string& normalize,
     return parse_name("normalize", normalize, kNormalizeNames, &out->normalize);
 }
 
-void call_step_callback(void* user, size_t step, size_t max_steps) {
-    (*static_cast<val*>(user))(step, max_steps);
-}
-
 // ---- checkpoints and text models (the loadCheckpoint / forwardText contract of DESIGN.md) -----
 
 constexpr double kMaxExactInteger = 9007199254740992.0;  // 2^53: every integer below is exact
@@ -198,10 +194,49 @@ Status to_text_request(const TextArgs& a, TextRequest* r) {
     return Status::ok();
 }
 
+// decodeBegin's argument object (the DecodeRequest of a causal language model): sizes,
+// addresses and sampler settings as JavaScript numbers, checked here.
+struct DecodeArgs {
+    double n_batch = 0, n_seq = 0, tokens = 0, attention_mask = 0, max_new_tokens = 0;
+    double temperature = 0, top_k = 0, top_p = 1, seed = 0;
+    double stop_tokens = 0, n_stop_tokens = 0, pad_token = -1;
+};
+
+Status to_decode_request(const DecodeArgs& a, DecodeRequest* r) {
+    SF_RETURN_IF_ERROR(js_size(a.n_batch, "nBatch", &r->n_batch));
+    SF_RETURN_IF_ERROR(js_size(a.n_seq, "nSeq", &r->n_seq));
+    SF_RETURN_IF_ERROR(js_pointer(a.tokens, "tokens", &r->tokens));
+    SF_RETURN_IF_ERROR(js_pointer(a.attention_mask, "attentionMask", &r->attention_mask));
+    SF_RETURN_IF_ERROR(js_size(a.max_new_tokens, "maxNewTokens", &r->max_new_tokens));
+    SF_RETURN_IF_ERROR(js_size(a.top_k, "topK", &r->sampler.top_k));
+    uint64_t seed = 0;
+    SF_RETURN_IF_ERROR(js_u64(a.seed, "seed", &seed));
+    r->sampler.seed = seed;
+    if (!std::isfinite(a.temperature) || !std::isfinite(a.top_p))
+        return Status::invalid("temperature and topP must be finite numbers");
+    r->sampler.temperature = float(a.temperature);
+    r->sampler.top_p = float(a.top_p);
+    SF_RETURN_IF_ERROR(js_pointer(a.stop_tokens, "stopTokens", &r->stop_tokens));
+    SF_RETURN_IF_ERROR(js_size(a.n_stop_tokens, "nStopTokens", &r->n_stop_tokens));
+    if (a.pad_token != -1) {
+        size_t pad = 0;
+        SF_RETURN_IF_ERROR(js_size(a.pad_token, "padToken", &pad));
+        r->pad_token = int64_t(pad);
+    }
+    return Status::ok();
+}
+
 // A loaded model and the workspace its calls run in.
+//
+// Decoding is driven from JavaScript one step at a time (decodeBegin or generateBegin, then
+// decodeStep until decodeDone, then decodeEnd): C++ never calls back into JavaScript while a
+// step runs, so streaming, cancelling and errors in user callbacks need no unwinding through
+// wasm. While a decoding is in progress every other call on the handle is refused (it would
+// reuse the workspace the decoding lives in); decodeEnd always ends it.
 class ModelHandle {
 public:
     std::string load(uintptr_t data, size_t size, const std::string& config) {
+        if (Status st = idle("load"); !st.is_ok()) return error_of(st);
         auto m = Model::load(ptr<uint8_t>(data), size, config);
         if (!m.is_ok()) return error_of(m.status());
         ws_.reset();  // a workspace is shaped for one model
@@ -212,6 +247,7 @@ public:
     // The loadCheckpoint contract: see DESIGN.md ("JS <-> wasm contract for checkpoints").
     std::string load_checkpoint(const std::string& config, val shards, const std::string& index, val read,
                                 val progress, const std::string& options_json) {
+        if (Status busy = idle("loadCheckpoint"); !busy.is_ok()) return error_of(busy);
         LoadOptions options;
         Status st = parse_load_options(options_json, &options);
         if (!st.is_ok()) return error_of(st);
@@ -252,6 +288,7 @@ public:
     // The forwardText contract: the workspace grows to fit the call when it does not.
     std::string forward_text(const TextArgs& a) {
         if (!model_) return error_of(Status::invalid("no model loaded"));
+        if (Status busy = idle("forwardText"); !busy.is_ok()) return error_of(busy);
         TextRequest r;
         Status st = to_text_request(a, &r);
         if (!st.is_ok()) return error_of(st);
@@ -274,6 +311,7 @@ public:
     // Makes sure the workspace fits these limits (re-created, larger, only when it does not).
     std::string reserve(size_t max_batch, size_t max_src, size_t max_tgt, bool record) {
         if (!model_) return error_of(Status::invalid("no model loaded"));
+        if (Status busy = idle("reserve"); !busy.is_ok()) return error_of(busy);
         WorkspaceLimits limits;
         limits.max_batch = max_batch;
         limits.max_src_len = max_src;
@@ -284,6 +322,7 @@ public:
 
     std::string forward(const ForwardArgs& a) {
         if (!model_ || !ws_) return error_of(Status::invalid("no workspace reserved"));
+        if (Status busy = idle("forward"); !busy.is_ok()) return error_of(busy);
         ForwardRequest r;
         if (Status s = attention_options(a.score, a.normalize, &r.options); !s.is_ok()) return error_of(s);
         r.n_batch = a.n_batch;
@@ -301,8 +340,11 @@ public:
         return error_of(model_->forward(r, *ws_));
     }
 
-    std::string generate(const GenerateArgs& a, val on_step) {
+    // Encoder-decoder transformers: encodes the source (after reserve()), projects the cross
+    // keys/values once and starts every item at bos; then decodeStep, then generateFinish.
+    std::string generate_begin(const GenerateArgs& a) {
         if (!model_ || !ws_) return error_of(Status::invalid("no workspace reserved"));
+        if (Status busy = idle("generateBegin"); !busy.is_ok()) return error_of(busy);
         GenerateRequest r;
         if (Status s = attention_options(a.score, a.normalize, &r.options); !s.is_ok()) return error_of(s);
         r.n_batch = a.n_batch;
@@ -311,11 +353,56 @@ public:
         r.bos = a.bos;
         r.eos = a.eos;
         r.need_weights = a.need_weights;
-        if (!on_step.isUndefined() && !on_step.isNull()) {
-            r.on_step = call_step_callback;
-            r.on_step_user = &on_step;
-        }
-        return error_of(model_->generate(r, *ws_));
+        return error_of(model_->generate_begin(r, *ws_));
+    }
+
+    // Causal language models: sizes the workspace for the prompt and its new tokens, runs the
+    // prompt into the key/value cache; then decodeStep.
+    std::string decode_begin(const DecodeArgs& a) {
+        if (!model_) return error_of(Status::invalid("no model loaded"));
+        if (Status busy = idle("decodeBegin"); !busy.is_ok()) return error_of(busy);
+        DecodeRequest r;
+        Status st = to_decode_request(a, &r);
+        if (!st.is_ok()) return error_of(st);
+        size_t context = 0;
+        if (r.n_seq > SIZE_MAX - r.max_new_tokens) return error_of(Status::invalid("nSeq + maxNewTokens overflows"));
+        context = r.n_seq + r.max_new_tokens;
+        WorkspaceLimits limits;
+        limits.max_batch = std::max<size_t>(r.n_batch, 1);
+        limits.max_src_len = std::max<size_t>(r.n_seq, 1);
+        limits.max_tgt_len = 1;
+        limits.record_attention = false;
+        limits.max_context = context;
+        st = ensure_workspace(limits);
+        if (!st.is_ok()) return error_of(st);
+        return error_of(model_->decode_begin(r, *ws_));
+    }
+
+    std::string decode_step() {
+        if (!model_ || !ws_) return error_of(Status::invalid("decodeStep: no decoding in progress"));
+        return error_of(model_->decode_step(*ws_));
+    }
+    bool decode_done() const { return ws_ && ws_->decoding() && ws_->decode_done(); }
+    size_t decode_steps() const { return ws_ ? ws_->decode_steps() : 0; }
+    uintptr_t step_tokens() const { return ws_ ? uintptr_t(ws_->step_tokens()) : 0; }    // [nBatch] i32
+    uintptr_t step_finished() const { return ws_ ? uintptr_t(ws_->step_finished()) : 0; }  // [nBatch] u8
+    // The last step's attention of layer `layer`: {ptr, nBatch, nhead, nSeqK}, [nBatch, nhead, nSeqK].
+    val step_attention(size_t layer) const {
+        if (!ws_ || layer >= ws_->step_attention().size() || !ws_->step_attention()[layer].data) return val::null();
+        const AttentionMap& m = ws_->step_attention()[layer];
+        val o = val::object();
+        o.set("ptr", uintptr_t(m.data));
+        o.set("nBatch", m.n_batch);
+        o.set("nhead", m.nhead);
+        o.set("nSeqK", m.n_seq_k);
+        return o;
+    }
+    std::string generate_finish() {
+        if (!model_ || !ws_) return error_of(Status::invalid("generateFinish: no decoding in progress"));
+        return error_of(model_->generate_finish(*ws_));
+    }
+    void decode_end() {
+        if (ws_) ws_->end_decoding();
     }
 
     uintptr_t output() const { return ws_ ? uintptr_t(ws_->output()) : 0; }
@@ -343,6 +430,13 @@ public:
     }
 
 private:
+    // Refuses `what` while a decoding is in progress (it would reuse the decoding's workspace).
+    Status idle(const char* what) const {
+        if (ws_ && ws_->decoding())
+            return Status::invalid(std::string(what) + ": the model is decoding; call decodeEnd first");
+        return Status::ok();
+    }
+
     // The workspace grows to the union of what was asked so far; it is re-created only when the
     // current one does not fit.
     Status ensure_workspace(WorkspaceLimits want) {
@@ -350,13 +444,14 @@ private:
             const WorkspaceLimits& l = ws_->limits();
             if (l.max_batch >= want.max_batch && l.max_src_len >= want.max_src_len &&
                 l.max_tgt_len >= want.max_tgt_len && (l.record_attention || !want.record_attention) &&
-                l.max_logits_rows >= want.max_logits_rows)
+                l.max_logits_rows >= want.max_logits_rows && l.max_context >= want.max_context)
                 return Status::ok();
             want.max_batch = std::max(want.max_batch, l.max_batch);
             want.max_src_len = std::max(want.max_src_len, l.max_src_len);
             want.max_tgt_len = std::max(want.max_tgt_len, l.max_tgt_len);
             want.record_attention = want.record_attention || l.record_attention;
             want.max_logits_rows = std::max(want.max_logits_rows, l.max_logits_rows);
+            want.max_context = std::max(want.max_context, l.max_context);
         }
         ws_.reset();  // free the old one first: the new one may need that memory
         auto ws = model_->make_workspace(want);
@@ -464,6 +559,19 @@ EMSCRIPTEN_BINDINGS(simdformer) {
         .field("score", &GenerateArgs::score)
         .field("normalize", &GenerateArgs::normalize)
         .field("needWeights", &GenerateArgs::need_weights);
+    value_object<DecodeArgs>("DecodeArgs")
+        .field("nBatch", &DecodeArgs::n_batch)
+        .field("nSeq", &DecodeArgs::n_seq)
+        .field("tokens", &DecodeArgs::tokens)
+        .field("attentionMask", &DecodeArgs::attention_mask)
+        .field("maxNewTokens", &DecodeArgs::max_new_tokens)
+        .field("temperature", &DecodeArgs::temperature)
+        .field("topK", &DecodeArgs::top_k)
+        .field("topP", &DecodeArgs::top_p)
+        .field("seed", &DecodeArgs::seed)
+        .field("stopTokens", &DecodeArgs::stop_tokens)
+        .field("nStopTokens", &DecodeArgs::n_stop_tokens)
+        .field("padToken", &DecodeArgs::pad_token);
     value_object<AttentionArgs>("AttentionArgs")
         .field("nSeqQ", &AttentionArgs::n_seq_q)
         .field("nSeqK", &AttentionArgs::n_seq_k)
@@ -504,7 +612,16 @@ EMSCRIPTEN_BINDINGS(simdformer) {
         .function("parameterCount", &ModelHandle::parameter_count)
         .function("reserve", &ModelHandle::reserve)
         .function("forward", &ModelHandle::forward)
-        .function("generate", &ModelHandle::generate)
+        .function("generateBegin", &ModelHandle::generate_begin)
+        .function("decodeBegin", &ModelHandle::decode_begin)
+        .function("decodeStep", &ModelHandle::decode_step)
+        .function("decodeDone", &ModelHandle::decode_done)
+        .function("decodeSteps", &ModelHandle::decode_steps)
+        .function("stepTokens", &ModelHandle::step_tokens)
+        .function("stepFinished", &ModelHandle::step_finished)
+        .function("stepAttention", &ModelHandle::step_attention)
+        .function("generateFinish", &ModelHandle::generate_finish)
+        .function("decodeEnd", &ModelHandle::decode_end)
         .function("output", &ModelHandle::output)
         .function("outputRows", &ModelHandle::output_rows)
         .function("logits", &ModelHandle::logits)

@@ -25,6 +25,7 @@ Usage as a library:
     out["hidden_states"], out["attentions"], out.get("pooler_output"), out.get("logits")
 """
 import math
+import re
 from types import SimpleNamespace
 
 import torch
@@ -707,18 +708,25 @@ def hf_state_dict(model):
     return {k: v for k, v in sd.items() if k not in getattr(model, "tied", {})}
 
 
-def load_hf_state_dict(model, tensors, ignore=("attn.bias", "attn.masked_bias", "position_ids")):
+# Buffers HF ignores on load, as its _keys_to_ignore_on_load_* patterns (GPT2: r"h\.\d+\.attn\.bias",
+# r"h\.\d+\.attn\.masked_bias"; BERT: position_ids). Whole name parts: "h.0.attn.c_attn.bias" is a
+# parameter, not the causal-mask buffer "h.0.attn.bias".
+IGNORED_ON_LOAD = re.compile(r"(^|\.)(h\.\d+\.attn\.(bias|masked_bias)|position_ids)$")
+
+
+def load_hf_state_dict(model, tensors, ignore=IGNORED_ON_LOAD):
     """Loads HF-named tensors (any float dtype is converted to float32). Buffers HF ignores on load
     are skipped; tied aliases may be absent; anything else missing or unexpected is an error."""
     own = model.state_dict()
     tied = getattr(model, "tied", {})
-    missing = [k for k in own if k not in tensors and k not in tied and not k.endswith(ignore)]
-    unexpected = [k for k in tensors if k not in own and not k.endswith(ignore)]
+    skip = lambda k: ignore.search(k) is not None  # noqa: E731
+    missing = [k for k in own if k not in tensors and k not in tied and not skip(k)]
+    unexpected = [k for k in tensors if k not in own and not skip(k)]
     if missing or unexpected:
         raise KeyError(f"missing {missing}, unexpected {unexpected}")
     with torch.no_grad():
         for k, t in tensors.items():
-            if k in own and not k.endswith(ignore):
+            if k in own and not skip(k):
                 if tuple(own[k].shape) != tuple(t.shape):
                     raise ValueError(f"{k}: expected shape {tuple(own[k].shape)}, file has {tuple(t.shape)}")
                 own[k].copy_(t.to(own[k].dtype))

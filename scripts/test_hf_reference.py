@@ -157,6 +157,14 @@ class Fixtures(unittest.TestCase):
                     tensors = {"transformer." + k: v for k, v in tensors.items()}
                 model = ref.build_model(cfg)
                 ref.load_hf_state_dict(model, tensors)
+                # Every stored parameter arrived (GPT-2's h.N.attn.c_attn.bias is not the
+                # h.N.attn.bias buffer HF skips).
+                own = model.state_dict()
+                for k, t in tensors.items():
+                    if k in own:
+                        self.assertTrue(torch.equal(own[k], t.to(own[k].dtype)), k)
+                    else:
+                        self.assertRegex(k, ref.IGNORED_ON_LOAD)
                 types = golden.get("token_type_ids")
                 with torch.no_grad():
                     out = model(golden["input_ids"], attention_mask=golden["attention_mask"], token_type_ids=types)

@@ -1,5 +1,6 @@
 // Browser and bundler entry. The glue locates its .wasm with new URL(..., import.meta.url),
 // which bundlers (Vite, webpack) rewrite; options.wasmUrl / wasmBinary override it (CDNs).
+import { BUNDLED_MODELS, bundledModelUrl } from './bundled-models.mjs';
 import { SimdformerError } from './errors.mjs';
 import { Model } from './model.mjs';
 import { TextModel } from './text-model.mjs';
@@ -7,7 +8,7 @@ import { Simdformer, initOptions, instantiate } from './instance.mjs';
 import { chooseSimd, wasmSimdSupported } from './simd-detect.mjs';
 import { resolveThreads, startThreads, threadedModuleOptions } from './threads.mjs';
 
-export { Model, Simdformer, SimdformerError, TextModel, wasmSimdSupported };
+export { BUNDLED_MODELS, Model, Simdformer, SimdformerError, TextModel, bundledModelUrl, wasmSimdSupported };
 
 // Reads a model from bytes or a URL (fetch, with download progress when the size is known).
 async function readSource(source, progress) {

@@ -1,9 +1,9 @@
 // Command-line commands for Hugging Face model folders: info (folders and .safetensors files),
-// embed and fill-mask.
+// embed, fill-mask and generate (folders; .safetensors files go to the nn.Transformer generate).
 import { readFile, stat } from 'node:fs/promises';
 
 import { UsageError, count, json, preview, short, table } from './cli-format.mjs';
-import { fileInfo } from './cli-safetensors.mjs';
+import { fileInfo, safetensorsCommands } from './cli-safetensors.mjs';
 
 const requireModel = (a, what = '<folder>') => { if (!a.model) throw new UsageError(`--model ${what} is required`); };
 
@@ -127,11 +127,96 @@ async function fillMask(sf, a, { out, progress }) {
   }
 }
 
+const numberOption = (a, key) => {
+  if (a[key] === undefined) return undefined;
+  const n = Number(a[key]);
+  if (a[key].trim() === '' || !Number.isFinite(n)) throw new UsageError(`--${key} must be a number, not '${a[key]}'`);
+  return n;
+};
+
+// generate --model <folder>: the prompt, then the continuation printed as it is generated.
+async function textGenerate(sf, a, { out, write, progress }) {
+  const prompts = a.prompt ?? [];
+  if (!prompts.length) throw new UsageError('give the prompt with --prompt "..." (repeat for a batch)');
+  for (const k of ['input', 'config', 'output', 'attention', 'mean', 'score', 'normalize', 'max-length']) {
+    if (a[k] !== undefined) throw new UsageError(`--${k} is for .safetensors models; a folder takes --prompt (see --help)`);
+  }
+  let seed;
+  if (a.seed !== undefined) {
+    seed = Number(a.seed);
+    if (a.seed.trim() === '' || !Number.isSafeInteger(seed) || seed < 0) throw new UsageError(`--seed must be an integer >= 0, not '${a.seed}'`);
+  }
+  const model = await sf.loadPretrained(a.model, { onProgress: progress });
+  try {
+    const eos = model.info.eos_token_id;
+    const stop = a.stop ? [...(Number.isSafeInteger(eos) ? [eos] : []), ...a.stop] : undefined;
+    const options = {
+      maxNewTokens: integerOption(a, 'max-new-tokens', undefined), temperature: numberOption(a, 'temperature'),
+      topK: integerOption(a, 'top-k', undefined), topP: numberOption(a, 'top-p'), seed, stop,
+    };
+    for (const k of Object.keys(options)) if (options[k] === undefined) delete options[k];
+    const started = performance.now();
+    if (a.json || prompts.length > 1) {
+      const results = await model.generateText(prompts.length > 1 ? prompts : prompts[0], options);
+      const ms = performance.now() - started;
+      const list = Array.isArray(results) ? results : [results];
+      if (a.json) {
+        out(json({ model: a.model, ms: Number(ms.toFixed(3)), results: list.map((r, i) => ({ prompt: prompts[i], ...r })) }));
+      } else {
+        list.forEach((r, i) => out(`${prompts[i]}${r.text}\n  (${r.ids.length} tokens, ${r.finishReason})`));
+      }
+      return 0;
+    }
+    // One prompt: stream the continuation token by token.
+    write(prompts[0]);
+    let first = 0;
+    const r = await model.generateText(prompts[0], { ...options, onToken: (e) => { if (!first) first = performance.now(); write(e.text); } });
+    const ms = performance.now() - started, after = first ? performance.now() - first : 0;
+    write('\n');
+    const rate = r.ids.length > 1 && after > 0 ? `, ${((r.ids.length - 1) / (after / 1000)).toFixed(1)} tokens/s after the first` : '';
+    process.stderr.write(`[${r.ids.length} tokens in ${ms.toFixed(0)} ms${rate}; ${r.finishReason}${r.seed !== undefined ? `; seed ${r.seed}` : ''}]\n`);
+    return 0;
+  } finally {
+    model.dispose();
+  }
+}
+
 const FOLDER = { model: { type: 'string', help: '--model <folder>      a Hugging Face folder (config.json, model.safetensors, tokenizer.json)' } };
 const TEXT = {
   text: { type: 'string', multiple: true, help: '--text <text>         a text (repeat for several)' },
   input: { type: 'string', help: '--input <file>        a file with one text per line' },
   'max-length': { type: 'string', help: '--max-length <n>      cut longer texts (tokens, special tokens included; default: the model\'s)' },
+};
+
+// generate: Hugging Face folders here, .safetensors files in simdformer's nn.Transformer format
+// through the encoder-decoder generate of cli-safetensors.mjs.
+const fileGenerate = safetensorsCommands.generate;
+export const generateCommand = {
+  summary: 'continue a text with a causal LM folder (GPT-2), or decode with an nn.Transformer .safetensors model',
+  usage: ['--model <folder> --prompt "Once upon a time" [--max-new-tokens 20] [--temperature 0.8 --top-p 0.9 --seed 1]',
+    ...fileGenerate.usage],
+  options: {
+    ...fileGenerate.options,
+    model: { type: 'string', help: '--model <path>        a Hugging Face folder (GPT-2), or an nn.Transformer .safetensors file' },
+    prompt: { type: 'string', multiple: true, help: '--prompt <text>       the text to continue (repeat for a batch)' },
+    'max-new-tokens': { type: 'string', help: '--max-new-tokens <n>  tokens to add at most (default 20)' },
+    temperature: { type: 'string', help: '--temperature <t>     sample with this temperature (default: greedy)' },
+    'top-k': { type: 'string', help: '--top-k <k>           sample among the k most likely tokens' },
+    'top-p': { type: 'string', help: '--top-p <p>           sample among the most likely tokens whose probabilities reach p' },
+    seed: { type: 'string', help: '--seed <n>            seed of the sampler (the same seed repeats a run)' },
+    stop: { type: 'string', multiple: true, help: '--stop <text>         also stop once the continuation contains this text (repeatable)' },
+  },
+  notes: `Folders: the prompt is printed, then the continuation as it is generated; the count of tokens, the speed and
+why it stopped go to stderr. It stops at the model's end-of-text token, a --stop text or --max-new-tokens.
+.safetensors files: ${fileGenerate.notes}`,
+  run: async (sf, a, io) => {
+    requireModel(a, '<folder or file.safetensors>');
+    if (await isFolder(a.model)) return textGenerate(sf, a, io);
+    for (const k of ['prompt', 'max-new-tokens', 'temperature', 'top-k', 'top-p', 'seed', 'stop']) {
+      if (a[k] !== undefined) throw new UsageError(`--${k} is for Hugging Face folders (GPT-2); a .safetensors model takes --input`);
+    }
+    return fileGenerate.run(sf, a, io);
+  },
 };
 
 export const textCommands = {

@@ -4,9 +4,10 @@
 // scripts, --help for every command.
 import { parseArgs } from 'node:util';
 
+import { demoCommands } from './cli-demo.mjs';
 import { UsageError } from './cli-format.mjs';
 import { safetensorsCommands } from './cli-safetensors.mjs';
-import { textCommands } from './cli-text.mjs';
+import { generateCommand, textCommands } from './cli-text.mjs';
 import { init } from './node.mjs';
 
 const COMMON = {
@@ -16,7 +17,7 @@ const COMMON = {
   help: { type: 'boolean', short: 'h', help: '-h, --help            this help' },
 };
 
-const COMMANDS = { ...textCommands, ...safetensorsCommands };
+const COMMANDS = { ...textCommands, ...safetensorsCommands, generate: generateCommand, ...demoCommands };
 
 const overview = () => `simdformer — Transformer models in WebAssembly SIMD
 
@@ -26,7 +27,8 @@ Commands:
 ${Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(10)} ${c.summary}`).join('\n')}
 
 Hugging Face folders (config.json, model.safetensors or shards, tokenizer.json) of BERT,
-RoBERTa and DistilBERT models work with info, embed and fill-mask.`;
+RoBERTa and DistilBERT models work with info, embed and fill-mask; GPT-2 folders with info and
+generate.`;
 
 function commandHelp(name) {
   const c = COMMANDS[name];
@@ -66,7 +68,8 @@ async function main(argv) {
   if (simd === undefined) throw new UsageError(`--simd must be auto, on or off, not '${a.simd}'`);
   const sf = await init({ simd });
   const out = (text) => process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
-  return COMMANDS[name].run(sf, a, { out, progress: progressPrinter(a.progress === true) });
+  const write = (text) => process.stdout.write(text);
+  return COMMANDS[name].run(sf, a, { out, write, progress: progressPrinter(a.progress === true) });
 }
 
 main(process.argv.slice(2)).then((code) => { process.exitCode = code ?? 0; }, (e) => {

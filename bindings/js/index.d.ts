@@ -159,6 +159,8 @@ export declare class Model {
   readonly config: Readonly<ModelConfig>;
   readonly kind: ModelConfig['model_type'];
   readonly parameterCount: number;
+  /** How the linear weights are held ('int8' after loadModel(..., { weights: 'int8' })). */
+  readonly weights: WeightsFormat;
   readonly disposed: boolean;
   readonly workspaceBytes: number;
   /** One sequence (token ids, or a flat Float32Array of n * d_model). */
@@ -225,12 +227,14 @@ export declare class Simdformer {
   dispose(): void;
   readonly liveBytes: number;
   readonly heapBytes: number;
-  loadModel(source: Bytes | UrlLike, config?: object | string,
-            options?: { onProgress?: (p: Progress) => void }): Promise<Model>;
-  /** loadModel for bytes already in memory, synchronously. */
-  loadModelSync(bytes: Bytes, config?: object | string, progress?: (p: Progress) => void): Model;
+  /** The highest liveBytes since init() or resetPeakLiveBytes(): e.g. a load's peak. */
+  readonly peakLiveBytes: number;
+  resetPeakLiveBytes(): void;
+  loadModel(source: Bytes | UrlLike, config?: object | string, options?: LoadModelOptions): Promise<Model>;
+  /** loadModel for bytes already in memory, synchronously (the third argument may be onProgress alone). */
+  loadModelSync(bytes: Bytes, config?: object | string, options?: LoadModelOptions | ((p: Progress) => void)): Model;
   /**
-   * A Hugging Face folder (BERT, RoBERTa, DistilBERT) with its tokenizer: a folder path (Node), a
+   * A Hugging Face folder (BERT, RoBERTa, DistilBERT, GPT-2) with its tokenizer: a folder path (Node), a
    * base URL, a FileList / File[] (a dropped folder) or {config, weights, tokenizer}.
    */
   loadPretrained(source: PretrainedSource, options?: LoadPretrainedOptions): Promise<TextModel>;
@@ -287,8 +291,22 @@ export interface LoadPretrainedOptions {
   onProgress?: (p: Progress) => void;
   /** Aborting cancels the load; the promise rejects with the signal's reason. */
   signal?: AbortSignalLike;
-  /** How the weights are held in memory (only 'f32' for now). */
-  weights?: 'f32';
+  /** How the linear weights are held: 'f32' (default) or 'int8' (see WeightsFormat). */
+  weights?: WeightsFormat;
+}
+
+/**
+ * 'int8': every linear weight is quantized per output channel (symmetric, max|w| / 127) as it
+ * loads, ~0.26x the memory of 'f32', and runs an int8 GEMM on dynamically quantized activation
+ * rows; attention scores and softmax stay f32. Checkpoints already quantized (I8 tensors +
+ * `_scale`) load as int8 whatever this says.
+ */
+export type WeightsFormat = 'f32' | 'int8';
+
+export interface LoadModelOptions {
+  onProgress?: (p: Progress) => void;
+  /** How the linear weights are held: 'f32' (default) or 'int8'. */
+  weights?: WeightsFormat;
 }
 
 /** The checkpoint, normalized (HF names mapped onto one set), plus the original config.json. */
@@ -416,6 +434,66 @@ export interface FillMaskResult {
   masks: { index: number; predictions: FillMaskPrediction[] }[];
 }
 
+/** A prompt: a text, or token ids. */
+export type Prompt = string | Int32Array | number[];
+
+/** One token as generateText chooses it (onToken). */
+export interface TokenEvent {
+  /** Which prompt of a batch (0 for a single prompt). */
+  index: number;
+  /** 0 for the first new token. */
+  step: number;
+  id: number;
+  /** The token as the vocabulary spells it (GPT-2: byte-level symbols, e.g. 'Ġthe'). */
+  token: string;
+  /** The text this token completes (may be '' while a multi-byte character is incomplete). */
+  text: string;
+  /** With returnAttention: [layer][head] over the context (prompt and earlier tokens). */
+  attention?: Float32Array[][];
+}
+
+export interface GenerateTextOptions {
+  /** Tokens to add at most (default 20, or what fits in the model's positions). */
+  maxNewTokens?: number;
+  /** Absent or 0: greedy. > 0: sample from softmax(logits / temperature) (1 when only topK / topP is set). */
+  temperature?: number;
+  /** Sample among the tokens scoring at least the k-th best. */
+  topK?: number;
+  /** Sample among the most likely tokens whose probabilities reach topP (Hugging Face's rule). */
+  topP?: number;
+  /** Seed of the sampler (SplitMix64): the same seed repeats a run. Default: random, reported in the result. */
+  seed?: number;
+  /** Token ids and/or texts that end a continuation. Default: the eos token (give it too when you set stop). */
+  stop?: number | string | readonly (number | string)[];
+  /** Every token as it is chosen. Returning false stops all prompts; throwing rejects with that error; a promise is awaited. */
+  onToken?: (event: TokenEvent) => void | boolean | Promise<void | boolean>;
+  /** Each token's attention over its context per layer and head (true) or their mean per layer ('mean'). */
+  returnAttention?: boolean | 'mean';
+  /** Aborting stops at the next step; the promise rejects with the signal's reason. */
+  signal?: AbortSignalLike;
+}
+
+export interface GenerationStep {
+  id: number;
+  token: string;
+  /** [layer][head] (or [layer][0] for 'mean'): the attention of the query that chose this token over its context. */
+  attention: Float32Array[][];
+}
+
+export interface GeneratedText {
+  /** The continuation (special tokens left out). */
+  text: string;
+  ids: Int32Array;
+  tokens: string[];
+  promptIds: Int32Array;
+  /** 'stop': a stop token or text; 'length': maxNewTokens; 'cancelled': onToken returned false. */
+  finishReason: 'stop' | 'length' | 'cancelled';
+  /** The sampler's seed, when sampling. */
+  seed?: number;
+  steps?: GenerationStep[];
+}
+export type WithSteps<R> = R & { steps: GenerationStep[] };
+
 export declare class TextModel {
   readonly info: Readonly<ModelInfo>;
   readonly architecture: ModelInfo['architecture'];
@@ -431,6 +509,15 @@ export declare class TextModel {
   embed(input: readonly TextInput[], options?: EmbedOptions): Float32Array[];
   fillMask(input: string, options?: { topK?: number; maxLength?: number }): FillMaskResult;
   fillMask(input: readonly string[], options?: { topK?: number; maxLength?: number }): FillMaskResult[];
+  /**
+   * Continues a prompt with a causal language model (GPT-2). While it runs, every other call on
+   * the model (dispose included) is refused.
+   */
+  generateText(prompt: Prompt, options: GenerateTextOptions & AsksAttention): Promise<WithSteps<GeneratedText>>;
+  generateText(prompt: Prompt, options?: GenerateTextOptions): Promise<GeneratedText>;
+  generateText(prompts: readonly string[] | readonly (Int32Array | number[])[], options: GenerateTextOptions & AsksAttention):
+    Promise<WithSteps<GeneratedText>[]>;
+  generateText(prompts: readonly string[] | readonly (Int32Array | number[])[], options?: GenerateTextOptions): Promise<GeneratedText[]>;
   dispose(): void;
   [Symbol.dispose](): void;
 }
@@ -441,4 +528,14 @@ export declare class SimdformerError extends Error {
 
 export declare function init(options?: InitOptions): Promise<Simdformer>;
 export declare function wasmSimdSupported(): boolean;
+
+/** The trained models shipped in the package's web/models/ folder. */
+export type BundledModelName = 'fortune-gpt2' | 'fortune-bert' | 'reverse';
+/** What each bundled model is and which loader takes it. */
+export declare const BUNDLED_MODELS: Readonly<Record<BundledModelName, string>>;
+/**
+ * The folder URL of a bundled model (file: under Node.js, http(s) in a browser):
+ * `sf.loadPretrained(bundledModelUrl('fortune-bert'))`.
+ */
+export declare function bundledModelUrl(name: BundledModelName): { readonly href: string; toString(): string };
 export default init;

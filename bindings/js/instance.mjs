@@ -6,8 +6,8 @@ import { asBytes } from './inputs.mjs';
 import { createLinear } from './linear-layer.mjs';
 import { Model } from './model.mjs';
 import { attention, layerNorm, positionalEncoding } from './ops.mjs';
-import { func, oneOf, readOptions, value } from './options.mjs';
-import { loadPretrained } from './pretrained.mjs';
+import { func, oneOf, readOptions, value, weightsFormat } from './options.mjs';
+import { loadPretrained, loadWeights } from './pretrained.mjs';
 import { stopThreads, threadsKind } from './threads.mjs';
 
 export class Simdformer {
@@ -43,19 +43,31 @@ export class Simdformer {
   get liveBytes() { return this.#module.liveBytes(); }
   /** Current size of the wasm memory (it only grows). */
   get heapBytes() { return this.#module.HEAPU8.length; }
+  /** The highest liveBytes since the module started or resetPeakLiveBytes() (a load's peak). */
+  get peakLiveBytes() { return this.#module.peakLiveBytes(); }
+  resetPeakLiveBytes() { this.#module.resetPeakLiveBytes(); }
 
   /**
    * Loads a model from safetensors bytes, a file path (Node) or a URL (browser). The config
    * (object or JSON text) may be omitted when the file's metadata holds it under "config".
+   * options: { onProgress, weights: 'f32' | 'int8' }.
    */
   async loadModel(source, config, options) {
-    const o = readOptions(options, { onProgress: func() }, 'loadModel');
-    const progress = o.onProgress ?? (() => {});
-    const bytes = await this.#readSource(source, progress);
-    return this.loadModelSync(bytes, config, progress);
+    const o = readOptions(options, { onProgress: func(), weights: weightsFormat() }, 'loadModel');
+    const bytes = await this.#readSource(source, o.onProgress ?? (() => {}));
+    return this.#loadBytes(bytes, config, o, 'loadModel');
   }
 
-  loadModelSync(bytes, config, progress = () => {}) {
+  /** loadModel for bytes already in memory. The third argument: options, or (older form) onProgress. */
+  loadModelSync(bytes, config, options) {
+    const o = typeof options === 'function' ? { onProgress: options, weights: 'f32' }
+      : readOptions(options, { onProgress: func(), weights: weightsFormat() }, 'loadModelSync');
+    return this.#loadBytes(bytes, config, o, 'loadModel');
+  }
+
+  // The C++ loader pulls each tensor's bytes from the JS copy (the file is never copied whole
+  // into wasm memory), packing f32 or quantizing to int8 as it goes.
+  #loadBytes(bytes, config, { onProgress, weights }, where) {
     bytes = asBytes(bytes, 'model source');
     let configText = '';
     if (config !== undefined && config !== null) {
@@ -63,24 +75,18 @@ export class Simdformer {
       else if (typeof config === 'object') configText = configJson(config);
       else fail('config must be an object or JSON text');
     }
+    const progress = onProgress ?? (() => {});
     progress({ stage: 'load', loaded: 0, total: bytes.length });
-    const heap = new CallHeap(this.#module);
-    const handle = new this.#module.ModelHandle();
-    let loaded = false;
-    try {
-      check(handle.load(heap.u8(bytes), bytes.length, configText), 'loadModel');
-      loaded = true;
-    } finally {
-      heap.free();
-      if (!loaded) handle.delete();
-    }
+    const file = { size: bytes.length, readInto: (offset, dst) => dst.set(bytes.subarray(offset, offset + dst.length)) };
+    const handle = loadWeights(this.#module, configText, { indexText: '', shards: [{ name: 'model.safetensors', file }] },
+      { progress: () => {}, signal: undefined, weightsKind: weights, where });
     const model = new Model(this.#module, handle);
     progress({ stage: 'load', loaded: bytes.length, total: bytes.length });
     return model;
   }
 
   /**
-   * Loads a Hugging Face model folder (BERT, RoBERTa, DistilBERT) with its tokenizer: a folder
+   * Loads a Hugging Face model folder (BERT, RoBERTa, DistilBERT, GPT-2) with its tokenizer: a folder
    * path (Node), a base URL, a FileList / File[] or {config, weights, tokenizer}.
    */
   loadPretrained(source, options) {

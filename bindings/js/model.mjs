@@ -45,6 +45,7 @@ export class Model {
   #config;
   #role;
   #parameters;
+  #weights;
   #busy = null;  // the running call's name while a callback of it runs user code
 
   constructor(module, handle) {
@@ -53,6 +54,7 @@ export class Model {
     this.#config = Object.freeze(JSON.parse(handle.configJson()));
     this.#role = roleOf(this.#config);
     this.#parameters = handle.parameterCount();
+    this.#weights = JSON.parse(handle.infoJson()).weights;
     watch(this, `a ${this.#config.model_type} model`);
   }
 
@@ -60,6 +62,8 @@ export class Model {
   get config() { return this.#config; }
   get kind() { return this.#config.model_type; }
   get parameterCount() { return this.#parameters; }
+  /** How the linear weights are held: 'f32' or 'int8'. */
+  get weights() { return this.#weights; }
   get disposed() { return this.#handle === null; }
   /** Bytes of the model's reusable workspace (grows to the largest call so far). */
   get workspaceBytes() { return this.#live().workspaceBytes(); }
@@ -229,6 +233,7 @@ export class Model {
   /**
    * Greedy decoding with a key/value cache (transformer with token embeddings).
    * Returns tokens (starting with bos) and, when asked, encoder, decoder and cross attentions.
+   * onProgress runs after every step; throwing from it stops decoding at that step.
    */
   generate(src, options) {
     this.#notBusy('generate');
@@ -245,30 +250,23 @@ export class Model {
       const s = this.#prepare(src, 'src', o, 'src');
       const nBatch = s.lengths.length;
       check(h.reserve(nBatch, s.nMax, o.maxLength, o.returnAttention !== false));
-      // An exception must not unwind through wasm frames (it would skip C++ destructors): the
-      // first one thrown by onProgress is kept, later steps are not reported, and it is rethrown
-      // when generate returns.
-      let thrown = null;
-      const progress = o.onProgress ? (step, total) => {
-        if (thrown) return;
-        try {
-          o.onProgress({ stage: 'generate', step, total });
-        } catch (e) {
-          thrown = { e };
-        }
-      } : undefined;
+      // Steps are driven from here (C++ never calls back while one runs): onProgress runs between
+      // steps, so an exception from it stops decoding at once and unwinds no wasm frame.
+      check(h.generateBegin({
+        nBatch, src: sequenceArgs(heap, s, { causal: o.causal }), maxLength: o.maxLength, bos: o.bos ?? -1, eos: o.eos ?? -1,
+        score: o.score, normalize: o.normalize, needWeights: o.returnAttention !== false,
+      }));
       this.#busy = 'generate';
-      let err;
       try {
-        err = h.generate({
-          nBatch, src: sequenceArgs(heap, s, { causal: o.causal }), maxLength: o.maxLength, bos: o.bos ?? -1, eos: o.eos ?? -1,
-          score: o.score, normalize: o.normalize, needWeights: o.returnAttention !== false,
-        }, progress);
+        while (!h.decodeDone()) {
+          check(h.decodeStep());
+          o.onProgress?.({ stage: 'generate', step: h.decodeSteps(), total: o.maxLength - 1 });
+        }
+        check(h.generateFinish());
       } finally {
+        h.decodeEnd();
         this.#busy = null;
       }
-      if (thrown) throw thrown.e;
-      check(err);
       const tokens = this.#generatedTokens(nBatch, o.eos ?? config.eos_token);
       const steps = tokens.map((t) => Math.max(1, t.length - 1));
       const maps = this.#allMaps(s.lengths, steps, steps, o.returnAttention);

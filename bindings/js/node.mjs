@@ -3,6 +3,7 @@
 import { open, readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 
+import { BUNDLED_MODELS, bundledModelUrl } from './bundled-models.mjs';
 import { SimdformerError, fail } from './errors.mjs';
 import { Model } from './model.mjs';
 import { TextModel } from './text-model.mjs';
@@ -12,7 +13,7 @@ import { nodeCores, withCommonJsNames } from './node-threads.mjs';
 import { chooseSimd, wasmSimdSupported } from './simd-detect.mjs';
 import { resolveThreads, startThreads, threadedModuleOptions, unrefWorkers } from './threads.mjs';
 
-export { Model, Simdformer, SimdformerError, TextModel, wasmSimdSupported };
+export { BUNDLED_MODELS, Model, Simdformer, SimdformerError, TextModel, bundledModelUrl, wasmSimdSupported };
 
 // Reads a model from bytes or a file path, reporting progress in chunks.
 async function readSource(source, progress) {

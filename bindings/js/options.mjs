@@ -30,6 +30,9 @@ export const oneOf = (values, fallback) => ({
   read: (v, name) => (values.includes(v) ? v : fail(`${name} must be ${values.map(describe).join(', ').replace(/, ([^,]*)$/, ' or $1')}, got ${describe(v)}`)),
 });
 
+/** How a model holds its linear weights: 'f32', or 'int8' (quantized per output channel at load). */
+export const weightsFormat = () => oneOf(['f32', 'int8'], 'f32');
+
 /** A string whose meaning is checked elsewhere (the C++ table of attention options). */
 export const name = (fallback) => ({
   fallback,

@@ -7,7 +7,7 @@
 // or dropped file) straight into the destination in the wasm heap.
 import { check, fail } from './errors.mjs';
 import { filesFileSet, isFileList, objectFileSet, urlFileSet } from './file-sets.mjs';
-import { describe, func, oneOf, readOptions, value } from './options.mjs';
+import { describe, func, readOptions, value, weightsFormat } from './options.mjs';
 import { TextModel } from './text-model.mjs';
 import { loadTokenizer, tokenizersLibrary } from './tokenizer.mjs';
 
@@ -19,7 +19,7 @@ const isUrlText = (s) => /^https?:\/\//i.test(s);
  * localFolder(path) opens a folder (Node entry only).
  */
 export async function loadPretrained(module, source, options, { localFolder }) {
-  const o = readOptions(options, { onProgress: func(), signal: value(), weights: oneOf(['f32'], 'f32') }, 'loadPretrained');
+  const o = readOptions(options, { onProgress: func(), signal: value(), weights: weightsFormat() }, 'loadPretrained');
   const signal = o.signal;
   if (signal !== undefined && !(typeof signal === 'object' && typeof signal.aborted === 'boolean' && typeof signal.addEventListener === 'function')) {
     fail(`loadPretrained: signal must be an AbortSignal, got ${describe(signal)}`);
@@ -38,7 +38,7 @@ export async function loadPretrained(module, source, options, { localFolder }) {
     const tokenizerConfig = await jsonFile(files, 'tokenizer_config.json', false);
     const pooling = await sentenceTransformersPooling(files);
     await tokenizersLibrary();  // fail before the weights are read if it cannot load
-    const handle = loadWeights(module, configText, weights, { progress, signal, weightsKind: o.weights });
+    const handle = loadWeights(module, configText, weights, { progress, signal, weightsKind: o.weights, where: 'loadPretrained' });
     try {
       const info = JSON.parse(handle.infoJson());
       if (tokenizerJson === null) fail(`tokenizer.json is missing from ${files.label}`, 'io_error');
@@ -138,8 +138,9 @@ async function sentenceTransformersPooling(files) {
 }
 
 // Calls ModelHandle.loadCheckpoint; on any failure (including a cancelled load) the handle is
-// deleted before the error propagates, so nothing stays allocated.
-function loadWeights(module, configText, { indexText, shards }, { progress, signal, weightsKind }) {
+// deleted before the error propagates, so nothing stays allocated. Also used by loadModel.
+// shards: [{name, file: {size, readInto(offset, dst)}}]; where: the call named in errors.
+export function loadWeights(module, configText, { indexText, shards }, { progress, signal, weightsKind, where }) {
   let failure = null;  // an exception raised inside a callback, rethrown once C++ has returned
   const read = (shard, offset, length, destPtr) => {
     try {
@@ -173,7 +174,7 @@ function loadWeights(module, configText, { indexText, shards }, { progress, sign
     const err = handle.loadCheckpoint(configText, shards.map((s) => ({ name: s.name, size: s.file.size })), indexText, read, onLoad,
       JSON.stringify({ weights: weightsKind }));
     if (failure) throw failure;
-    check(err, 'loadPretrained');
+    check(err, where);
     loaded = true;
   } finally {
     if (!loaded) handle.delete();

@@ -1,6 +1,12 @@
-// TextModel: a Hugging Face checkpoint (BERT, RoBERTa, DistilBERT) with its tokenizer, loaded by
-// Simdformer.loadPretrained. Text in; tokens with offsets, hidden states, attention maps,
-// sentence embeddings and masked-token predictions out.
+// TextModel: a Hugging Face checkpoint (BERT, RoBERTa, DistilBERT, GPT-2) with its tokenizer,
+// loaded by Simdformer.loadPretrained. Text in; tokens with offsets, hidden states, attention
+// maps, sentence embeddings, masked-token predictions and generated text out.
+//
+// One rule for re-entrancy: while generateText runs (until its promise settles), every other
+// call on the model (encodeText, embed, fillMask, generateText, dispose) is refused with an error,
+// from its onToken callback or from anywhere else; it would reuse the workspace that holds the
+// generation's key/value cache. Stop a generation first (return false from onToken, or abort its
+// signal), await it, then call the model.
 import { ENCODER_MAPS, readAttentionMaps } from './attention-maps.mjs';
 import { check, fail } from './errors.mjs';
 import { CallHeap, copyF32 } from './heap.mjs';
@@ -8,6 +14,7 @@ import { disposable, forget, watch } from './lifetime.mjs';
 import { boolean, integer, oneOf, readOptions } from './options.mjs';
 import { l2Normalize, pool, softmaxTopK } from './pooling.mjs';
 import { textItems } from './text-inputs.mjs';
+import { generateText } from './text-generation.mjs';
 
 export class TextModel {
   #module;
@@ -15,6 +22,7 @@ export class TextModel {
   #info;
   #tokenizer;
   #pooling;
+  #busy = null;  // 'generateText' while a generation runs
 
   /** pooling: {mode: 'mean' | 'cls' | 'max', normalize: boolean} from the folder (sentence-transformers files). */
   constructor(module, handle, info, tokenizer, pooling) {
@@ -36,6 +44,7 @@ export class TextModel {
   get disposed() { return this.#handle === null; }
 
   dispose() {
+    this.#notBusy('dispose');
     if (this.#handle) {
       this.#handle.delete();
       this.#handle = null;
@@ -46,6 +55,13 @@ export class TextModel {
   #live() {
     if (!this.#handle) fail('this model has been disposed', 'disposed');
     return this.#handle;
+  }
+
+  // The re-entrancy rule (see the top of this file).
+  #notBusy(what) {
+    if (this.#busy) {
+      fail(`${what}: the model is running ${this.#busy}; call it after ${this.#busy}'s promise settles (stop it by returning false from onToken or aborting its signal)`);
+    }
   }
 
   #maxLengthOption() { return integer(1, this.#tokenizer.maxLength, this.#tokenizer.maxLength); }
@@ -89,6 +105,7 @@ export class TextModel {
    * returnAttention, attentions[layer][head] cropped to the real tokens.
    */
   encodeText(input, options) {
+    this.#notBusy('encodeText');
     const o = readOptions(options, { returnAttention: oneOf([true, 'mean', false], false), maxLength: this.#maxLengthOption() }, 'encodeText');
     const { items, batch } = textItems(input, 'encodeText');
     const needPooler = this.#info.has_pooler === true;
@@ -115,6 +132,7 @@ export class TextModel {
    * maxLength are cut as Hugging Face does (truncation: false makes that an error instead).
    */
   embed(input, options) {
+    this.#notBusy('embed');
     const o = readOptions(options, {
       normalize: boolean(this.#pooling.normalize), pooling: oneOf(['mean', 'cls', 'max'], this.#pooling.mode),
       maxLength: this.#maxLengthOption(), truncation: boolean(true), batchSize: integer(1, 4096, 32),
@@ -141,6 +159,7 @@ export class TextModel {
    * with that mask filled in.
    */
   fillMask(input, options) {
+    this.#notBusy('fillMask');
     if (!this.#info.has_mlm_head) {
       fail(`fillMask needs a masked-language-model head; this ${this.#info.architecture} checkpoint has none (load a ...ForMaskedLM checkpoint)`, 'unsupported');
     }
@@ -173,6 +192,28 @@ export class TextModel {
       results[b].masks.push({ index: i, predictions });
     });
     return batch ? results : results[0];
+  }
+
+  /**
+   * Continues a text (or token ids, or a batch of either) with a causal language model (GPT-2):
+   * greedy by default; sampling with temperature / topK / topP and a seed. onToken(event) sees
+   * every token as it is chosen; returning false stops, throwing rejects with that error, and an
+   * aborted signal rejects with its reason. Resolves to {text, ids, tokens, promptIds,
+   * finishReason: 'stop' | 'length' | 'cancelled', seed?, steps?} (steps with each token's
+   * attention over its context when returnAttention is set).
+   */
+  async generateText(input, options) {
+    this.#notBusy('generateText');
+    const handle = this.#live();
+    if (!this.#info.causal || !this.#info.has_lm_head) {
+      fail(`generateText needs a causal language model (GPT-2); this is a ${this.#info.architecture} model`, 'unsupported');
+    }
+    this.#busy = 'generateText';
+    try {
+      return await generateText({ module: this.#module, handle, info: this.#info, tokenizer: this.#tokenizer }, input, options);
+    } finally {
+      this.#busy = null;
+    }
   }
 }
 disposable(TextModel);

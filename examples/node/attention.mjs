@@ -1,6 +1,6 @@
 // The textbook attention, computed by simdformer: scores, masks, softmax or ReLU, weights · V.
 //   node examples/node/attention.mjs
-import { init } from '../../dist/node.mjs';  // in your project: from 'simdformer'
+import { init } from 'simdformer';
 
 const sf = await init();
 const Q = [[1, 0, 1, 0], [0, 1, 0, 1], [1, 1, 0, 0]];

@@ -1,10 +1,11 @@
 // Sentence embeddings and their cosine similarities with a Hugging Face folder (BERT, MiniLM,
 // BGE, RoBERTa, DistilBERT ...): config.json, model.safetensors, tokenizer.json.
+// Without a folder it uses the small BERT the package ships (trained on Debian's fortunes).
 //   node examples/node/embed.mjs [model-folder] [text ...]
-import { init } from '../../dist/node.mjs';  // in your project: from 'simdformer'
+import { bundledModelUrl, init } from 'simdformer';
 
-const [folder = new URL('../../tests/data/hf/bert', import.meta.url).pathname, ...given] = process.argv.slice(2);
-const texts = given.length ? given : ['The quick brown fox jumps over the lazy dog.', 'Hello, world!', 'A fast brown fox leaps over a dog.'];
+const [folder = bundledModelUrl('fortune-bert'), ...given] = process.argv.slice(2);
+const texts = given.length ? given : ['A fool and his money are soon parted.', 'Money cannot buy happiness.', 'The cat sat on the mat.'];
 
 const sf = await init();
 const model = await sf.loadPretrained(folder);

@@ -1,9 +1,9 @@
 // Masked-token prediction with a ...ForMaskedLM Hugging Face folder, as the fill-mask pipeline.
+// Without a folder it uses the small BERT the package ships (trained on Debian's fortunes).
 //   node examples/node/fill-mask.mjs [model-folder] ["text with [MASK]"]
-import { init } from '../../dist/node.mjs';  // in your project: from 'simdformer'
+import { bundledModelUrl, init } from 'simdformer';
 
-const [folder = new URL('../../tests/data/hf/bert_mlm_f16', import.meta.url).pathname,
-       text = 'The quick brown fox jumps over the lazy [MASK].'] = process.argv.slice(2);
+const [folder = bundledModelUrl('fortune-bert'), text = 'You will be [MASK] by a tall dark stranger.'] = process.argv.slice(2);
 const sf = await init();
 const model = await sf.loadPretrained(folder);
 const { masks, truncated } = model.fillMask(text, { topK: 5 });

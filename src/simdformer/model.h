@@ -63,6 +63,15 @@ struct ForwardRequest {
     bool encoder_only = false;  // transformer: run only the encoder (output = memory)
 };
 
+// How decoding picks each next token from a row of logits (model/sampler.cpp), in the order
+// Hugging Face's generate applies them: temperature, then top-k, then top-p, then a draw.
+struct SamplerOptions {
+    float temperature = 0.0f;  // 0: greedy (the argmax, first on ties); > 0: sample softmax(logits / temperature)
+    size_t top_k = 0;          // sampling: keep tokens scoring >= the k-th best (ties kept, as HF); 0: all
+    float top_p = 1.0f;        // sampling: keep the most likely tokens whose probabilities reach top_p (HF's rule)
+    uint64_t seed = 0;         // state of the PRNG (SplitMix64): the same seed repeats a run exactly
+};
+
 struct GenerateRequest {
     size_t n_batch = 1;
     SequenceInput src;      // source tokens (+ padding)
@@ -71,9 +80,25 @@ struct GenerateRequest {
     int64_t eos = -1;       // -1: config.eos_token (decoding of an item stops after eos)
     AttentionOptions options;
     bool need_weights = false;
+    SamplerOptions sampler;  // greedy by default
     // Called after every decoding step with (user, steps done, most steps possible); optional.
     void (*on_step)(void* user, size_t step, size_t max_steps) = nullptr;
     void* on_step_user = nullptr;
+};
+
+// Token-by-token decoding of a causal language model (GPT-2), one step per call of
+// Model::decode_step so a caller can stream tokens, stop at any step or do other work between
+// steps. Position ids follow Hugging Face's generate: the count of real tokens before a token.
+struct DecodeRequest {
+    size_t n_batch = 1, n_seq = 0;
+    const int32_t* tokens = nullptr;          // [n_batch, n_seq] prompts, padded on the left
+    const uint8_t* attention_mask = nullptr;  // [n_batch, n_seq] 1 = token, 0 = padding; or null (no padding)
+    size_t max_new_tokens = 0;                // steps at most; n_seq + max_new_tokens <= the workspace's max_context
+    SamplerOptions sampler;
+    const int32_t* stop_tokens = nullptr;     // [n_stop_tokens]: an item ends once it produced one of these
+    size_t n_stop_tokens = 0;
+    int64_t pad_token = -1;                   // what ended items produce (-1: the first stop token, else 0)
+    bool need_weights = false;                // record every step's attention over the context
 };
 
 // Inputs of one forward pass of a Hugging Face text encoder (bert, roberta, distilbert).
@@ -105,7 +130,9 @@ struct WorkspaceLimits {
     size_t max_tgt_len = 0;    // 0: config.max_len (also the key length of multihead_attention);
                                // encoder-only models: 0 = max_src_len (they have no target)
     bool record_attention = true;  // reserve room for every layer's attention weights
-    size_t max_logits_rows = 0;    // text models: most rows forward_text() scores with the MLM head
+    size_t max_logits_rows = 0;    // text models: most rows forward_text() scores with the MLM / LM head
+    size_t max_context = 0;        // causal text models: key/value cache positions per item for
+                                   // decode_begin/decode_step (prompt + new tokens); 0: no cache
 };
 
 class Model {
@@ -150,11 +177,27 @@ public:
     // eos hold eos.
     Status generate(const GenerateRequest& request, Workspace& ws) const;
 
-    // One forward pass of a text encoder with Hugging Face semantics. Output: ws.output() the
+    // One forward pass of a text model with Hugging Face semantics. Output: ws.output() the
     // last hidden state [n_batch * n_seq, d_model]; ws.encoder_attention() per layer
     // [n_batch, n_heads, n_seq, n_seq] (need_weights); ws.pooler() [n_batch, d_model]
-    // (need_pooler); ws.logits() [n_logits_rows, vocab] (logits_rows).
+    // (need_pooler); ws.logits() [n_logits_rows, vocab] (logits_rows: MLM or LM head).
+    // GPT-2: causal, position ids arange(n_seq) even for padded rows (as HF's forward).
     Status forward_text(const TextRequest& request, Workspace& ws) const;
+
+    // Stepwise decoding. Begin with decode_begin (a causal text model: runs the prompt but its
+    // last token into the key/value cache) or generate_begin (a transformer with token
+    // embeddings: encodes the source, projects every layer's cross-attention keys and values
+    // once, starts each item at bos). Each decode_step then consumes one token per item,
+    // appends its keys and values to the cache, and chooses the next token (ws.step_tokens());
+    // steps end when every item produced a stop token (eos) or the step budget is used
+    // (ws.decode_done()). Nothing is allocated after the begin call; other calls on the same
+    // workspace between steps would overwrite shared scratch only, never the decoding state,
+    // but a workspace re-created in between loses it. generate_finish packs a transformer's
+    // results as generate() leaves them; end_decoding (on the workspace) forgets the state.
+    Status decode_begin(const DecodeRequest& request, Workspace& ws) const;
+    Status generate_begin(const GenerateRequest& request, Workspace& ws) const;
+    Status decode_step(Workspace& ws) const;
+    Status generate_finish(Workspace& ws) const;
 
 private:
     std::unique_ptr<detail::ModelImpl> impl_;
@@ -180,6 +223,18 @@ public:
     const std::vector<AttentionMap>& decoder_cross_attention() const;
     const WorkspaceLimits& limits() const;
     size_t bytes() const;
+
+    // Stepwise decoding (Model::decode_begin / generate_begin, decode_step).
+    bool decoding() const;                     // begun and not ended
+    bool decode_done() const;                  // every item ended, or the step budget is used
+    size_t decode_steps() const;               // steps done since the begin call
+    const int32_t* step_tokens() const;        // [n_batch] the tokens the last step chose
+    const uint8_t* step_finished() const;      // [n_batch] 1 once an item produced a stop token
+    // Causal text models with need_weights: per layer, the last step's attention of the
+    // consumed token over every cached position, [n_batch, n_heads, 1, context]. The logits of
+    // the last step are logits() [n_batch, vocab].
+    const std::vector<AttentionMap>& step_attention() const;
+    void end_decoding();
 
 private:
     friend class Model;

@@ -249,6 +249,58 @@ TEST(PackB, RowAndColumnPiecesEqualOneWholePack) {
         }
 }
 
+// The one-row kernel of decoding steps gives exactly what a one-row GEMM gives, for every
+// epilogue, panel edge and depth (more than one of gemm.cpp's k-blocks included).
+TEST(Gemv, EqualsAOneRowGemmBitForBit) {
+    const size_t w = k::gemm_panel_width();
+    for (size_t n : {size_t(1), size_t(3), w, w + 1, 4 * w, 4 * w + 3, 9 * w + 5})
+        for (size_t kk : {size_t(0), size_t(1), size_t(7), size_t(64), size_t(300), size_t(513)}) {
+            const auto x = random_vector(kk, 31), b = random_vector(kk * n, 32);
+            const auto bias = random_vector(n, 33), residual = random_vector(n, 34);
+            std::vector<float> packed(k::packed_b_size(kk, n));
+            k::pack_b(kk, n, b.data(), n, 1, packed.data());
+            for (auto act : {k::Activation::kNone, k::Activation::kGeluTanh, k::Activation::kRelu})
+                for (bool extras : {false, true}) {
+                    k::Epilogue ep;
+                    ep.activation = act;
+                    if (extras) {
+                        ep.alpha = 0.37f;
+                        ep.bias = bias.data();
+                        ep.residual = residual.data();
+                        ep.ld_residual = n;
+                    }
+                    std::vector<float> got(n + 1, 42.0f), want(n + 1, 42.0f), ref(n);
+                    k::gemv_f32_packed(n, kk, x.data(), packed.data(), got.data(), ep);
+                    k::gemm_f32_packed(1, n, kk, x.data(), kk, packed.data(), want.data(), n, ep);
+                    ASSERT_EQ(got, want) << n << "x" << kk << " act " << int(act) << " extras " << extras;
+                    EXPECT_EQ(got[n], 42.0f);  // nothing written past the row
+                    k::ref::gemm_f32(1, n, kk, x.data(), kk, b.data(), n, 1, ref.data(), n, ep);
+                    EXPECT_LT(max_abs_diff(got.data(), ref.data(), n), 2e-6 * double(kk + 1));
+                }
+        }
+}
+
+// One query against rows read in place, with padded row strides (a cache's [n, d_model] rows
+// read one head at a time).
+TEST(AttentionQuery, DotRowsAndWeightedSumMatchReference) {
+    for (size_t n : kSizes)
+        for (size_t d : {size_t(1), size_t(3), size_t(4), size_t(8), size_t(31), size_t(64), size_t(67)}) {
+            const size_t ld = d + 5;
+            const auto x = random_vector(d, 41), rows = random_vector(n * ld, 42);
+            std::vector<float> got(n), want(n);
+            k::dot_rows_f32(n, d, x.data(), rows.data(), ld, 0.125f, got.data());
+            k::ref::dot_rows_f32(n, d, x.data(), rows.data(), ld, 0.125f, want.data());
+            EXPECT_LT(max_abs_diff(got, want), 1e-6 * double(d + 1)) << n << "x" << d;
+            auto weights = random_vector(n, 43, 0.0f, 1.0f);
+            weights[n / 2] = 0.0f;  // a masked key is skipped and changes nothing
+            std::vector<float> ctx(d + 1, 42.0f), ctx_want(d);
+            k::weighted_sum_rows_f32(n, d, weights.data(), rows.data(), ld, ctx.data());
+            k::ref::weighted_sum_rows_f32(n, d, weights.data(), rows.data(), ld, ctx_want.data());
+            EXPECT_LT(max_abs_diff(ctx.data(), ctx_want.data(), d), 1e-6 * double(n + 1)) << n << "x" << d;
+            EXPECT_EQ(ctx[d], 42.0f);
+        }
+}
+
 TEST(Simd, ReportsTheArchitectureItWasBuiltFor) {
 #if SIMDFORMER_SIMD
     EXPECT_GE(k::simd_lanes(), 4u);

@@ -195,6 +195,55 @@ TEST_F(Seq2Seq, GreedyCachedDecodingEqualsFullRecomputation) {
     }
 }
 
+// Every cached step (one query against the cache and the cross keys/values, read in place)
+// equals our own teacher-forced recomputation of the whole target so far, <= 1e-5.
+TEST_F(Seq2Seq, CachedStepsEqualOurFullRecomputation) {
+    Workspace ws = make_ws(model, 2, 6, 16);
+    GenerateRequest r;
+    r.n_batch = 2;
+    r.src = {6, nullptr, src.data(), pad.data(), nullptr, false};
+    r.max_length = 8;
+    SF_ASSERT_OK(model.generate(r, ws));
+    const size_t len = ws.generated_length(), steps = len - 1, V = 11;
+    const std::vector<int32_t> tokens(ws.generated(), ws.generated() + 2 * len);
+    const std::vector<float> cached(ws.logits(), ws.logits() + 2 * steps * V);
+    std::vector<int32_t> tgt;  // each item's tokens but the last: what the steps consumed
+    for (size_t b = 0; b < 2; ++b) tgt.insert(tgt.end(), tokens.begin() + b * len, tokens.begin() + b * len + steps);
+    ForwardRequest f;
+    f.n_batch = 2;
+    f.src = r.src;
+    f.tgt = {steps, nullptr, tgt.data(), nullptr, nullptr, true};
+    SF_ASSERT_OK(model.forward(f, ws));
+    EXPECT_LT(max_abs_diff(cached.data(), ws.logits(), 2 * steps * V), 1e-5);
+}
+
+// Steps driven one at a time give generate()'s tokens; a run abandoned after any step leaves the
+// next begin unaffected.
+TEST_F(Seq2Seq, SteppingEqualsGenerateAndAbandonedRunsLeaveNoTrace) {
+    Workspace ws = make_ws(model, 2, 6, 16);
+    GenerateRequest r;
+    r.n_batch = 2;
+    r.src = {6, nullptr, src.data(), pad.data(), nullptr, false};
+    r.max_length = 8;
+    SF_ASSERT_OK(model.generate(r, ws));
+    const std::vector<int32_t> want(ws.generated(), ws.generated() + 2 * ws.generated_length());
+    for (size_t abandon = 1; abandon < 4; ++abandon) {
+        SF_ASSERT_OK(model.generate_begin(r, ws));
+        for (size_t s = 0; s < abandon; ++s) SF_ASSERT_OK(model.decode_step(ws));
+        ws.end_decoding();
+        EXPECT_FALSE(model.decode_step(ws).is_ok());
+        std::vector<uint8_t> other(pad.size(), 0);  // a different run in between
+        GenerateRequest o = r;
+        o.src.key_padding = other.data();
+        SF_ASSERT_OK(model.generate_begin(o, ws));
+        SF_ASSERT_OK(model.decode_step(ws));
+        SF_ASSERT_OK(model.generate_begin(r, ws));
+        while (!ws.decode_done()) SF_ASSERT_OK(model.decode_step(ws));
+        SF_ASSERT_OK(model.generate_finish(ws));
+        EXPECT_EQ(std::vector<int32_t>(ws.generated(), ws.generated() + 2 * ws.generated_length()), want);
+    }
+}
+
 TEST(Properties, BatchOutputEqualsOneByOneBitForBit) {
     const Model m = load_case("encoder");
     const Golden g = load_golden("encoder.golden.safetensors");

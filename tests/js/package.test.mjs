@@ -1,8 +1,8 @@
 // The packed tarball, installed elsewhere the way users get it: ESM import, CJS require, the
 // CLI, and a strict TypeScript consumer of the types.
 import assert from 'node:assert/strict';
-import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { copyFileSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
@@ -27,10 +27,87 @@ const run = (file, source) => {
   return execFileSync(process.execPath, [join(dir, file)], { cwd: dir, encoding: 'utf8' });
 };
 
-test('the tarball holds only the package files', () => {
-  const files = JSON.parse(execFileSync('npm', ['pack', '--dry-run', '--json'], { cwd: ROOT, encoding: 'utf8' }))[0].files.map((f) => f.path);
-  assert.ok(files.includes('dist/simdformer.wasm') && files.includes('dist/simdformer-scalar.wasm'));
-  assert.ok(files.every((f) => f === 'package.json' || f === 'README.md' || f.startsWith('dist/')), files.join(', '));
+test('the tarball holds the package files, the demo page with its models and the examples, in at most 5 MB', () => {
+  const [packed] = JSON.parse(execFileSync('npm', ['pack', '--dry-run', '--json'], { cwd: ROOT, encoding: 'utf8' }));
+  const files = packed.files.map((f) => f.path);
+  for (const f of ['dist/simdformer.wasm', 'dist/simdformer-scalar.wasm', 'dist/cli.mjs', 'web/index.html', 'web/serve.mjs',
+    'web/models/fortune-bert/model.safetensors', 'web/models/fortune-gpt2/tokenizer.json', 'web/models/reverse/config.json',
+    'examples/node/fill-mask.mjs', 'README.md', 'BENCHMARKS.md']) {
+    assert.ok(files.includes(f), `${f} missing from the tarball`);
+  }
+  const shipped = (f) => ['package.json', 'README.md', 'BENCHMARKS.md'].includes(f) || ['dist/', 'web/', 'examples/node/'].some((d) => f.startsWith(d));
+  assert.deepEqual(files.filter((f) => !shipped(f)), []);
+  assert.ok(packed.size <= 5 * 1024 * 1024, `tarball is ${packed.size} bytes, more than 5 MB`);
+});
+
+// The README's blocks marked "runs as printed", in order, exactly as a reader copies them.
+function readmeExamples() {
+  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  const blocks = [...readme.matchAll(/<!-- [^>]*runs this block exactly as printed -->\n```js\n([\s\S]*?)```/g)].map((m) => m[1]);
+  assert.ok(blocks.length >= 2, 'README.md lost its marked examples');
+  return blocks;
+}
+
+test("the README's first example runs as printed in a fresh project", () => {
+  const out = run('first.mjs', readmeExamples()[0]).trim().split('\n');
+  const predictions = out.slice(0, 3).map((line) => line.split(' '));
+  const scores = predictions.map(([score]) => Number(score));
+  assert.ok(scores.every((x) => x > 0 && x <= 1) && scores[0] >= scores[1] && scores[1] >= scores[2], out.join('\n'));
+  const rows = out.slice(3);
+  assert.equal(rows[0].split(/ +/)[0], '[CLS]');
+  for (const row of rows) {
+    const weights = row.trim().split(/ +/).slice(1).map(Number);
+    assert.equal(weights.length, rows.length, row);
+    assert.ok(Math.abs(weights.reduce((a, b) => a + b, 0) - 1) <= 0.005 * weights.length, `attention row does not sum to 1: ${row}`);  // printed to 2 decimals
+  }
+});
+
+test("the README's nn.Transformer example runs as printed and its comments say what it prints", () => {
+  const out = run('transformer.mjs', readmeExamples()[1]).trim().split('\n');
+  assert.deepEqual(out.slice(-2), ['[ 3, 64 ] [ 3, 3 ]', '[ 1, 6, 5, 4, 2 ]']);
+});
+
+test('every example runs from the installed package, in place and copied into the project', () => {
+  const installed = join(dir, 'node_modules', 'simdformer', 'examples', 'node');
+  const examples = readdirSync(installed).filter((f) => f.endsWith('.mjs'));
+  assert.ok(examples.length >= 5, examples.join(', '));
+  const expected = { 'fill-mask.mjs': /token \d+:/, 'embed.mjs': /bert, \d+ layers/, 'generate.mjs': /source 2 0 2 6 1 1 3 0 -> <bos> 0 3 1 1 6 2 0 2 <eos>/,
+    'encode.mjs': /sequence 1: output \[3,64\]/, 'attention.mjs': /softmax, causal/ };
+  for (const file of examples) {
+    for (const path of [join(installed, file), join(dir, `copied-${file}`)]) {
+      if (!path.startsWith(installed)) copyFileSync(join(installed, file), path);
+      const r = spawnSync(process.execPath, [path], { cwd: dir, encoding: 'utf8' });
+      assert.equal(r.status, 0, `${path}: ${r.stderr}`);
+      if (expected[file]) assert.match(r.stdout, expected[file], `${file}: ${r.stdout}`);
+    }
+  }
+});
+
+test('npx simdformer demo serves the demo page from the installed package, and it runs in Chromium', async () => {
+  const { launch } = await import('./chromium.mjs');
+  // Its own process group, so stopping it stops npx and the server npx started.
+  const server = spawn('npx', ['--no-install', 'simdformer', 'demo', '--port', '0', '--json'], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  let stderr = '';
+  server.stderr.on('data', (d) => { stderr += d; });
+  const exited = new Promise((done) => server.once('exit', (code, signal) => done({ code, signal })));
+  const browser = await launch();
+  try {
+    const { url } = JSON.parse(await new Promise((ok, fail) => {
+      let out = '';
+      server.stdout.on('data', (d) => { out += d; if (out.includes('\n')) ok(out.split('\n')[0]); });
+      server.once('exit', () => fail(new Error(`demo exited: ${stderr}`)));
+    }));
+    assert.match(url, /^http:\/\/127\.0\.0\.1:\d+\/$/);
+    const page = await browser.newPage();
+    await page.goto(url);
+    await page.waitForFunction(() => window.__demo?.ready && window.__demo.runs > 0, null, { timeout: 60000 });
+    assert.deepEqual(page.errors, []);
+  } finally {
+    await browser.close();
+    process.kill(-server.pid, 'SIGTERM');
+  }
+  await exited;
+  assert.doesNotMatch(stderr, /Error|simdformer:/);
 });
 
 test('ESM import works from an installed package', () => {
@@ -185,8 +262,11 @@ test('a strict TypeScript consumer type-checks against the shipped types', () =>
     simdformer.init({ simd: false }).then((sf) => sf.positionalEncoding(2, 2).shape);
   `);
   writeFileSync(join(dir, 'text.mts'), `
-    import { init, type TextEncoding } from 'simdformer';
+    import { bundledModelUrl, init, type TextEncoding } from 'simdformer';
     const sf = await init();
+    const bundled = await sf.loadPretrained(bundledModelUrl('fortune-bert'));
+    // @ts-expect-error: the package ships no such model
+    bundledModelUrl('gpt-4');
     const m = await sf.loadPretrained('folder', { onProgress: (p) => p.loaded });
     const r = m.encodeText('hello', { returnAttention: true });
     const a: number = r.attentions[0][2].data[0];
@@ -208,13 +288,15 @@ test('a strict TypeScript consumer type-checks against the shipped types', () =>
     // @ts-expect-error: embed has no option 'pool'
     m.embed('x', { pool: 'mean' });
     m.dispose();
-    export const used = [a, offsets, c, e, es, score, ws, x, y, objects];
+    export const used = [a, offsets, c, e, es, score, ws, x, y, objects, bundled];
   `);
+  // The README's first example, as TypeScript (console declared: one set-up has neither DOM nor Node typings).
+  writeFileSync(join(dir, 'first.mts'), `declare const console: { log(...items: unknown[]): void };\n${readmeExamples()[0]}`);
   // Node with the disposable lib, and a browser-only set-up without it and without @types/node.
   for (const lib of [['es2022', 'esnext.disposable'], ['es2022', 'dom']]) {
     writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({
       compilerOptions: { strict: true, noEmit: true, module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022', lib, types: [] },
-      files: ['consumer.mts', 'consumer.cts', 'text.mts'],
+      files: ['consumer.mts', 'consumer.cts', 'text.mts', 'first.mts'],
     }));
     const tsc = spawnSync(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', dir], { encoding: 'utf8' });
     assert.equal(tsc.status, 0, `lib ${lib}: ${tsc.stdout}${tsc.stderr}`);

@@ -3,10 +3,9 @@
 // the tensors of each slot (detecting the base-model prefix, e.g. "bert." in BertForMaskedLM
 // files and none in BertModel files) and the tensors to accept and ignore.
 //
-// Adapters: bert (arch/bert.cpp), roberta (arch/roberta.cpp), distilbert (arch/distilbert.cpp).
-// gpt2 comes next (issue 10): a decoder-only adapter with Conv1D weights (WeightLayout::kInOut,
-// c_attn as three parts), the `transformer.` prefix and its attn.bias buffers to ignore. The
-// torch dialect (arch/torch.h) predates this interface and keeps its own entry points.
+// Adapters: bert (arch/bert.cpp), roberta (arch/roberta.cpp), distilbert (arch/distilbert.cpp),
+// gpt2 (arch/gpt2.cpp: decoder-only, Conv1D weights as WeightLayout::kInOut, c_attn as three
+// parts). The torch dialect (arch/torch.h) predates this interface and keeps its own entry points.
 #pragma once
 
 #include <string>
@@ -30,6 +29,7 @@ public:
 const Adapter& bert_adapter();
 const Adapter& roberta_adapter();
 const Adapter& distilbert_adapter();
+const Adapter& gpt2_adapter();
 
 // Shared by the adapters: a LayerNorm at `prefix` whether it is stored as weight/bias or, in
 // checkpoints converted from TensorFlow, gamma/beta (Hugging Face renames those on load).

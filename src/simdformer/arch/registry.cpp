@@ -17,12 +17,21 @@ struct Family {
     const Adapter& (*adapter)();
 };
 
-// The Hugging Face families with an adapter. gpt2 joins here with issue 10.
+// The Hugging Face families with an adapter.
 const Family kFamilies[] = {
     {"bert", "Bert", bert_adapter},
     {"roberta", "Roberta", roberta_adapter},
     {"distilbert", "DistilBert", distilbert_adapter},
+    {"gpt2", "GPT2", gpt2_adapter},
 };
+
+// The rest of a Hugging Face class name after the family's prefix starts a head's name:
+// BertModel, BertForMaskedLM, GPT2LMHeadModel, GPT2DoubleHeadsModel (not BertGeneration...).
+bool starts_head_name(const std::string& rest) {
+    for (const char* head : {"For", "Model", "LMHead", "DoubleHeads"})
+        if (rest.compare(0, std::char_traits<char>::length(head), head) == 0) return true;
+    return rest.empty();
+}
 
 std::string describe(const json& config) {
     std::string what;
@@ -42,7 +51,7 @@ Status unsupported(const json& config) {
 std::string supported_architectures() {
     std::string s;
     for (const Family& f : kFamilies) s += std::string(s.empty() ? "" : ", ") + f.model_type;
-    return s + " (Hugging Face config.json; gpt2 is not supported yet), and simdformer's nn.Transformer dialect (model_type "
+    return s + " (Hugging Face config.json), and simdformer's nn.Transformer dialect (model_type "
                "multihead_attention, encoder_layer, encoder, decoder_layer, decoder or transformer)";
 }
 
@@ -67,9 +76,7 @@ Result<ArchitectureChoice> choose_architecture(const json& config) {
             const std::string prefix = f.class_prefix;
             // "Bert" must not claim "BertGeneration"-style relatives with their own model_type,
             // nor DistilBert claim Bert: the next character must start the head's name.
-            if (cls.compare(0, prefix.size(), prefix) == 0 &&
-                (cls.size() == prefix.size() || cls.compare(prefix.size(), 3, "For") == 0 ||
-                 cls.compare(prefix.size(), 5, "Model") == 0))
+            if (cls.compare(0, prefix.size(), prefix) == 0 && starts_head_name(cls.substr(prefix.size())))
                 return ArchitectureChoice{f.adapter().architecture(), &f.adapter()};
         }
     }

@@ -77,10 +77,16 @@ struct MlmHeadRef {
     std::string decoder_weight;  // "" = tied to the word embeddings
 };
 
-// Everything a BERT-shaped encoder checkpoint holds, as names.
+// Everything a BERT-shaped encoder (or GPT-2-shaped decoder) checkpoint holds, as names.
 struct TextModelRef {
-    TextEmbeddingsRef embeddings;
+    TextEmbeddingsRef embeddings;  // GPT-2: wte, wpe, no token types, no norm (norm.weight "")
     std::vector<EncoderLayerRef> layers;
+    bool has_final_norm = false;
+    NormRef final_norm;            // GPT-2's ln_f, after the last block
+    // A language-model head: logits = x Eᵀ with E the word embeddings (tied, as GPT-2 ties
+    // lm_head to wte) or its own weight [vocab, d].
+    bool has_lm_head = false;
+    std::string lm_head_weight;    // "" = tied to the word embeddings
     bool has_pooler = false;
     LinearRef pooler;  // dense [d, d], then tanh, on token 0
     bool has_mlm_head = false;

@@ -35,6 +35,12 @@ struct TextConfig {
     float layer_norm_eps = 1e-12f;
     PositionIds position_ids = PositionIds::kArange;
     bool tie_word_embeddings = true;
+    // Decoder-only language models (GPT-2): causal self-attention, pre-norm blocks (LayerNorm
+    // before each sub-block, a final one after the last), scores q·k scaled by 1/sqrt(d_head)
+    // unless scale_attention is false.
+    bool causal = false;
+    bool pre_norm = false;
+    bool scale_attention = true;
     std::string torch_dtype;           // as written, informational
 };
 

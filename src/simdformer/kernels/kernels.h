@@ -70,6 +70,31 @@ void gemm_f32(size_t m, size_t n, size_t k, const float* a, size_t lda, const fl
 void gemm_f32_nt(size_t m, size_t n, size_t k, const float* a, size_t lda, const float* b, size_t ldb,
                  float* c, size_t ldc, float* scratch, const Epilogue& epilogue = {});
 
+// y[n] = epilogue(x[k] · B[k, n]) for a single row x and B packed by pack_b (kernels/gemv.cpp):
+// the row is read in place and several panels stream at once. Each element gets exactly the
+// operations gemm_f32_packed gives it, so results are bit-identical to a one-row GEMM.
+// The epilogue's residual is [n] (ld_residual is not used). y must not alias x or the residual.
+void gemv_f32_packed(size_t n, size_t k,
+                     const float* x,         // [k]
+                     const float* packed_b,  // pack_b of [k, n]
+                     float* y,               // [n]
+                     const Epilogue& epilogue = {});
+
+// ---- one query against stored keys and values (kernels/attention_query.cpp) ----------------
+// out[j] = alpha * (x · rows[j]) for every row: the scores of one query against keys read in
+// place (a cache or encoder memory), no packing.
+void dot_rows_f32(size_t n, size_t d,
+                  const float* x,               // [d]
+                  const float* rows, size_t ld,  // [n, d], row stride ld
+                  float alpha,
+                  float* out);                  // [n]
+// out = Σ_j w[j] · rows[j]: the context of one query, a weighted sum of value rows read in place.
+// Rows whose weight is exactly 0 (masked keys) are skipped.
+void weighted_sum_rows_f32(size_t n, size_t d,
+                           const float* w,                // [n]
+                           const float* rows, size_t ld,  // [n, d], row stride ld
+                           float* out);                   // [d]
+
 // ---- attention scores ----------------------------------------------------------------------------
 // Applies masks to scores [rows, cols] in place, in PyTorch's convention: `additive` is added
 // (may hold -inf), a key with key_padding[j] != 0 is set to -inf, and with `causal` a key j is

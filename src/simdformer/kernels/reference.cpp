@@ -39,6 +39,22 @@ void gemm_f32(size_t m, size_t n, size_t k, const float* a, size_t lda, const fl
     }
 }
 
+void dot_rows_f32(size_t n, size_t d, const float* x, const float* rows, size_t ld, float alpha, float* out) {
+    for (size_t j = 0; j < n; ++j) {
+        double acc = 0;
+        for (size_t p = 0; p < d; ++p) acc += double(x[p]) * double(rows[j * ld + p]);
+        out[j] = float(double(alpha) * acc);
+    }
+}
+
+void weighted_sum_rows_f32(size_t n, size_t d, const float* w, const float* rows, size_t ld, float* out) {
+    for (size_t p = 0; p < d; ++p) {
+        double acc = 0;
+        for (size_t j = 0; j < n; ++j) acc += double(w[j]) * double(rows[j * ld + p]);
+        out[p] = float(acc);
+    }
+}
+
 void mask_scores_f32(size_t rows, size_t cols, float* scores, size_t ld, const uint8_t* key_padding,
                      const float* additive, size_t ld_add, bool causal, size_t causal_offset) {
     for (size_t i = 0; i < rows; ++i) {

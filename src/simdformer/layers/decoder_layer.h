@@ -20,14 +20,6 @@ struct CrossMemory {
     size_t key_padding_stride = 0;
 };
 
-// Self-attention keys/values of earlier positions of one decoder layer.
-struct SelfCache {
-    float* k = nullptr;        // [n_batch, max_len, d_model]
-    float* v = nullptr;
-    size_t batch_stride = 0;   // max_len * d_model
-    size_t position = 0;       // position of the token being decoded
-};
-
 class DecoderLayer {
 public:
     // Reads the tensors `ref` names; shapes, activation, eps and norm order from `config`.

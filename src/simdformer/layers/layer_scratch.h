@@ -30,4 +30,14 @@ struct SequenceMasks {
     size_t key_bias_stride = 0;
 };
 
+// Self-attention keys/values of earlier positions of one layer (a decoder's cache), kept in the
+// layout attention reads: position i of item b at k + b * batch_stride + i * d_model. New
+// positions are appended in place; nothing is ever repacked.
+struct SelfCache {
+    float* k = nullptr;        // [n_batch, max_len, d_model]
+    float* v = nullptr;
+    size_t batch_stride = 0;   // max_len * d_model
+    size_t position = 0;       // positions already cached: the first new token's position
+};
+
 }  // namespace simdformer

@@ -39,6 +39,7 @@ public:
     size_t weight_bytes() const { return packed_.size() * sizeof(float); }  // packed W as held
 
 private:
+    // The GEMM (int8 or f32), or the f32 GEMV when there is a single row.
     void gemm(size_t rows, const float* x, size_t ldx, float* y, size_t ldy, const kernels::Epilogue& ep) const;
 
     size_t in_ = 0, out_ = 0;

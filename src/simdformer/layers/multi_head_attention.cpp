@@ -110,9 +110,15 @@ void MultiHeadAttention::attend(const AttendArgs& a, const AttentionScratch& s) 
         // When the caller asked for weights, they are computed in place in its buffer and used
         // from there; otherwise they live only in the reused scratch matrix.
         float* scores = a.weights ? a.weights + ((b * nhead_ + h) * nq) * nk : scratch.scores;
-        head_scores(a, scratch, b, h, scores);
         const float* v = a.v + b * a.kv_batch_stride + h * dh;
         float* ctx = a.context + b * a.context_batch_stride + h * dh;
+        if (nq == 1 && a.options.score != ScoreKind::kAdditive) {
+            // A decoding step: one query against K and V where they lie (cache or memory).
+            head_attend_query(nk, dh, a.q + b * a.q_batch_stride + h * dh, a.k + b * a.kv_batch_stride + h * dh,
+                              a.ld_kv, v, a.ld_kv, a.options.score, masks, a.options.normalize, scores, ctx);
+            return;
+        }
+        head_scores(a, scratch, b, h, scores);
         head_attend(nq, nk, dh, scores, masks, a.options.normalize, v, a.ld_kv, ctx, a.ld_context, scratch.pack);
     };
     // Threads over batch x heads: part p takes a contiguous run of heads and scratch copy p.

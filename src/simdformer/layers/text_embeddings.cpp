@@ -16,7 +16,10 @@ Result<TextEmbeddings> TextEmbeddings::load(WeightReader& reader, const TextEmbe
     if (n_types > 0) {
         SF_ASSIGN_OR_RETURN(e.types_, reader.take(ref.token_type, {n_types, d}));
     }
-    SF_ASSIGN_OR_RETURN(e.norm_, LayerNorm::load(reader, ref.norm, d, eps));
+    if (!ref.norm.weight.empty()) {
+        SF_ASSIGN_OR_RETURN(LayerNorm norm, LayerNorm::load(reader, ref.norm, d, eps));
+        e.norm_ = std::move(norm);
+    }
     return e;
 }
 
@@ -32,7 +35,7 @@ void TextEmbeddings::embed(size_t n, const int32_t* tokens, const int32_t* token
         }
         kernels::add_f32(d_, row, positions_.data() + size_t(positions[i]) * d_, row);
     }
-    norm_.forward(n, out, ld, out, ld);
+    if (norm_) norm_->forward(n, out, ld, out, ld);
 }
 
 }  // namespace simdformer

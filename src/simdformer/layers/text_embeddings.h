@@ -1,5 +1,6 @@
 // BERT-family input embeddings (Hugging Face BertEmbeddings / RobertaEmbeddings / DistilBERT's
-// Embeddings): x = LayerNorm(word[id] + token_type[type] + position[pos]).
+// Embeddings): x = LayerNorm(word[id] + token_type[type] + position[pos]); GPT-2's are
+// word[id] + position[pos] (no token types, no LayerNorm).
 //
 // The word table is stored only in the GEMM's packed form: rows are gathered from the panels
 // for lookups, and the same panels serve as the tied MLM output projection, so the largest
@@ -7,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 
 #include "simdformer/arch/tensor_refs.h"
 #include "simdformer/buffer.h"
@@ -17,7 +19,8 @@ namespace simdformer {
 
 class TextEmbeddings {
 public:
-    // word [vocab, d], position [n_positions, d], token_type [n_types, d] (n_types 0: none).
+    // word [vocab, d], position [n_positions, d], token_type [n_types, d] (n_types 0: none), and
+    // the LayerNorm unless ref.norm.weight is "".
     static Result<TextEmbeddings> load(WeightReader& reader, const TextEmbeddingsRef& ref, size_t vocab, size_t d,
                                        size_t n_positions, size_t n_types, float eps);
 
@@ -36,7 +39,7 @@ private:
     Linear word_;
     Buffer positions_;  // [n_positions, d]
     Buffer types_;      // [n_types, d] (empty: none)
-    LayerNorm norm_;
+    std::optional<LayerNorm> norm_;
 };
 
 }  // namespace simdformer

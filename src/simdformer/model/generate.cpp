@@ -1,11 +1,12 @@
-// Incremental decoding. The source is encoded once; each decoder layer's cross-attention
-// keys/values are projected once; each new target position appends its self-attention key and
-// value to a per-layer cache, so a step costs O(n) attention work instead of re-running O(n^2).
-// The Sampler picks each next token from the step's logits.
+// Incremental decoding of an encoder-decoder transformer. generate_begin encodes the source once
+// and projects each decoder layer's cross-attention keys/values once; every decode_step then
+// consumes one target token per item, appends its self-attention key and value to a per-layer
+// cache, and reads the cache and the cross keys/values where they lie (the one-query attention
+// path: nothing is repacked per step), so a step costs O(n) attention work instead of O(n^2).
+// generate() runs the steps itself; callers that want to stop early or stream call the steps.
 #include <cstring>
 
 #include "simdformer/model/model_impl.h"
-#include "simdformer/model/sampler.h"
 
 namespace simdformer {
 namespace {
@@ -17,11 +18,10 @@ void compact(float* p, size_t items, size_t capacity, size_t used, size_t row) {
         std::memmove(p + i * used * row, p + i * capacity * row, used * row * sizeof(float));
 }
 
-// What one generate() call decides before decoding starts.
+// What one generate call decides before decoding starts.
 struct Decoding {
-    size_t n_batch = 0, n_seq_src = 0, max_length = 0, vocab = 0;
+    size_t max_length = 0, vocab = 0;
     int64_t bos = -1, eos = -1;
-    bool need_weights = false;
 };
 
 // Checks the request and resolves its defaults (bos/eos from the config, max_length from the
@@ -32,9 +32,6 @@ Result<Decoding> plan_decoding(const ModelImpl& m, const GenerateRequest& r, con
         return Status::invalid("generate needs a transformer with token embeddings and a generator");
     SF_RETURN_IF_ERROR(m.check_call(ws, r.n_batch, r.need_weights, r.options));
     Decoding d;
-    d.n_batch = r.n_batch;
-    d.n_seq_src = r.src.n_seq;
-    d.need_weights = r.need_weights;
     d.bos = r.bos >= 0 ? r.bos : c.bos_token;
     d.eos = r.eos >= 0 ? r.eos : c.eos_token;
     d.vocab = m.generator->out_features();
@@ -48,6 +45,7 @@ Result<Decoding> plan_decoding(const ModelImpl& m, const GenerateRequest& r, con
         return Status::invalid("max_length=" + std::to_string(d.max_length) + " must be in [2, " +
                                std::to_string(std::min(ws.max_tgt, c.max_len)) + "]");
     SF_RETURN_IF_ERROR(m.check_sequence(r.src, r.n_batch, ws.max_src, "src", m.src_embedding));
+    SF_RETURN_IF_ERROR(check_sampler(r.sampler, d.vocab));
     return d;
 }
 
@@ -58,16 +56,23 @@ void ModelImpl::encode_memory(const GenerateRequest& r, WorkspaceImpl& ws) const
     const size_t B = r.n_batch, S = r.src.n_seq, d = config.d_model;
     embed(r.src, B, src_embedding, ws.x.data());
     run_encoder(B, r.src, r.options, r.need_weights, ws, ws.x.data());
+    // The padding outlives this call (steps come later): the workspace keeps a copy.
+    const uint8_t* padding = nullptr;
+    if (r.src.key_padding) {
+        std::memcpy(ws.memory_padding.data(), r.src.key_padding, B * S);
+        padding = ws.memory_padding.data();
+    }
     for (size_t i = 0; i < decoder.size(); ++i) {
         decoder[i].project_memory(B * S, ws.x.data(), ws.cross_k[i].data(), ws.cross_v[i].data());
-        ws.cross[i] = CrossMemory{ws.cross_k[i].data(), ws.cross_v[i].data(), S, S * d, r.src.key_padding, S};
+        ws.cross[i] = CrossMemory{ws.cross_k[i].data(), ws.cross_v[i].data(), S, S * d, padding, S};
     }
 }
 
 // 2. Position t of every item: consumes token t, appends to the caches and writes the logits of
 // token t + 1 at row b * max_tgt + t. Recorded maps are written as [B, h, Lt, Lt] / [B, h, Lt, S].
-void ModelImpl::decode_step(size_t t, const GenerateRequest& r, WorkspaceImpl& ws) const {
-    const size_t B = r.n_batch, d = config.d_model, h = config.nhead, S = r.src.n_seq;
+void ModelImpl::seq2seq_forward(size_t t, WorkspaceImpl& ws) const {
+    const DecodeState& st = ws.decode;
+    const size_t B = st.n_batch, d = config.d_model, h = config.nhead, S = st.n_seq_src;
     const size_t Lt = ws.max_tgt, vocab = generator->out_features();
     const LayerScratch scratch = ws.scratch();
     float* y = ws.y.data();  // [B, d]: one position per item
@@ -76,10 +81,10 @@ void ModelImpl::decode_step(size_t t, const GenerateRequest& r, WorkspaceImpl& w
     for (size_t b = 0; b < B; ++b) tgt_embedding->embed(1, &ws.step_tokens[b], t, y + b * d, d);
     for (size_t i = 0; i < decoder.size(); ++i) {
         SelfCache cache{ws.cache_k[i].data(), ws.cache_v[i].data(), Lt * d, t};
-        float* sw = r.need_weights ? ws.step_self.data() : nullptr;
-        float* cw = r.need_weights ? ws.step_cross.data() : nullptr;
-        decoder[i].forward_step(B, y, cache, ws.cross[i], r.options, scratch, sw, cw);
-        if (!r.need_weights) continue;
+        float* sw = st.need_weights ? ws.step_self.data() : nullptr;
+        float* cw = st.need_weights ? ws.step_cross.data() : nullptr;
+        decoder[i].forward_step(B, y, cache, ws.cross[i], st.options, scratch, sw, cw);
+        if (!st.need_weights) continue;
         float* self_map = ws.decoder_self_slot_at(i);
         float* cross_map = ws.decoder_cross_slot_at(i);
         for (size_t bh = 0; bh < B * h; ++bh) {
@@ -91,9 +96,18 @@ void ModelImpl::decode_step(size_t t, const GenerateRequest& r, WorkspaceImpl& w
     generator->forward(B, y, d, ws.logits.data() + t * vocab, Lt * vocab);  // [B, Lt, vocab]
 }
 
+// One decode_step: position t = steps done; the chosen tokens land at t + 1.
+void ModelImpl::seq2seq_step(WorkspaceImpl& ws) const {
+    const size_t t = ws.decode.steps, Lt = ws.max_tgt, vocab = ws.decode.vocab;
+    seq2seq_forward(t, ws);
+    choose_tokens(ws.logits.data() + t * vocab, Lt * vocab, ws);
+    for (size_t b = 0; b < ws.decode.n_batch; ++b) ws.generated[b * Lt + t + 1] = ws.step_tokens[b];
+}
+
 // 3. Packs the results densely: tokens [B, length], logits [B, steps, vocab], maps per layer.
-void ModelImpl::pack_generated(size_t length, const GenerateRequest& r, WorkspaceImpl& ws) const {
-    const size_t B = r.n_batch, h = config.nhead, S = r.src.n_seq, Lt = ws.max_tgt;
+void ModelImpl::pack_generated(size_t length, WorkspaceImpl& ws) const {
+    const DecodeState& st = ws.decode;
+    const size_t B = st.n_batch, h = config.nhead, S = st.n_seq_src, Lt = ws.max_tgt;
     const size_t vocab = generator->out_features(), steps = length - 1;
     int32_t* out = ws.generated.data();
     for (size_t b = 0; b < B; ++b) std::memmove(out + b * length, out + b * Lt, length * sizeof(int32_t));
@@ -104,7 +118,7 @@ void ModelImpl::pack_generated(size_t length, const GenerateRequest& r, Workspac
     ws.pooler_out = nullptr;
     ws.output = nullptr;
     ws.output_rows = B * steps;
-    if (!r.need_weights) return;
+    if (!st.need_weights) return;
     for (size_t i = 0; i < decoder.size(); ++i) {
         float* sm = ws.decoder_self_slot_at(i);
         float* cm = ws.decoder_cross_slot_at(i);
@@ -117,43 +131,59 @@ void ModelImpl::pack_generated(size_t length, const GenerateRequest& r, Workspac
     }
 }
 
-Status Model::generate(const GenerateRequest& r, Workspace& workspace) const {
+Status Model::generate_begin(const GenerateRequest& r, Workspace& workspace) const {
     const ModelImpl& m = *impl_;
     WorkspaceImpl& ws = *workspace.impl_;
     SF_ASSIGN_OR_RETURN(const Decoding plan, plan_decoding(m, r, ws));
+    ws.decode = DecodeState{};
     ws.clear_maps();
+    ws.output = nullptr;
+    ws.logits_out = nullptr;
     m.encode_memory(r, ws);
     if (r.need_weights)
         for (size_t i = 0; i < m.decoder.size(); ++i) {
             std::memset(ws.decoder_self_slot_at(i), 0, ws.decoder_self_slot * sizeof(float));
             std::memset(ws.decoder_cross_slot_at(i), 0, ws.decoder_cross_slot * sizeof(float));
         }
-
     // Position t consumes token t and predicts token t + 1; an item stops after its eos.
-    const size_t B = plan.n_batch, Lt = ws.max_tgt;
-    int32_t* out = ws.generated.data();  // [B, Lt] while decoding
+    const size_t B = r.n_batch, Lt = ws.max_tgt;
     for (size_t b = 0; b < B; ++b) {
-        out[b * Lt] = int32_t(plan.bos);
+        ws.generated[b * Lt] = int32_t(plan.bos);
         ws.finished[b] = 0;
     }
-    Sampler sampler;
-    size_t length = 1;
-    for (size_t t = 0; t + 1 < plan.max_length; ++t) {
-        m.decode_step(t, r, ws);
-        bool all_done = true;
-        for (size_t b = 0; b < B; ++b) {
-            int32_t next = sampler.sample(ws.logits.data() + (b * Lt + t) * plan.vocab, plan.vocab);
-            if (ws.finished[b]) next = int32_t(plan.eos);
-            if (plan.eos >= 0 && next == plan.eos) ws.finished[b] = 1;
-            out[b * Lt + t + 1] = next;
-            all_done = all_done && ws.finished[b];
-        }
-        length = t + 2;
-        if (r.on_step) r.on_step(r.on_step_user, t + 1, plan.max_length - 1);
-        if (all_done) break;
-    }
-    m.pack_generated(length, r, ws);
+    DecodeState& st = ws.decode;
+    st.active = true;
+    st.seq2seq = true;
+    st.n_batch = B;
+    st.max_steps = plan.max_length - 1;
+    st.vocab = plan.vocab;
+    st.n_seq_src = r.src.n_seq;
+    st.options = r.options;
+    st.need_weights = r.need_weights;
+    if (plan.eos >= 0) st.stop[st.n_stop++] = int32_t(plan.eos);
+    st.pad = plan.eos >= 0 ? int32_t(plan.eos) : 0;  // positions after an item's eos hold eos
+    st.sampler = Sampler(r.sampler);
+    ws.generated_length = 0;  // set by generate_finish
     return Status::ok();
+}
+
+Status Model::generate_finish(Workspace& workspace) const {
+    WorkspaceImpl& ws = *workspace.impl_;
+    if (!ws.decode.active || !ws.decode.seq2seq) return Status::invalid("generate_finish: no generate_begin in progress");
+    if (ws.decode.steps == 0) return Status::invalid("generate_finish: no step was decoded");
+    impl_->pack_generated(ws.decode.steps + 1, ws);
+    ws.decode.active = false;
+    return Status::ok();
+}
+
+Status Model::generate(const GenerateRequest& r, Workspace& workspace) const {
+    SF_RETURN_IF_ERROR(generate_begin(r, workspace));
+    const DecodeState& st = workspace.impl_->decode;
+    while (!st.done) {
+        SF_RETURN_IF_ERROR(decode_step(workspace));
+        if (r.on_step) r.on_step(r.on_step_user, st.steps, st.max_steps);
+    }
+    return generate_finish(workspace);
 }
 
 }  // namespace simdformer

@@ -39,7 +39,7 @@ json text_info(const TextConfig& t) {
             {"eos_token_id", token_id(t.eos_token_id)},
             {"hidden_act", t.hidden_act},
             {"layer_norm_eps", shortest(t.layer_norm_eps)},
-            {"causal", false}};
+            {"causal", t.causal}};
 }
 
 json torch_info(const ModelConfig& c) {
@@ -67,7 +67,7 @@ std::string Model::info_json() const {
     json info = m.text ? text_info(*m.text) : torch_info(m.config);
     info["has_pooler"] = m.pooler.has_value();
     info["has_mlm_head"] = m.mlm.has_value();
-    info["has_lm_head"] = m.generator.has_value();
+    info["has_lm_head"] = m.generator.has_value() || m.has_lm_head;
     info["parameters"] = m.parameters;
     info["dtype"] = m.stored_dtype.empty() ? "F32" : m.stored_dtype;
     info["weights"] = m.int8_weights ? "int8" : "f32";

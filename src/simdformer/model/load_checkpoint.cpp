@@ -1,5 +1,5 @@
 // Model::load_checkpoint: config.json + safetensors shard(s) -> a Model, through the adapter the
-// config names (arch/registry.h). Hugging Face text encoders are built here; the torch dialect
+// config names (arch/registry.h). Hugging Face text models are built here; the torch dialect
 // goes through Model::load(reader, ModelConfig) (model/model.cpp).
 #include <nlohmann/json.hpp>
 #include <set>
@@ -21,7 +21,7 @@ ModelConfig encoder_shape(const TextConfig& t) {
     c.nhead = t.n_heads;
     c.dim_feedforward = t.d_ff;
     c.activation = t.activation;
-    c.norm_first = false;  // BERT-family layers are post-norm
+    c.norm_first = t.pre_norm;  // BERT-family layers are post-norm, GPT-2's blocks pre-norm
     c.layer_norm_eps = t.layer_norm_eps;
     c.num_encoder_layers = t.n_layers;
     c.max_len = t.max_positions;
@@ -48,6 +48,17 @@ Status build_text_model(WeightReader& r, const TextConfig& t, const TextModelRef
     if (ref.has_mlm_head) {
         SF_ASSIGN_OR_RETURN(MlmHead head, MlmHead::load(r, ref.mlm, t.d_model, t.vocab_size, t.layer_norm_eps));
         m.mlm = std::move(head);
+    }
+    if (ref.has_final_norm) {  // GPT-2's ln_f: run_encoder_layers applies it after the last block
+        SF_ASSIGN_OR_RETURN(LayerNorm norm, LayerNorm::load(r, ref.final_norm, t.d_model, t.layer_norm_eps));
+        m.encoder_norm = std::move(norm);
+    }
+    if (ref.has_lm_head) {
+        m.has_lm_head = true;
+        if (!ref.lm_head_weight.empty()) {  // untied: its own [vocab, d]
+            SF_ASSIGN_OR_RETURN(Linear head, Linear::load(r, LinearRef{ref.lm_head_weight, ""}, t.d_model, t.vocab_size));
+            m.lm_head = std::move(head);
+        }
     }
     for (const std::string& name : ref.ignored) r.ignore(name);
     // Like Hugging Face's from_pretrained, tensors of heads simdformer does not run (a

@@ -1,6 +1,7 @@
 // Internal definitions behind Model and Workspace (not part of the public API).
 #pragma once
 
+#include <array>
 #include <optional>
 #include <vector>
 
@@ -12,8 +13,31 @@
 #include "simdformer/layers/text_embeddings.h"
 #include "simdformer/layers/token_embedding.h"
 #include "simdformer/model.h"
+#include "simdformer/model/sampler.h"
 
 namespace simdformer::detail {
+
+constexpr size_t kMaxStopTokens = 64;
+
+// Where stepwise decoding stands (Model::decode_begin / generate_begin, decode_step). Only sizes,
+// options and state: nothing here points into the caller's memory, so a step needs nothing but
+// the workspace.
+struct DecodeState {
+    bool active = false;
+    bool seq2seq = false;         // generate_begin (transformer) or decode_begin (causal text model)
+    bool done = false;            // every item ended or max_steps reached
+    size_t n_batch = 0;
+    size_t steps = 0, max_steps = 0;
+    size_t past = 0;              // causal text: positions cached per item
+    size_t vocab = 0;
+    size_t n_seq_src = 0;         // seq2seq: source length
+    AttentionOptions options;     // seq2seq
+    bool need_weights = false;    // seq2seq: record full decoder maps
+    std::array<int32_t, kMaxStopTokens> stop{};
+    size_t n_stop = 0;
+    int32_t pad = 0;              // what ended items produce
+    Sampler sampler;
+};
 
 struct ModelImpl {
     ModelConfig config;
@@ -31,6 +55,13 @@ struct ModelImpl {
     std::optional<TextEmbeddings> text_embeddings;
     std::optional<Linear> pooler;           // dense [d, d], tanh
     std::optional<MlmHead> mlm;
+    // Causal language models (gpt2): `encoder` holds the pre-norm blocks, encoder_norm ln_f, and
+    // the LM head is the word table (tied) or lm_head [vocab, d].
+    bool has_lm_head = false;
+    std::optional<Linear> lm_head;          // untied LM head
+    const Linear& lm() const { return lm_head ? *lm_head : text_embeddings->word_table(); }
+    bool causal_text() const { return text && text->causal; }
+    AttentionOptions text_attention() const;  // scaled dot-product unless the config says otherwise
 
     // What info_json() reports beyond the config.
     std::string config_json;                // the config as given (or as parse_model_config reads it)
@@ -60,11 +91,26 @@ struct ModelImpl {
     void embed_text(const TextRequest& r, WorkspaceImpl& ws) const;
     void text_heads(const TextRequest& r, WorkspaceImpl& ws) const;
 
-    // Stages of generate() (model/generate.cpp).
+    // Stages of generate() and generate_begin / decode_step (model/generate.cpp).
     void encode_memory(const GenerateRequest& r, WorkspaceImpl& ws) const;
-    void decode_step(size_t t, const GenerateRequest& r, WorkspaceImpl& ws) const;
-    void pack_generated(size_t length, const GenerateRequest& r, WorkspaceImpl& ws) const;
+    void seq2seq_forward(size_t t, WorkspaceImpl& ws) const;
+    void seq2seq_step(WorkspaceImpl& ws) const;
+    void pack_generated(size_t length, WorkspaceImpl& ws) const;
+
+    // Stages of decode_begin / decode_step for causal text models (model/decode.cpp).
+    Status check_decode(const DecodeRequest& r, const WorkspaceImpl& ws) const;
+    void prefill(const DecodeRequest& r, WorkspaceImpl& ws) const;
+    void text_step(WorkspaceImpl& ws) const;
 };
+
+// The end of a decoding step shared by both kinds: picks each item's token from logits
+// [n_batch, ld] (ended items get the pad token), marks items that produced a stop token, counts
+// the step and decides whether decoding is done.
+void choose_tokens(const float* logits, size_t ld, WorkspaceImpl& ws);
+// Hugging Face's causal mask as an additive matrix [n, n]: 0 on and below the diagonal, float's
+// lowest above (torch.where(causal, s, finfo.min); with the padding mask added on top, a key that
+// is both in the future and padding gets -inf, exactly as in HF).
+void fill_causal_mask(size_t n, float* mask);
 
 struct WorkspaceImpl {
     WorkspaceLimits limits;
@@ -79,7 +125,8 @@ struct WorkspaceImpl {
     size_t attention_slots = 1;                //   thread running heads (each copy one head at a time)
     size_t scores_floats = 0, pack_floats = 0, add_floats = 0;  // floats of one copy
     std::vector<Buffer> cross_k, cross_v;      // per decoder layer [B*max_src, d]
-    std::vector<Buffer> cache_k, cache_v;      // per decoder layer [B*max_tgt, d]
+    std::vector<Buffer> cache_k, cache_v;      // per decoder layer [B*max_tgt, d]; causal text models:
+                                               // per layer [B*max_context, d]
     std::vector<CrossMemory> cross;            // per decoder layer, during generate()
     Buffer logits;                             // [B*max_tgt, vocab], text models [max_logits_rows, vocab]
     Buffer key_bias;                           // text models: [B*max_src] 0 or float lowest per key
@@ -91,6 +138,17 @@ struct WorkspaceImpl {
     std::vector<int32_t> generated;            // [B, max_tgt]
     std::vector<int32_t> step_tokens;          // [B]
     std::vector<uint8_t> finished;             // [B]
+    // Stepwise decoding.
+    DecodeState decode;
+    Buffer causal_mask;                        // causal text models: [max_src, max_src] (fill_causal_mask)
+    Buffer cache_bias;                         // causal text models: [B, max_context] 0 or lowest per cached key
+    Buffer step_maps;                          // causal text models: [n_layers, B, h, max_context], last step
+    std::vector<AttentionMap> step_maps_view;  // per layer, over step_maps
+    Buffer sample_probs;                       // [vocab] sampler scratch
+    std::vector<int32_t> sample_order;         // [vocab] sampler scratch
+    std::vector<int32_t> next_input;           // [B] the token each item consumes next (causal text)
+    std::vector<int32_t> next_position;        // [B] its position id
+    std::vector<uint8_t> memory_padding;       // [B * max_src] generate_begin's copy of the source padding
     size_t encoder_slot = 0, decoder_self_slot = 0, decoder_cross_slot = 0;  // floats per layer slot
 
     std::vector<AttentionMap> encoder_maps, decoder_self_maps, decoder_cross_maps;
@@ -116,6 +174,9 @@ struct WorkspaceImpl {
 }  // namespace simdformer::detail
 
 namespace simdformer {
+using detail::DecodeState;
 using detail::ModelImpl;
 using detail::WorkspaceImpl;
+using detail::choose_tokens;
+using detail::fill_causal_mask;
 }  // namespace simdformer

@@ -1,8 +1,12 @@
-// Model::forward_text: a Hugging Face text encoder (bert, roberta, distilbert) on token ids,
-// with HF's semantics:
+// Model::forward_text: a Hugging Face text model on token ids, with HF's semantics.
+// Encoders (bert, roberta, distilbert):
 //   x = LayerNorm(word[id] + token_type[type] + position[pos])
 //   each layer: x = LN1(x + SelfAttention(x, key bias)); x = LN2(x + FFN(x))   (post-norm)
 //   pooler = tanh(x[token 0] W_p + b_p);  MLM logits = LN(act(x W_t + b_t)) Eᵀ + bias
+// gpt2 (causal, pre-norm):
+//   x = wte[id] + wpe[i] (i = 0 .. n-1, also for padded rows, as HF's forward)
+//   each block: x = x + SelfAttention(ln_1(x), causal, key bias); x = x + MLP(ln_2(x))
+//   last hidden state = ln_f(x);  LM logits = ln_f(x) wteᵀ
 // Padding keys get float32's lowest value added to their scaled scores (not -inf: a query with
 // no real key gets uniform weights, as in HF). Validates the whole request, then allocates nothing.
 #include <cstring>
@@ -25,6 +29,19 @@ Status check_ids(const int32_t* ids, size_t n, size_t limit, const char* what) {
 }
 
 }  // namespace
+
+void detail::fill_causal_mask(size_t n, float* mask) {
+    const float lowest = std::numeric_limits<float>::lowest();
+    for (size_t i = 0; i < n; ++i)
+        for (size_t j = 0; j < n; ++j) mask[i * n + j] = j > i ? lowest : 0.0f;
+}
+
+AttentionOptions ModelImpl::text_attention() const {
+    AttentionOptions o;
+    // GPT-2's scale_attn_weights: false drops the 1/sqrt(d_head).
+    if (text && !text->scale_attention) o.score = ScoreKind::kDot;
+    return o;
+}
 
 Status ModelImpl::check_text(const TextRequest& r, const WorkspaceImpl& ws) const {
     const TextConfig& t = *text;
@@ -49,7 +66,7 @@ Status ModelImpl::check_text(const TextRequest& r, const WorkspaceImpl& ws) cons
     }
     if (r.need_pooler && !pooler) return Status::invalid("this checkpoint has no pooler (pooler.dense)");
     if (r.n_logits_rows > 0) {
-        if (!mlm) return Status::invalid("this checkpoint has no masked-LM head, so it has no logits");
+        if (!mlm && !has_lm_head) return Status::invalid("this checkpoint has no masked-LM head, so it has no logits");
         if (!r.logits_rows) return Status::invalid("n_logits_rows=" + str(r.n_logits_rows) + " but no logits_rows given");
         if (r.n_logits_rows > ws.limits.max_logits_rows)
             return Status::invalid("n_logits_rows=" + str(r.n_logits_rows) + " exceeds the workspace's max_logits_rows=" +
@@ -96,8 +113,12 @@ void ModelImpl::text_heads(const TextRequest& r, WorkspaceImpl& ws) const {
     if (r.n_logits_rows > 0) {
         for (size_t i = 0; i < r.n_logits_rows; ++i)
             std::memcpy(ws.mlm_in.data() + i * d, x + size_t(r.logits_rows[i]) * d, d * sizeof(float));
-        mlm->forward(r.n_logits_rows, ws.mlm_in.data(), d, text_embeddings->word_table(), ws.mlm_hidden.data(),
-                     ws.logits.data());
+        if (mlm) {
+            mlm->forward(r.n_logits_rows, ws.mlm_in.data(), d, text_embeddings->word_table(), ws.mlm_hidden.data(),
+                         ws.logits.data());
+        } else {  // a causal LM head: x Eᵀ, the word table as a d -> vocab map (no bias)
+            lm().forward(r.n_logits_rows, ws.mlm_in.data(), d, ws.logits.data(), text->vocab_size);
+        }
         ws.logits_out = ws.logits.data();
         ws.logits_cols = text->vocab_size;
     }
@@ -106,7 +127,7 @@ void ModelImpl::text_heads(const TextRequest& r, WorkspaceImpl& ws) const {
 Status Model::forward_text(const TextRequest& r, Workspace& workspace) const {
     const ModelImpl& m = *impl_;
     WorkspaceImpl& ws = *workspace.impl_;
-    if (!m.text) return Status::invalid("forward_text needs a Hugging Face text model (bert, roberta, distilbert)");
+    if (!m.text) return Status::invalid("forward_text needs a Hugging Face text model (bert, roberta, distilbert, gpt2)");
     SF_RETURN_IF_ERROR(m.check_text(r, ws));
     ws.clear_maps();
     ws.logits_out = nullptr;
@@ -118,7 +139,12 @@ Status Model::forward_text(const TextRequest& r, Workspace& workspace) const {
     SequenceMasks masks;
     masks.key_bias = r.attention_mask ? ws.key_bias.data() : nullptr;
     masks.key_bias_stride = r.n_seq;
-    m.run_encoder_layers(r.n_batch, r.n_seq, masks, AttentionOptions{}, r.need_weights, ws, ws.x.data());
+    if (m.causal_text()) {
+        fill_causal_mask(r.n_seq, ws.causal_mask.data());
+        masks.attn_mask = ws.causal_mask.data();  // [n_seq, n_seq]
+    }
+    // run_encoder_layers ends with encoder_norm: GPT-2's ln_f.
+    m.run_encoder_layers(r.n_batch, r.n_seq, masks, m.text_attention(), r.need_weights, ws, ws.x.data());
     ws.output = ws.x.data();
     ws.output_rows = r.n_batch * r.n_seq;
     m.text_heads(r, ws);

@@ -127,10 +127,17 @@ std::vector<BufferPlan> plan_buffers(const ModelImpl& m, WorkspaceImpl& w, bool*
     const size_t n_enc = m.encoder.size() + (m.mha ? 1 : 0);
     const size_t n_dec = m.decoder.size();
     const size_t vocab = m.generator ? m.generator->out_features() : 0;
-    // Text models: MLM scores of at most max_logits_rows rows, and their per-call scratch.
-    const size_t text_vocab = m.mlm ? m.text->vocab_size : 0;
-    const size_t R = m.mlm ? w.limits.max_logits_rows : 0;
+    // Text models: MLM / LM scores of at most max_logits_rows rows, and their per-call scratch.
+    const bool scores = m.mlm || m.has_lm_head;
+    const size_t text_vocab = scores ? m.text->vocab_size : 0;
+    const size_t R = scores ? w.limits.max_logits_rows : 0;
     const bool text = m.text.has_value();
+    // Causal text models: the causal mask, and for decoding (max_context > 0) the caches, the
+    // padding bias of every cached key, each step's maps and logits [B, vocab].
+    const bool causal = m.causal_text();
+    const size_t Lc = causal && m.has_lm_head ? w.limits.max_context : 0;
+    const size_t n_enc_layers = m.encoder.size();
+    const size_t sample_vocab = Lc ? text_vocab : n_dec ? vocab : 0;
     const size_t rows_src = product({B, Ls}, overflow), rows_tgt = product({B, Lt}, overflow);
     const size_t rows = product({B, L}, overflow);
     // Attention scratch: one copy per thread that may run heads (threads at creation time; a
@@ -157,7 +164,8 @@ std::vector<BufferPlan> plan_buffers(const ModelImpl& m, WorkspaceImpl& w, bool*
         {&w.pack, product({w.attention_slots, w.pack_floats}, overflow), "workspace.pack"},
         {&w.add_q, product({w.attention_slots, w.add_floats}, overflow), "workspace.add_q"},
         {&w.add_k, product({w.attention_slots, w.add_floats}, overflow), "workspace.add_k"},
-        {&w.logits, std::max(product({rows_tgt, vocab}, overflow), product({R, text_vocab}, overflow)), "workspace.logits"},
+        {&w.logits, std::max({product({rows_tgt, vocab}, overflow), product({R, text_vocab}, overflow),
+                              Lc ? product({B, text_vocab}, overflow) : 0}), "workspace.logits"},
         {&w.key_bias, text ? rows_src : 0, "workspace.key_bias"},
         {&w.pooled, m.pooler ? product({B, d}, overflow) : 0, "workspace.pooled"},
         {&w.mlm_in, product({R, d}, overflow), "workspace.mlm_in"},
@@ -165,6 +173,10 @@ std::vector<BufferPlan> plan_buffers(const ModelImpl& m, WorkspaceImpl& w, bool*
         {&w.attention, attention_floats, "workspace.attention"},
         {&w.step_self, n_dec ? product({B, h, Lt}, overflow) : 0, "workspace.step_self"},
         {&w.step_cross, n_dec ? product({B, h, Ls}, overflow) : 0, "workspace.step_cross"},
+        {&w.causal_mask, causal ? product({Ls, Ls}, overflow) : 0, "workspace.causal_mask"},
+        {&w.cache_bias, product({B, Lc}, overflow), "workspace.cache_bias"},
+        {&w.step_maps, product({n_enc_layers, B, h, Lc}, overflow), "workspace.step_maps"},
+        {&w.sample_probs, sample_vocab, "workspace.sample_probs"},
     };
     // Decoder layers: cross-attention keys/values of the memory and the self-attention cache.
     w.cross_k.resize(n_dec);
@@ -177,6 +189,14 @@ std::vector<BufferPlan> plan_buffers(const ModelImpl& m, WorkspaceImpl& w, bool*
         plan.push_back({&w.cross_v[i], product({rows_src, d}, overflow), "workspace.cross_v"});
         plan.push_back({&w.cache_k[i], product({rows_tgt, d}, overflow), "workspace.cache_k"});
         plan.push_back({&w.cache_v[i], product({rows_tgt, d}, overflow), "workspace.cache_v"});
+    }
+    if (Lc) {  // causal text models: one cache per block
+        w.cache_k.resize(n_enc_layers);
+        w.cache_v.resize(n_enc_layers);
+        for (size_t i = 0; i < n_enc_layers; ++i) {
+            plan.push_back({&w.cache_k[i], product({B, Lc, d}, overflow), "workspace.cache_k"});
+            plan.push_back({&w.cache_v[i], product({B, Lc, d}, overflow), "workspace.cache_v"});
+        }
     }
     return plan;
 }
@@ -215,10 +235,20 @@ Result<Workspace> Model::make_workspace(const WorkspaceLimits& requested) const 
     }
     w.bytes = total * sizeof(float);
     const size_t B = requested.max_batch, n_dec = impl_->decoder.size();
+    const bool text_decoding = impl_->causal_text() && requested.max_context > 0;
     if (n_dec) {
         w.generated.assign(B * w.max_tgt, 0);
+        w.memory_padding.assign(B * w.max_src, 0);
+    }
+    if (n_dec || text_decoding) {
         w.step_tokens.assign(B, 0);
         w.finished.assign(B, 0);
+        w.sample_order.assign(w.sample_probs.size(), 0);
+    }
+    if (text_decoding) {
+        w.next_input.assign(B, 0);
+        w.next_position.assign(B, 0);
+        w.step_maps_view.assign(impl_->encoder.size(), AttentionMap{});
     }
     if (impl_->text) w.position_ids.assign(B * w.max_src, 0);
     w.encoder_maps.assign(impl_->encoder.size() + (impl_->mha ? 1 : 0), AttentionMap{});

@@ -1,0 +1,101 @@
+// Text -> sentence embedding in one page, both engines on WebAssembly with one thread:
+// simdformer (dist/browser.mjs, SIMD128 build) and transformers.js (its browser bundle,
+// feature-extraction, fp32, the ONNX export of the same weights from a local folder, remote models
+// off, onnxruntime-web's wasm files served locally instead of its CDN default).
+// The driver (bench/embed.mjs) calls window.embedBench; every timing is taken here, in the page.
+import { init } from '/dist/browser.mjs';
+import { env, pipeline } from '/bnm/@huggingface/transformers/dist/transformers.js';
+
+const ORT_DIST = '/bnm/@huggingface/transformers/node_modules/onnxruntime-web/dist/';
+env.allowRemoteModels = false;
+env.allowLocalModels = true;
+env.localModelPath = '/models/';
+env.useBrowserCache = false;
+env.useWasmCache = false;
+// The same (asyncify) build transformers.js would fetch from its CDN by default, served locally.
+env.backends.onnx.wasm.wasmPaths = { mjs: `${ORT_DIST}ort-wasm-simd-threaded.asyncify.mjs`, wasm: `${ORT_DIST}ort-wasm-simd-threaded.asyncify.wasm` };
+env.backends.onnx.wasm.numThreads = 1;
+
+const loaded = {};  // name -> { sf, sfModel, tjs }
+const POOL = { pooling: 'mean', normalize: true };
+
+function largestTensorBytes(headerBytes) {
+  const view = new DataView(headerBytes.buffer, headerBytes.byteOffset);
+  const n = Number(view.getBigUint64(0, true));
+  const header = JSON.parse(new TextDecoder().decode(headerBytes.subarray(8, 8 + n)));
+  return Math.max(...Object.entries(header).filter(([k]) => k !== '__metadata__').map(([, t]) => t.data_offsets[1] - t.data_offsets[0]));
+}
+
+// The header of a safetensors file: the first chunks of a streamed fetch, then the rest is cancelled.
+async function safetensorsHeader(url) {
+  const reader = (await fetch(url)).body.getReader();
+  let buf = new Uint8Array(0);
+  const need = () => (buf.length < 8 ? 8 : 8 + Number(new DataView(buf.buffer).getBigUint64(0, true)));
+  while (buf.length < need()) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error(`${url}: the file ends inside its header`);
+    const next = new Uint8Array(buf.length + value.length);
+    next.set(buf);
+    next.set(value, buf.length);
+    buf = next;
+  }
+  await reader.cancel();
+  return buf;
+}
+
+window.embedBench = {
+  versions: () => ({ userAgent: navigator.userAgent, transformers: env.version, ort: env.backends.onnx.versions?.web ?? '',
+                     crossOriginIsolated: self.crossOriginIsolated }),
+
+  // Loads one model in both engines; simdformer in a fresh module so its memory figures are its own.
+  async load(name, weights = 'f32') {
+    const sf = await init({ simd: true });
+    sf.resetPeakLiveBytes();
+    const heap0 = sf.heapBytes, live0 = sf.liveBytes;
+    let t = performance.now();
+    const sfModel = await sf.loadPretrained(`/models/${name}/`, { weights });
+    const sfMs = performance.now() - t;
+    const memory = { packed: sf.liveBytes - live0, peak: sf.peakLiveBytes - live0, heapGrowth: sf.heapBytes - heap0,
+                     largestTensor: largestTensorBytes(await safetensorsHeader(`/models/${name}/model.safetensors`)) };
+    t = performance.now();
+    const tjs = await pipeline('feature-extraction', name, { dtype: 'fp32', device: 'wasm' });
+    const tjsMs = performance.now() - t;
+    loaded[name] = { sf, sfModel, tjs };
+    return { sfMs, tjsMs, memory, arch: sf.arch, info: { weights: sfModel.info.weights, parameters: sfModel.info.parameters } };
+  },
+
+  // Token ids of both tokenizers and the embeddings' agreement, before any timing.
+  async check(name, texts) {
+    const { sfModel, tjs } = loaded[name];
+    const a = sfModel.embed(texts, POOL);
+    const out = await tjs(texts, POOL);
+    const d = out.dims[1];
+    let minCos = 1, maxDiff = 0;
+    a.forEach((v, i) => {
+      const w = out.data.subarray(i * d, (i + 1) * d);
+      let ab = 0, aa = 0, bb = 0;
+      for (let j = 0; j < d; j++) { ab += v[j] * w[j]; aa += v[j] * v[j]; bb += w[j] * w[j]; maxDiff = Math.max(maxDiff, Math.abs(v[j] - w[j])); }
+      minCos = Math.min(minCos, ab / Math.sqrt(aa * bb));
+    });
+    const sfIds = sfModel.encodeText(texts).map((s) => Array.from(s.ids));
+    const tjsIds = texts.map((t) => Array.from(tjs.tokenizer(t).input_ids.data, Number));
+    return { minCos, maxDiff, idsEqual: JSON.stringify(sfIds) === JSON.stringify(tjsIds), tokens: sfIds.map((x) => x.length) };
+  },
+
+  // One end-to-end call (tokenize, encode, pool, normalise); returns its time in ms.
+  async run(engine, name, texts) {
+    const m = loaded[name];
+    const t = performance.now();
+    if (engine === 'simdformer') m.sfModel.embed(texts, POOL);
+    else await m.tjs(texts, POOL);
+    return performance.now() - t;
+  },
+
+  async unload(name) {
+    const m = loaded[name];
+    m.sfModel.dispose();
+    await m.tjs.dispose();
+    delete loaded[name];
+  },
+};
+document.getElementById('status').textContent = 'ready';

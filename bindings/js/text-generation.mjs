@@ -1,0 +1,232 @@
+// Text generation with a causal language model (GPT-2), driven from JavaScript one step at a
+// time: ModelHandle.decodeBegin runs the prompt into the key/value cache, each decodeStep
+// returns one token per prompt, and decodeEnd closes the run. C++ never calls into JavaScript
+// while a step runs, so onToken may stream, return false to stop, throw, or await; an
+// AbortSignal stops the run at the next step; nothing in wasm memory outlives the call.
+import { check, fail } from './errors.mjs';
+import { CallHeap, copyF32, copyI32 } from './heap.mjs';
+import { nextTurn } from './next-turn.mjs';
+import { describe, func, integer, oneOf, readOptions, value } from './options.mjs';
+
+/** A finite number in [min, max] (min excluded when `open`). */
+const numberIn = (min, max, open = false) => ({
+  fallback: undefined,
+  read: (v, what) => {
+    const ok = typeof v === 'number' && Number.isFinite(v) && (open ? v > min : v >= min) && v <= max;
+    return ok ? v : fail(`${what} must be a number in ${open ? '(' : '['}${min}, ${max}], got ${describe(v)}`);
+  },
+});
+
+const MAX_STOP_TOKENS = 64;  // kMaxStopTokens in model_impl.h
+
+function optionSpec(info) {
+  return {
+    maxNewTokens: integer(1, info.max_positions, undefined),
+    temperature: numberIn(0, 1e6),
+    topK: integer(1, info.vocab_size, undefined),
+    topP: numberIn(0, 1, true),
+    seed: integer(0, Number.MAX_SAFE_INTEGER, undefined),
+    stop: value(),
+    onToken: func(),
+    returnAttention: oneOf([true, 'mean', false], false),
+    signal: value(),
+  };
+}
+
+const isIdList = (x) => ArrayBuffer.isView(x) && !(x instanceof Float32Array || x instanceof Float64Array || x instanceof DataView)
+  || (Array.isArray(x) && x.length > 0 && x.every((v) => typeof v === 'number'));
+
+// One prompt: text, or token ids. -> Int32Array of ids.
+function promptIds(prompt, i, tokenizer, info) {
+  const where = i === null ? 'generateText: prompt' : `generateText: prompt ${i}`;
+  if (typeof prompt === 'string') {
+    const ids = tokenizer.encodeOne(prompt, Number.MAX_SAFE_INTEGER).ids;
+    if (ids.length) return ids;
+    // An empty text starts from bos, as Hugging Face's generate does without input_ids.
+    if (Number.isSafeInteger(info.bos_token_id)) return Int32Array.of(info.bos_token_id);
+    return fail(`${where} is empty and the model has no bos token to start from`);
+  }
+  if (!isIdList(prompt)) fail(`${where} must be a string or token ids, got ${describe(prompt)}`);
+  const ids = Int32Array.from(prompt, (id, k) => {
+    if (!Number.isSafeInteger(id) || id < 0 || id >= info.vocab_size) fail(`${where}: token id ${describe(id)} at index ${k} is outside [0, ${info.vocab_size})`);
+    return id;
+  });
+  if (!ids.length) fail(`${where} has no token ids`);
+  return ids;
+}
+
+/** -> {prompts: Int32Array[], batch}: a text or ids, or an array of texts or of id lists. */
+function readPrompts(input, tokenizer, info) {
+  if (typeof input === 'string' || isIdList(input)) return { prompts: [promptIds(input, null, tokenizer, info)], batch: false };
+  if (!Array.isArray(input) || input.length === 0) {
+    fail(`generateText: expected a text, token ids, or a non-empty array of texts or of id lists, got ${describe(input)}`);
+  }
+  return { prompts: input.map((p, i) => promptIds(p, i, tokenizer, info)), batch: true };
+}
+
+// stop: token ids and/or texts; default the eos token. -> {ids, texts}
+function readStop(stop, info) {
+  if (stop === undefined) return { ids: Number.isSafeInteger(info.eos_token_id) ? [info.eos_token_id] : [], texts: [] };
+  const list = Array.isArray(stop) ? stop : [stop];
+  const ids = [], texts = [];
+  list.forEach((s, k) => {
+    if (typeof s === 'string' && s.length > 0) texts.push(s);
+    else if (Number.isSafeInteger(s) && s >= 0 && s < info.vocab_size) ids.push(s);
+    else fail(`generateText: stop[${k}] must be a token id in [0, ${info.vocab_size}) or a non-empty text, got ${describe(s)}`);
+  });
+  if (ids.length > MAX_STOP_TOKENS) fail(`generateText: at most ${MAX_STOP_TOKENS} stop token ids, got ${ids.length}`);
+  return { ids, texts };
+}
+
+// Greedy unless temperature > 0, topK or topP asks for sampling (temperature then defaults to 1).
+function readSampling(o) {
+  const sampling = (o.temperature !== undefined && o.temperature > 0) || o.topK !== undefined || o.topP !== undefined;
+  if (o.temperature === 0 && (o.topK !== undefined || o.topP !== undefined)) {
+    fail('generateText: topK / topP sample, but temperature 0 asks for greedy decoding');
+  }
+  if (!sampling) return { temperature: 0, topK: 0, topP: 1, seed: 0, sampling };
+  const seed = o.seed ?? Math.floor(Math.random() * Number.MAX_SAFE_INTEGER);
+  return { temperature: o.temperature ?? 1, topK: o.topK ?? 0, topP: o.topP ?? 1, seed, sampling };
+}
+
+function checkSignal(signal) {
+  if (signal !== undefined && !(typeof signal === 'object' && signal !== null && typeof signal.aborted === 'boolean')) {
+    fail(`generateText: signal must be an AbortSignal, got ${describe(signal)}`);
+  }
+}
+
+function throwIfAborted(signal) {
+  if (signal?.aborted) throw signal.reason ?? new Error('generateText was aborted');
+}
+
+// This step's attention of every layer, [B, h, nSeqK] each, copied out of the workspace.
+function stepMaps(module, handle, layers) {
+  const maps = [];
+  for (let layer = 0; layer < layers; layer++) {
+    const m = handle.stepAttention(layer);
+    if (!m) fail(`generateText: no attention recorded for layer ${layer}`);
+    maps.push({ data: copyF32(module, m.ptr, m.nBatch * m.nhead * m.nSeqK), nhead: m.nhead, nSeqK: m.nSeqK });
+  }
+  return maps;
+}
+
+// Item b's rows over its real context (its left padding dropped): [layer][head], or the mean
+// per layer ([layer][0]) for 'mean'.
+function itemAttention(maps, b, padding, mode) {
+  return maps.map(({ data, nhead, nSeqK }) => {
+    const heads = [];
+    for (let h = 0; h < nhead; h++) {
+      const row = (b * nhead + h) * nSeqK;
+      heads.push(data.slice(row + padding, row + nSeqK));
+    }
+    if (mode !== 'mean') return heads;
+    const mean = new Float32Array(heads[0].length);
+    for (const head of heads) for (let i = 0; i < mean.length; i++) mean[i] += head[i] / nhead;
+    return [mean];
+  });
+}
+
+/**
+ * Runs one generation. ctx: {module, handle, info, tokenizer}. Returns the result (or results
+ * for a batch of prompts).
+ */
+export async function generateText(ctx, input, options) {
+  const { module, handle, info, tokenizer } = ctx;
+  const o = readOptions(options, optionSpec(info), 'generateText');
+  checkSignal(o.signal);
+  const { prompts, batch } = readPrompts(input, tokenizer, info);
+  const stop = readStop(o.stop, info);
+  const sampler = readSampling(o);
+  const longest = prompts.reduce((m, p) => Math.max(m, p.length), 0);
+  const room = info.max_positions - longest;
+  if (room < 1) fail(`generateText: the prompt has ${longest} tokens; the model has only ${info.max_positions} positions`);
+  const maxNewTokens = o.maxNewTokens ?? Math.min(20, room);
+  if (maxNewTokens > room) {
+    fail(`generateText: the prompt's ${longest} tokens + maxNewTokens ${maxNewTokens} exceed the model's ${info.max_positions} positions`);
+  }
+  throwIfAborted(o.signal);
+
+  // Left padding (Hugging Face's choice for decoder-only models): every prompt ends at the same
+  // column, so each step consumes one real token per prompt.
+  const B = prompts.length, n = longest;
+  const pad = Number.isSafeInteger(info.pad_token_id) ? info.pad_token_id : Number.isSafeInteger(info.eos_token_id) ? info.eos_token_id : 0;
+  const tokens = new Int32Array(B * n).fill(pad), mask = new Uint8Array(B * n);
+  prompts.forEach((p, b) => {
+    tokens.set(p, b * n + n - p.length);
+    mask.fill(1, b * n + n - p.length, (b + 1) * n);
+  });
+  const heap = new CallHeap(module);
+  try {
+    check(handle.decodeBegin({
+      nBatch: B, nSeq: n, tokens: heap.i32(tokens), attentionMask: heap.u8(mask), maxNewTokens,
+      temperature: sampler.temperature, topK: sampler.topK, topP: sampler.topP, seed: sampler.seed,
+      stopTokens: stop.ids.length ? heap.i32(Int32Array.from(stop.ids)) : 0, nStopTokens: stop.ids.length, padToken: pad,
+    }), 'generateText');
+  } finally {
+    heap.free();  // the prompt is in the cache now; nothing of it is read again
+  }
+
+  const items = prompts.map((p) => ({ promptIds: p, ids: [], tokens: [], steps: o.returnAttention ? [] : null,
+    text: '', pending: 0, done: false, finishReason: null }));
+  try {
+    for (;;) {
+      throwIfAborted(o.signal);
+      check(handle.decodeStep(), 'generateText');
+      const step = handle.decodeSteps() - 1;
+      const chosen = copyI32(module, handle.stepTokens(), B);
+      const ended = module.HEAPU8.slice(handle.stepFinished(), handle.stepFinished() + B);
+      const maps = o.returnAttention ? stepMaps(module, handle, info.n_layers) : null;
+      let cancelled = false;
+      for (let b = 0; b < B && !cancelled; b++) {
+        const it = items[b];
+        if (it.done) continue;
+        const id = chosen[b];
+        const token = tokenizer.idToToken(id) ?? '';
+        it.ids.push(id);
+        it.tokens.push(token);
+        const attention = maps ? itemAttention(maps, b, n - it.promptIds.length, o.returnAttention) : undefined;
+        if (it.steps) it.steps.push({ id, token, attention });
+        // The new text: tokens since the last flush, decoded together (a byte-level token may
+        // end inside a UTF-8 character: such text waits for the token that completes it).
+        const piece = tokenizer.decode(it.ids.slice(it.pending), { skipSpecialTokens: true });
+        let delta = '';
+        if (!piece.endsWith('\uFFFD') || ended[b]) {
+          delta = piece;
+          it.text += piece;
+          it.pending = it.ids.length;
+        }
+        if (ended[b]) {
+          it.done = true;
+          it.finishReason = 'stop';
+        } else if (stop.texts.some((s) => it.text.includes(s))) {
+          it.done = true;  // a stop text: Hugging Face's stop_strings keep it in the output
+          it.finishReason = 'stop';
+        }
+        if (o.onToken) {
+          let r = o.onToken({ index: b, step, id, token, text: delta, ...(attention ? { attention } : {}) });
+          if (r && typeof r.then === 'function') r = await r;
+          if (r === false) cancelled = true;
+        }
+      }
+      if (cancelled) {
+        for (const it of items) if (!it.done) { it.done = true; it.finishReason = 'cancelled'; }
+        break;
+      }
+      if (handle.decodeDone() || items.every((it) => it.done)) break;
+      await nextTurn();  // timers, I/O and abort events run between steps
+    }
+    throwIfAborted(o.signal);  // aborted during the last step's onToken: reject all the same
+  } finally {
+    handle.decodeEnd();
+  }
+  const results = items.map((it) => ({
+    text: tokenizer.decode(it.ids, { skipSpecialTokens: true }),
+    ids: Int32Array.from(it.ids),
+    tokens: it.tokens,
+    promptIds: it.promptIds,
+    finishReason: it.finishReason ?? 'length',
+    ...(sampler.sampling ? { seed: sampler.seed } : {}),
+    ...(it.steps ? { steps: it.steps } : {}),
+  }));
+  return batch ? results : results[0];
+}
