@@ -6,6 +6,8 @@
 #include <vector>
 
 #include "simdformer/kernels/kernels.h"
+#include "simdformer/runtime/parallel_gemm.h"
+#include "simdformer/threads.h"
 
 namespace k = simdformer::kernels;
 
@@ -34,6 +36,34 @@ void BM_GemmPacked(benchmark::State& state) {
                                                    benchmark::Counter::kIs1000);
 }
 BENCHMARK(BM_GemmPacked)->Args({128, 768, 768})->Args({128, 768, 3072})->Args({128, 3072, 768})->Args({64, 256, 1024});
+
+// The thread pool's GEMM at 1 and 2 threads (wall time): the speed-up on the model's shapes and
+// the cut-over below which one thread is faster (runtime::kParallelMinMacs).
+void BM_GemmThreads(benchmark::State& state) {
+    const size_t m = state.range(0), kk = state.range(1), n = state.range(2), threads = state.range(3);
+    if (!simdformer::set_threads(threads).is_ok()) {
+        state.SkipWithError("set_threads failed");
+        return;
+    }
+    const auto a = random_vector(m * kk), b = random_vector(kk * n), bias = random_vector(n);
+    std::vector<float> packed(k::packed_b_size(kk, n)), c(m * n);
+    k::pack_b(kk, n, b.data(), n, 1, packed.data());
+    k::Epilogue ep;
+    ep.bias = bias.data();
+    const double cut_over = simdformer::runtime::set_parallel_min_macs(0);  // split every size
+    for (auto _ : state) {
+        simdformer::runtime::gemm_f32_packed(m, n, kk, a.data(), kk, packed.data(), c.data(), n, ep);
+        benchmark::DoNotOptimize(c.data());
+    }
+    state.counters["GFLOP/s"] = benchmark::Counter(2.0 * m * n * kk, benchmark::Counter::kIsIterationInvariantRate,
+                                                   benchmark::Counter::kIs1000);
+    simdformer::runtime::set_parallel_min_macs(cut_over);
+    (void)simdformer::set_threads(1);
+}
+BENCHMARK(BM_GemmThreads)
+    ->ArgsProduct({{128}, {768}, {768, 3072}, {1, 2}})
+    ->ArgsProduct({{1, 4, 16}, {64, 256}, {64, 256}, {1, 2}})
+    ->UseRealTime();
 
 void BM_Softmax(benchmark::State& state) {
     const size_t rows = 128, cols = state.range(0);

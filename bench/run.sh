@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # npm run bench: exports the workloads from PyTorch (once), installs the peers, builds simdformer
-# when stale, then runs the wasm side-by-side benchmark, text -> embedding against transformers.js
-# (headless Chromium and Node), the int8 BERT layer, and the native kernel benchmark.
+# when stale, then runs the wasm side-by-side benchmark, the threads benchmark, text -> embedding
+# against transformers.js (headless Chromium and Node), the int8 BERT layer, and the native kernel
+# benchmark.
 #   bench/run.sh [--quick]      (BENCH_BUDGET_MS sets the timing budget per engine and workload)
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -24,6 +25,7 @@ if [ ! -f dist/simdformer.wasm ] || [ -n "$(find src bindings -newer dist/simdfo
   bash scripts/build-package.sh
 fi
 node bench/bench.mjs
+node bench/threads.mjs --threads 2          # 1 vs 2 threads, and against onnxruntime-web on 2 threads
 node bench/verify_hf_transformersjs.mjs      # the transformers.js folders load and match PyTorch
 node bench/embed.mjs                         # text -> embedding, simdformer vs transformers.js (Chromium + Node)
 node bench/int8-layer.mjs                    # int8 BERT-base layer vs f32 and onnxruntime-web int8

@@ -4,6 +4,16 @@ option(SIMDFORMER_BUILD_EXAMPLES "Build the native examples"                    
 option(SIMDFORMER_BUILD_BENCH    "Build the native Google Benchmark kernels bench"   OFF)
 option(SIMDFORMER_BUILD_FUZZERS  "Build the libFuzzer targets (clang)"               OFF)
 option(SIMDFORMER_SIMD           "Vectorize kernels with xsimd (OFF: scalar kernels)" ON)
+# Threads: ON natively (std::thread; nothing starts until set_threads(n > 1) is called, so
+# one-thread users pay nothing). OFF by default under Emscripten, where ON means the pthreads
+# build (-pthread: shared memory, worker pool; preset wasm-threads) that needs cross-origin
+# isolation in browsers, so it is the third wasm build rather than the default one.
+if(EMSCRIPTEN)
+  set(_sf_threads_default OFF)
+else()
+  set(_sf_threads_default ON)
+endif()
+option(SIMDFORMER_THREADS        "Multi-threaded kernels (thread pool; -pthread under Emscripten)" ${_sf_threads_default})
 option(SIMDFORMER_NATIVE_ARCH    "Compile for the build machine (-march=native)"     OFF)
 option(SIMDFORMER_WERROR         "Treat warnings as errors"                          OFF)
 option(SIMDFORMER_INSTALL        "Install the library, public headers and CMake package" ${PROJECT_IS_TOP_LEVEL})
@@ -66,5 +76,11 @@ if(EMSCRIPTEN)
   # without SIMD128. xsimd cannot compile without -msimd128, so it is only added when SIMD is on.
   if(SIMDFORMER_SIMD)
     add_compile_options(-msimd128)
+  endif()
+  # Every object of a pthreads module (GoogleTest included) must be compiled with atomics and
+  # bulk memory, so -pthread goes to the whole build, not only the library.
+  if(SIMDFORMER_THREADS)
+    add_compile_options(-pthread)
+    add_link_options(-pthread)
   endif()
 endif()

@@ -1,20 +1,25 @@
 #!/usr/bin/env bash
-# Builds the npm package into dist/: both wasm builds (SIMD128 and scalar) of the Embind module
-# plus the JavaScript entry points and types from bindings/js.
+# Builds the npm package into dist/: the three wasm builds of the Embind module (SIMD128, scalar,
+# SIMD128 + pthreads) plus the JavaScript entry points and types from bindings/js.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 bash scripts/setup.sh core
-for preset in wasm-release wasm-scalar; do
+for preset in wasm-release wasm-scalar wasm-threads; do
   cmake --preset "$preset" >/dev/null
   cmake --build --preset "$preset" --target simdformer_js >/dev/null
 done
-for glue in simdformer.mjs simdformer-scalar.mjs; do  # the Emscripten glue owns these names in dist/
+for glue in simdformer.mjs simdformer-scalar.mjs simdformer-threads.mjs; do  # the Emscripten glue owns these names in dist/
   if [[ -e "bindings/js/$glue" ]]; then echo "bindings/js/$glue would overwrite the wasm glue" >&2; exit 1; fi
 done
 rm -rf dist && mkdir -p dist
 cp build/wasm-release/bindings/simdformer.mjs build/wasm-release/bindings/simdformer.wasm dist/
 cp build/wasm-scalar/bindings/simdformer-scalar.mjs build/wasm-scalar/bindings/simdformer-scalar.wasm dist/
+# The pthreads build also needs its worker script next to the glue. Node loads a .cjs copy: in
+# this "type": "module" package a .js worker would be parsed as an ES module and fail.
+T=build/wasm-threads/bindings/simdformer-threads
+cp $T.mjs $T.wasm $T.worker.js dist/
+cp $T.worker.js dist/simdformer-threads.worker.cjs
 cp bindings/js/*.mjs bindings/js/*.cjs bindings/js/*.d.ts bindings/js/*.d.cts dist/
 chmod +x dist/cli.mjs
 echo "dist/ built: $(du -sh dist | cut -f1)"

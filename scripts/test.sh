@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs every simdformer test suite from a clean checkout: installs what is missing, builds the
-# native (SIMD and scalar) and wasm (SIMD128 and scalar) configurations, and runs their Google
-# Test suites through CTest (wasm under node), then the JavaScript suites.
+# native (SIMD and scalar) and wasm (SIMD128, scalar, and SIMD128 + pthreads: its runtime tests
+# only) configurations, and runs their Google Test suites through CTest (wasm under node), then
+# the JavaScript suites.
 # Ends with one summary line: "N passed, N failed".
 set -uo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -49,7 +50,7 @@ run_node_tests() {  # run_node_tests <suite> <files...>
 }
 
 mkdir -p build
-for preset in ${SIMDFORMER_PRESETS:-native-release native-scalar native-asan wasm-release wasm-scalar}; do
+for preset in ${SIMDFORMER_PRESETS:-native-release native-scalar native-asan wasm-release wasm-scalar wasm-threads}; do
   run_ctest_preset "$preset"
 done
 

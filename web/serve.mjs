@@ -1,7 +1,9 @@
 // A small static file server bound to 127.0.0.1: correct MIME types (application/wasm for the
-// engine), no caching, no directory listings, nothing outside the served roots.
-//   node web/serve.mjs [--port 8080] [--root DIR]   (default: the demo, web/ + dist/ + the
-//   tokenizer package the demo's worker imports)
+// engine), no caching, no directory listings, nothing outside the served roots. Pages are
+// cross-origin isolated (COOP/COEP headers), so the multi-threaded build can run in them;
+// --no-coi serves without those headers (the one-thread fallback).
+//   node web/serve.mjs [--port 8080] [--root DIR] [--no-coi]   (default: the demo, web/ + dist/ +
+//   the tokenizer package the demo's worker imports)
 import { createReadStream, statSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { extname, join, normalize, resolve, sep } from 'node:path';
@@ -20,7 +22,11 @@ export function demoMounts(root) {
 }
 
 // mounts: [[urlPrefix, directory]], longest prefix first.
-export function startServer({ mounts, port = 0, host = '127.0.0.1' } = {}) {
+export function startServer({ mounts, port = 0, host = '127.0.0.1', crossOriginIsolated = true } = {}) {
+  // SharedArrayBuffer (wasm threads) needs a cross-origin isolated page; every resource here is
+  // same-origin, so require-corp blocks nothing.
+  const isolation = crossOriginIsolated
+    ? { 'Cross-Origin-Opener-Policy': 'same-origin', 'Cross-Origin-Embedder-Policy': 'require-corp' } : {};
   const roots = mounts.map(([prefix, dir]) => [prefix, resolve(dir)]).sort((a, b) => b[0].length - a[0].length);
   const server = createServer((req, res) => {
     let path;
@@ -42,6 +48,7 @@ export function startServer({ mounts, port = 0, host = '127.0.0.1' } = {}) {
       'Content-Type': TYPES[extname(file)] ?? 'application/octet-stream',
       'Content-Length': stat.size,
       'Cache-Control': 'no-store',
+      ...isolation,
     });
     createReadStream(file).pipe(res);
   });
@@ -57,6 +64,6 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
   const here = fileURLToPath(new URL('.', import.meta.url));
   const root = opt('--root');
   const mounts = root ? [['/', root]] : demoMounts(join(here, '..'));
-  const { url } = await startServer({ mounts, port: Number(opt('--port', 8080)) });
+  const { url } = await startServer({ mounts, port: Number(opt('--port', 8080)), crossOriginIsolated: !args.includes('--no-coi') });
   console.log(`simdformer demo: ${url}`);
 }

@@ -6,6 +6,7 @@ import { Model } from './model.mjs';
 import { TextModel } from './text-model.mjs';
 import { Simdformer, initOptions, instantiate } from './instance.mjs';
 import { chooseSimd, wasmSimdSupported } from './simd-detect.mjs';
+import { resolveThreads, startThreads, threadedModuleOptions } from './threads.mjs';
 
 export { BUNDLED_MODELS, Model, Simdformer, SimdformerError, TextModel, bundledModelUrl, wasmSimdSupported };
 
@@ -33,21 +34,39 @@ async function readSource(source, progress) {
   return bytes.subarray(0, loaded);
 }
 
-/** Loads the wasm module (SIMD128 when the browser has it, unless options.simd says otherwise). */
+/**
+ * Loads the wasm module (SIMD128 when the browser has it, unless options.simd says otherwise).
+ * threads: n > 1 or 'auto' (logical CPUs, at most 4) loads the pthreads build with n - 1 workers,
+ * only on cross-origin isolated pages (shared memory needs COOP/COEP headers); elsewhere the
+ * one-thread build is loaded and sf.threadsNote says why.
+ */
 export async function init(options = {}) {
   const o = initOptions(options);
   const simd = chooseSimd(o.simd);
-  const name = simd ? 'simdformer' : 'simdformer-scalar';
-  // Only the chosen build's glue is loaded (bundlers split the two imports).
-  const factory = (simd ? await import('./simdformer.mjs') : await import('./simdformer-scalar.mjs')).default;
-  const moduleOptions = {};
+  let threads = resolveThreads(o.threads, { logical: globalThis.navigator?.hardwareConcurrency ?? 1, physical: 0 });
+  let threadsNote = '';
+  if (threads > 1 && !simd) {
+    threadsNote = `threads: ${threads} asked, 1 used: the scalar build (simd: false) has no threads`;
+    threads = 1;
+  } else if (threads > 1 && !globalThis.crossOriginIsolated) {
+    threadsNote = `threads: ${threads} asked, 1 used: the page is not cross-origin isolated ` +
+      '(serve it with Cross-Origin-Opener-Policy: same-origin and Cross-Origin-Embedder-Policy: require-corp)';
+    threads = 1;
+  }
+  const name = threads > 1 ? 'simdformer-threads' : simd ? 'simdformer' : 'simdformer-scalar';
+  // Only the chosen build's glue is loaded (bundlers split the three imports).
+  const factory = (threads > 1 ? await import('./simdformer-threads.mjs')
+    : simd ? await import('./simdformer.mjs') : await import('./simdformer-scalar.mjs')).default;
+  let moduleOptions = {};
   if (o.wasmBinary) moduleOptions.wasmBinary = o.wasmBinary;
   else if (o.wasmUrl) {
     const url = typeof o.wasmUrl === 'function' ? o.wasmUrl(`${name}.wasm`) : o.wasmUrl;
-    moduleOptions.locateFile = (file) => (file.endsWith('.wasm') ? String(url) : file);
+    moduleOptions.locateFile = (file, dir) => (file.endsWith('.wasm') ? String(url) : dir + file);
   }
+  if (threads > 1) moduleOptions = threadedModuleOptions(moduleOptions, threads);
   const module = await instantiate(factory, moduleOptions);
-  return new Simdformer(module, { simd, readSource });
+  if (threads > 1) startThreads(module, threads);
+  return new Simdformer(module, { simd, readSource, threads, threadsNote });
 }
 
 export default init;

@@ -31,6 +31,13 @@ export interface InitOptions {
    * import maps do not reach): e.g. () => import('/node_modules/@huggingface/tokenizers/dist/tokenizers.mjs').
    */
   tokenizers?: () => Promise<unknown>;
+  /**
+   * Threads to compute with (default 1). n > 1 or 'auto' (physical cores in Node, logical CPUs in
+   * browsers, at most 4) loads the pthreads build; browsers use it only on cross-origin isolated
+   * pages and otherwise fall back to one thread (see Simdformer.threadsNote). Results are
+   * bit-identical for every thread count.
+   */
+  threads?: number | 'auto';
 }
 
 export interface Progress {
@@ -217,6 +224,12 @@ export declare class Simdformer {
   readonly simd: boolean;
   readonly arch: string;
   readonly lanes: number;
+  /** Threads the module computes with (1 after dispose()). */
+  readonly threads: number;
+  /** Why fewer threads run than init() asked for, or '' (e.g. a page that is not cross-origin isolated). */
+  readonly threadsNote: string;
+  /** Stops the worker threads (none is left running; Node can exit); models keep working on one thread. */
+  dispose(): void;
   /** Bytes of model weights and workspaces held in wasm memory. */
   readonly liveBytes: number;
   /** Size of the wasm memory (it only grows, up to 2 GiB). */

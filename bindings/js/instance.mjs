@@ -9,20 +9,35 @@ import { attention, layerNorm, positionalEncoding } from './ops.mjs';
 import { func, oneOf, readOptions, value, weightsFormat } from './options.mjs';
 import { loadPretrained, loadWeights } from './pretrained.mjs';
 import { setTokenizersLoader } from './tokenizer.mjs';
+import { stopThreads, threadsKind } from './threads.mjs';
 
 export class Simdformer {
   #module;
   #readSource;
   #localFolder;
 
-  /** readSource(source, progress) -> bytes; localFolder(path) -> a file set (Node only). */
-  constructor(module, { simd, readSource, localFolder = null }) {
+  /**
+   * readSource(source, progress) -> bytes; localFolder(path) -> a file set (Node only);
+   * threads: threads the module computes with; threadsNote: why fewer than asked ('' if none).
+   */
+  constructor(module, { simd, readSource, localFolder = null, threads = 1, threadsNote = '' }) {
     this.#module = module;
     this.#readSource = readSource;
     this.#localFolder = localFolder;
     this.simd = simd;
     this.arch = module.simdArch();
     this.lanes = module.simdLanes();
+    this.threads = threads;
+    this.threadsNote = threadsNote;
+  }
+
+  /**
+   * Stops the worker threads of a multi-threaded module (none is left running, and Node can
+   * exit); models keep working on one thread. Safe to call more than once.
+   */
+  dispose() {
+    stopThreads(this.#module);
+    this.threads = 1;
   }
 
   /** Bytes of model weights and workspaces currently held in wasm memory. */
@@ -129,7 +144,8 @@ export async function instantiate(factory, moduleOptions) {
 
 /** Validates init() options shared by both entry points. */
 export function initOptions(options) {
-  const o = readOptions(options, { wasmUrl: value(), wasmBinary: value(), simd: oneOf(['auto', true, false], 'auto'), tokenizers: func() }, 'init');
+  const o = readOptions(options, { wasmUrl: value(), wasmBinary: value(), simd: oneOf(['auto', true, false], 'auto'),
+                                   threads: threadsKind, tokenizers: func() }, 'init');
   if (o.tokenizers) setTokenizersLoader(o.tokenizers);
   if (o.wasmBinary !== undefined && !(o.wasmBinary instanceof ArrayBuffer) && !ArrayBuffer.isView(o.wasmBinary)) {
     fail('init: wasmBinary must be an ArrayBuffer or Uint8Array');

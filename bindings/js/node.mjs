@@ -4,12 +4,14 @@ import { open, readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 
 import { BUNDLED_MODELS, bundledModelUrl } from './bundled-models.mjs';
-import { SimdformerError } from './errors.mjs';
+import { SimdformerError, fail } from './errors.mjs';
 import { Model } from './model.mjs';
 import { TextModel } from './text-model.mjs';
 import { Simdformer, initOptions, instantiate } from './instance.mjs';
 import { folderFileSet } from './node-files.mjs';
+import { nodeCores, withCommonJsNames } from './node-threads.mjs';
 import { chooseSimd, wasmSimdSupported } from './simd-detect.mjs';
+import { resolveThreads, startThreads, threadedModuleOptions, unrefWorkers } from './threads.mjs';
 
 export { BUNDLED_MODELS, Model, Simdformer, SimdformerError, TextModel, bundledModelUrl, wasmSimdSupported };
 
@@ -51,11 +53,17 @@ async function readSource(source, progress) {
   }
 }
 
-/** Loads the wasm module (SIMD128 when the engine has it, unless options.simd says otherwise). */
+/**
+ * Loads the wasm module (SIMD128 when the engine has it, unless options.simd says otherwise).
+ * threads: n > 1 or 'auto' (physical cores, at most 4) loads the pthreads build with n - 1
+ * worker threads; sf.dispose() stops them.
+ */
 export async function init(options = {}) {
   const o = initOptions(options);
   const simd = chooseSimd(o.simd);
-  const name = simd ? 'simdformer' : 'simdformer-scalar';
+  const threads = resolveThreads(o.threads, nodeCores());
+  if (threads > 1 && !simd) fail('init: threads > 1 needs the SIMD128 build; simd: false runs one thread', 'unsupported');
+  const name = threads > 1 ? 'simdformer-threads' : simd ? 'simdformer' : 'simdformer-scalar';
   const glue = await import(`./${name}.mjs`);
   let wasmBinary = o.wasmBinary;
   if (!wasmBinary) {
@@ -67,8 +75,17 @@ export async function init(options = {}) {
       throw new SimdformerError(`init: cannot read the wasm file ${where}: ${e.code ?? e.message}`, 'io_error');
     }
   }
-  const module = await instantiate(glue.default, { wasmBinary });
-  return new Simdformer(module, { simd, readSource, localFolder: folderFileSet });
+  if (threads === 1) {
+    const module = await instantiate(glue.default, { wasmBinary });
+    return new Simdformer(module, { simd, readSource, localFolder: folderFileSet });
+  }
+  // The worker script is loaded as a .cjs copy: a .js file in this package would be an ES module.
+  const worker = fileURLToPath(new URL('./simdformer-threads.worker.cjs', import.meta.url));
+  const moduleOptions = threadedModuleOptions({ wasmBinary }, threads, worker);
+  const module = await withCommonJsNames(() => instantiate(glue.default, moduleOptions));
+  startThreads(module, threads);
+  unrefWorkers(module);  // idle workers never keep a script from ending
+  return new Simdformer(module, { simd, readSource, localFolder: folderFileSet, threads });
 }
 
 export default init;

@@ -68,8 +68,10 @@ TEST_P(GemmTest, TransposedOperandMatchesReference) {
 std::vector<GemmCase> gemm_cases() {
     std::vector<GemmCase> cases;
     for (size_t m : {1, 3, 4, 5, 17}) for (size_t n : {1, 3, 8, 17, 129}) for (size_t kk : {1, 3, 17, 129}) cases.push_back({m, n, kk});
-    cases.push_back({64, 96, 300});  // more than one k-block
+    cases.push_back({64, 96, 300});
     cases.push_back({33, 65, 513});
+    cases.push_back({5, 17, 1030});    // more than one k-block (the kernel blocks k by 1024)
+    cases.push_back({133, 9, 2050});   // several k-blocks and more than one 128-row block of A
     cases.push_back({2, 5, 0});      // empty sum: C = epilogue(0)
     return cases;
 }
@@ -79,17 +81,22 @@ INSTANTIATE_TEST_SUITE_P(Shapes, GemmTest, ::testing::ValuesIn(gemm_cases()), []
 });
 
 TEST(Gemm, RowResultDoesNotDependOnTheOtherRows) {
-    // The same row computed inside a 4-row tile and alone must be bit-identical (batching
-    // must not change results).
-    const size_t n = 19, kk = 37;
-    const auto a = random_vector(7 * kk, 8);
-    const auto b = random_vector(kk * n, 9);
-    std::vector<float> packed(k::packed_b_size(kk, n)), all(7 * n), one(n);
-    k::pack_b(kk, n, b.data(), n, 1, packed.data());
-    k::gemm_f32_packed(7, n, kk, a.data(), kk, packed.data(), all.data(), n);
-    for (size_t i = 0; i < 7; ++i) {
-        k::gemm_f32_packed(1, n, kk, a.data() + i * kk, kk, packed.data(), one.data(), n);
-        for (size_t j = 0; j < n; ++j) ASSERT_EQ(one[j], all[i * n + j]) << "row " << i;
+    // The same row computed inside a 4-row tile and alone (or in an edge tile, another row block
+    // or after several k-blocks) must be bit-identical: batching must not change results.
+    for (const auto [m, n, kk] : {GemmCase{7, 19, 37}, GemmCase{133, 19, 1100}}) {
+        const auto a = random_vector(m * kk, 8);
+        const auto b = random_vector(kk * n, 9);
+        const auto bias = random_vector(n, 10);
+        std::vector<float> packed(k::packed_b_size(kk, n)), all(m * n), one(n);
+        k::pack_b(kk, n, b.data(), n, 1, packed.data());
+        k::Epilogue ep;
+        ep.bias = bias.data();
+        ep.activation = k::Activation::kGeluErf;
+        k::gemm_f32_packed(m, n, kk, a.data(), kk, packed.data(), all.data(), n, ep);
+        for (size_t i = 0; i < m; ++i) {
+            k::gemm_f32_packed(1, n, kk, a.data() + i * kk, kk, packed.data(), one.data(), n, ep);
+            for (size_t j = 0; j < n; ++j) ASSERT_EQ(one[j], all[i * n + j]) << "row " << i << " of " << m;
+        }
     }
 }
 

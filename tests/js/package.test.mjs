@@ -249,9 +249,13 @@ test('a strict TypeScript consumer type-checks against the shipped types', () =>
     // @ts-expect-error: scores are 'scaled-dot' | 'dot' | 'additive'
     model.encode(new Float32Array(8), { score: 'cosine' });
     // @ts-expect-error: init takes no such option
-    await init({ threads: 4 });
+    await init({ thread: 4 });
+    const sf2 = await init({ threads: 'auto' });
+    const nThreads: number = sf2.threads;
+    // @ts-expect-error: threads is a number or 'auto'
+    await init({ threads: '2' });
     model.dispose();
-    export const used = [heads, shape, first, g.tokens, w.weights?.shape, pe, code];
+    export const used = [heads, shape, first, g.tokens, w.weights?.shape, pe, code, nThreads];
   `);
   writeFileSync(join(dir, 'consumer.cts'), `
     import simdformer = require('simdformer');

@@ -3,7 +3,12 @@
 // streaming one panel and broadcasting kMr rows of A.
 //
 // Tile choice: 4 rows x 2 vectors (4x8 for 128-bit lanes) keeps 8 accumulators + 2 B vectors + 1
-// broadcast in registers; wider tiles spilled in V8's register allocator on wasm.
+// broadcast in registers. Measured alternatives (BENCHMARKS.md, bench/gemm_ab.mjs): 5x8 and 6x8
+// tiles spill in V8 (x1.5 slower), XNNPACK's "splat" variant (one A vector load + lane shuffles)
+// loses to load32_splat on x86 (x1.25), a 1x32 row kernel for decoding gains nothing (the
+// one-row GEMM is bound by streaming B), and seeding the accumulators with the bias gains
+// nothing over adding it in the epilogue. What did pay: no k-blocking for k <= kKc (each C tile
+// is written once instead of being reloaded per k-block) and calling the 4-row tile directly.
 #include <algorithm>
 
 #include "simdformer/kernels/kernels.h"
@@ -18,8 +23,8 @@ using detail::vf32;
 constexpr size_t kNrVecs = kLanes == 1 ? 4 : 2;  // the scalar build uses 4x4 scalar tiles
 constexpr size_t kNr = kNrVecs * kLanes;          // columns per panel
 constexpr size_t kMr = 4;                         // rows per tile
-constexpr size_t kKc = 256;                       // k-block: one panel block (kKc x kNr) stays in L1
-constexpr size_t kMc = 128;                       // rows of A packed at a time (kMc x kKc = 128 KiB)
+constexpr size_t kKc = 1024;  // k-block: every BERT/GPT-2 projection but the FFN output is one block
+constexpr size_t kMc = 128;   // rows of A packed at a time (kMc x kKc floats = 512 KiB per thread)
 
 // Packed A block: rows in groups of kMr, k-major inside a group, so the micro-kernel reads one
 // contiguous stream for A as it does for B. Static (not allocated per call): kernels never
@@ -106,9 +111,9 @@ void tile(const TileArgs& t, const Epilogue& ep) {
     for (size_t r = 0; r < R; ++r) store_row(t.c + r * t.ldc, t.ncols, acc[r]);
 }
 
+// The bottom edge: fewer than kMr rows left.
 void tile_rows(size_t rows, const TileArgs& t, const Epilogue& ep) {
     switch (rows) {
-        case 4: tile<4>(t, ep); break;
         case 3: tile<3>(t, ep); break;
         case 2: tile<2>(t, ep); break;
         case 1: tile<1>(t, ep); break;
@@ -159,23 +164,29 @@ void gemm_f32_packed(size_t m, size_t n, size_t k, const float* a, size_t lda, c
         for (size_t ic = 0; ic < m; ic += kMc) {
             const size_t mc = std::min(kMc, m - ic);
             pack_a_block(mc, kc, a + ic * lda + pc, lda);
+            const size_t full = mc / kMr * kMr;  // rows in complete kMr-row tiles
+            TileArgs t{};
+            t.kc = kc;
+            t.ldc = ldc;
+            t.first = pc == 0;
+            t.last = pc + kKc >= k;
+            t.ld_residual = ep.ld_residual;
             for (size_t jp = 0; jp < panels; ++jp) {
                 const size_t col0 = jp * kNr;
-                TileArgs t{};
-                t.kc = kc;
                 t.panel = packed_b + (jp * k + pc) * kNr;
-                t.ldc = ldc;
                 t.ncols = std::min(kNr, n - col0);
-                t.first = pc == 0;
-                t.last = pc + kKc >= k;
                 t.bias = ep.bias ? ep.bias + col0 : nullptr;
-                t.ld_residual = ep.ld_residual;
+                // The panel stays in L1 while every row tile of the block streams past it.
                 for (size_t i = 0; i < mc; i += kMr) {
                     const size_t row = ic + i;
                     t.a = g_a_block + i * kc;
                     t.c = c + row * ldc + col0;
                     t.residual = ep.residual ? ep.residual + row * ep.ld_residual + col0 : nullptr;
-                    tile_rows(std::min(kMr, mc - i), t, ep);
+                    if (i < full) {
+                        tile<kMr>(t, ep);  // interior: inlined here, not reached through a switch
+                    } else {
+                        tile_rows(mc - full, t, ep);
+                    }
                 }
             }
         }

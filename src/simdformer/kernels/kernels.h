@@ -28,6 +28,9 @@ size_t simd_lanes();
 // (row_stride 1, col_stride k) use the same kernel.
 size_t gemm_panel_width();
 size_t packed_b_size(size_t k, size_t n);  // floats needed for a packed [k, n] operand
+// Where the columns [col0, n) of a packed [k, n] operand start (col0 a multiple of
+// gemm_panel_width()): they form the packed [k, n - col0] operand at packed + this offset.
+inline size_t packed_b_offset(size_t k, size_t col0) { return col0 * k; }
 void pack_b(size_t k, size_t n,
             const float* b,  // logical [k, n]: element (p, j) at b[p*row_stride + j*col_stride]
             size_t row_stride, size_t col_stride,

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "simdformer/layers/linear_int8.h"
+#include "simdformer/runtime/parallel_gemm.h"
 
 namespace simdformer {
 namespace {
@@ -123,13 +124,14 @@ void Linear::forward_with_bias(size_t rows, const float* x, size_t ldx, float* y
 void Linear::gemm(size_t rows, const float* x, size_t ldx, float* y, size_t ldy, const kernels::Epilogue& ep) const {
     // int8: the dynamically quantized int8 x int8 GEMM, measured faster than f32 activations x
     // int8 weights (gemm_f32_qc8w) for every shape from 1 to 128 rows (BENCHMARKS.md).
+    // Threads: f32 over column panels (or rows), int8 over rows (runtime/parallel_gemm.h).
     if (int8_) {
-        kernels::gemm_qd8_qc8w(rows, out_, in_, x, ldx, packed_.data(), y, ldy, ep);
+        runtime::gemm_qd8_qc8w(rows, out_, in_, x, ldx, packed_.data(), y, ldy, ep);
     } else if (rows == 1) {
         // A decoding step projects one row: the GEMV reads it in place (same results as the GEMM).
         kernels::gemv_f32_packed(out_, in_, x, packed_.data(), y, ep);
     } else {
-        kernels::gemm_f32_packed(rows, out_, in_, x, ldx, packed_.data(), y, ldy, ep);
+        runtime::gemm_f32_packed(rows, out_, in_, x, ldx, packed_.data(), y, ldy, ep);
     }
 }
 

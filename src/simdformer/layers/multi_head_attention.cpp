@@ -4,6 +4,8 @@
 
 #include "simdformer/kernels/kernels.h"
 #include "simdformer/layers/attention_head.h"
+#include "simdformer/runtime/parallel_gemm.h"
+#include "simdformer/runtime/thread_pool.h"
 
 namespace simdformer {
 
@@ -95,30 +97,44 @@ void MultiHeadAttention::head_scores(const AttendArgs& a, const AttentionScratch
 
 void MultiHeadAttention::attend(const AttendArgs& a, const AttentionScratch& s) const {
     const size_t nq = a.n_seq_q, nk = a.n_seq_k, dh = d_head_;
-    for (size_t b = 0; b < a.n_batch; ++b) {
+    // One head of one batch item: raw scores, masks, normalisation, weighted values. Heads only
+    // write their own context columns (and weights), so they may run on any thread, in any order.
+    const auto run_head = [&](size_t bh, const AttentionScratch& scratch) {
+        const size_t b = bh / nhead_, h = bh % nhead_;
         HeadMasks masks;
         masks.key_padding = a.key_padding ? a.key_padding + b * a.key_padding_stride : nullptr;
         masks.key_bias = a.key_bias ? a.key_bias + b * a.key_bias_stride : nullptr;
         masks.attn_mask = a.attn_mask;
         masks.causal = a.causal;
         masks.causal_offset = a.causal_offset;
-        for (size_t h = 0; h < nhead_; ++h) {
-            // When the caller asked for weights, they are computed in place in its buffer and
-            // used from there; otherwise they live only in the reused scratch matrix.
-            float* scores = a.weights ? a.weights + ((b * nhead_ + h) * nq) * nk : s.scores;
-            if (nq == 1 && a.options.score != ScoreKind::kAdditive) {
-                // A decoding step: one query against K and V where they lie (cache or memory).
-                head_attend_query(nk, dh, a.q + b * a.q_batch_stride + h * dh, a.k + b * a.kv_batch_stride + h * dh,
-                                  a.ld_kv, a.v + b * a.kv_batch_stride + h * dh, a.ld_kv, a.options.score, masks,
-                                  a.options.normalize, scores, a.context + b * a.context_batch_stride + h * dh);
-                continue;
-            }
-            head_scores(a, s, b, h, scores);
-            const float* v = a.v + b * a.kv_batch_stride + h * dh;
-            float* ctx = a.context + b * a.context_batch_stride + h * dh;
-            head_attend(nq, nk, dh, scores, masks, a.options.normalize, v, a.ld_kv, ctx, a.ld_context, s.pack);
+        // When the caller asked for weights, they are computed in place in its buffer and used
+        // from there; otherwise they live only in the reused scratch matrix.
+        float* scores = a.weights ? a.weights + ((b * nhead_ + h) * nq) * nk : scratch.scores;
+        const float* v = a.v + b * a.kv_batch_stride + h * dh;
+        float* ctx = a.context + b * a.context_batch_stride + h * dh;
+        if (nq == 1 && a.options.score != ScoreKind::kAdditive) {
+            // A decoding step: one query against K and V where they lie (cache or memory).
+            head_attend_query(nk, dh, a.q + b * a.q_batch_stride + h * dh, a.k + b * a.kv_batch_stride + h * dh,
+                              a.ld_kv, v, a.ld_kv, a.options.score, masks, a.options.normalize, scores, ctx);
+            return;
         }
-    }
+        head_scores(a, scratch, b, h, scores);
+        head_attend(nq, nk, dh, scores, masks, a.options.normalize, v, a.ld_kv, ctx, a.ld_context, scratch.pack);
+    };
+    // Threads over batch x heads: part p takes a contiguous run of heads and scratch copy p.
+    // Small attentions (one decoding step, tiny models) stay on the calling thread.
+    const size_t n_heads = a.n_batch * nhead_;
+    const double macs = 2.0 * static_cast<double>(n_heads) * static_cast<double>(nq) * static_cast<double>(nk) *
+                        static_cast<double>(dh);
+    size_t parts = std::min({runtime::threads(), s.slots, n_heads});
+    if (macs < runtime::parallel_min_macs() || runtime::in_parallel_task()) parts = 1;
+    runtime::parallel_for(parts, [&](size_t p0, size_t p1) {
+        for (size_t p = p0; p < p1; ++p) {
+            const AttentionScratch scratch = s.slot(p);
+            const runtime::TaskRange heads = runtime::static_range(n_heads, p, parts);
+            for (size_t bh = heads.begin; bh < heads.end; ++bh) run_head(bh, scratch);
+        }
+    });
 }
 
 }  // namespace simdformer

@@ -11,12 +11,25 @@
 
 namespace simdformer {
 
-// Scratch memory for one attention call, carved out of a Workspace.
+// Scratch memory for one attention call, carved out of a Workspace. It holds `slots` independent
+// copies (copy i at each pointer + i * its stride) so that `slots` threads can run heads at once.
 struct AttentionScratch {
-    float* scores = nullptr;  // [n_seq_q, n_seq_k]
-    float* pack = nullptr;    // [MultiHeadAttention::pack_floats(config, n_seq_k)]
-    float* add_q = nullptr;   // [n_seq_q, additive_dim]  (additive scores only)
-    float* add_k = nullptr;   // [n_seq_k, additive_dim]
+    float* scores = nullptr;  // [slots][n_seq_q, n_seq_k]
+    float* pack = nullptr;    // [slots][MultiHeadAttention::pack_floats(config, n_seq_k)]
+    float* add_q = nullptr;   // [slots][n_seq_q, additive_dim]  (additive scores only)
+    float* add_k = nullptr;   // [slots][n_seq_k, additive_dim]
+    size_t slots = 1;
+    size_t scores_stride = 0, pack_stride = 0, add_q_stride = 0, add_k_stride = 0;  // floats
+
+    // Copy i alone (slots = 1).
+    AttentionScratch slot(size_t i) const {
+        AttentionScratch s;
+        s.scores = scores + i * scores_stride;
+        s.pack = pack + i * pack_stride;
+        s.add_q = add_q ? add_q + i * add_q_stride : nullptr;
+        s.add_k = add_k ? add_k + i * add_k_stride : nullptr;
+        return s;
+    }
 };
 
 // One attention computation over a batch. Row r of batch item b of the queries is at

@@ -128,7 +128,9 @@ struct WorkspaceImpl {
     Buffer x, y;                               // [B*max_src, d], [B*max_tgt, d] activations
     Buffer q, k, v, context, s1, s2;           // [B*max(src, tgt), d]
     Buffer hidden;                             // [B*max(src, tgt), d_ff]
-    Buffer scores, pack, add_q, add_k;         // attention scratch (one head at a time)
+    Buffer scores, pack, add_q, add_k;         // attention scratch: attention_slots copies, one per
+    size_t attention_slots = 1;                //   thread running heads (each copy one head at a time)
+    size_t scores_floats = 0, pack_floats = 0, add_floats = 0;  // floats of one copy
     std::vector<Buffer> cross_k, cross_v;      // per decoder layer [B*max_src, d]
     std::vector<Buffer> cache_k, cache_v;      // per decoder layer [B*max_tgt, d]; causal text models:
                                                // per layer [B*max_context, d]

@@ -3,6 +3,7 @@
 #include <initializer_list>
 
 #include "simdformer/model/model_impl.h"
+#include "simdformer/runtime/thread_pool.h"
 
 namespace simdformer {
 namespace {
@@ -64,6 +65,11 @@ LayerScratch WorkspaceImpl::scratch() {
     s.attention.pack = pack.data();
     s.attention.add_q = add_q.data();
     s.attention.add_k = add_k.data();
+    s.attention.slots = attention_slots;
+    s.attention.scores_stride = scores_floats;
+    s.attention.pack_stride = pack_floats;
+    s.attention.add_q_stride = add_floats;
+    s.attention.add_k_stride = add_floats;
     return s;
 }
 
@@ -142,6 +148,12 @@ std::vector<BufferPlan> plan_buffers(const ModelImpl& m, WorkspaceImpl& w, bool*
     const size_t rows = product({B, L}, overflow);
     // pack_floats() multiplies unchecked: d_head x (L rounded up to a GEMM panel) must fit.
     (void)product({c.d_head() + 1, L + 64}, overflow);
+    // Attention scratch: one copy per thread that may run heads (threads at creation time; a
+    // workspace made before set_threads(n) runs heads on at most its own number of copies).
+    w.attention_slots = std::max<size_t>(1, runtime::threads());
+    w.scores_floats = product({L, L}, overflow);
+    w.pack_floats = MultiHeadAttention::pack_floats(c, L);
+    w.add_floats = product({L, c.additive_dim}, overflow);
     const size_t attention_floats =
         w.limits.record_attention
             ? sum(product({n_enc, w.encoder_slot}, overflow),
@@ -157,10 +169,10 @@ std::vector<BufferPlan> plan_buffers(const ModelImpl& m, WorkspaceImpl& w, bool*
         {&w.s1, product({rows, d}, overflow), "workspace.s1"},
         {&w.s2, product({rows, d}, overflow), "workspace.s2"},
         {&w.hidden, product({rows, c.dim_feedforward}, overflow), "workspace.hidden"},
-        {&w.scores, product({L, L}, overflow), "workspace.scores"},
-        {&w.pack, MultiHeadAttention::pack_floats(c, L), "workspace.pack"},
-        {&w.add_q, product({L, c.additive_dim}, overflow), "workspace.add_q"},
-        {&w.add_k, product({L, c.additive_dim}, overflow), "workspace.add_k"},
+        {&w.scores, product({w.attention_slots, w.scores_floats}, overflow), "workspace.scores"},
+        {&w.pack, product({w.attention_slots, w.pack_floats}, overflow), "workspace.pack"},
+        {&w.add_q, product({w.attention_slots, w.add_floats}, overflow), "workspace.add_q"},
+        {&w.add_k, product({w.attention_slots, w.add_floats}, overflow), "workspace.add_k"},
         {&w.logits, std::max({product({rows_tgt, vocab}, overflow), product({R, text_vocab}, overflow),
                               Lc ? product({B, text_vocab}, overflow) : 0}), "workspace.logits"},
         {&w.key_bias, text ? rows_src : 0, "workspace.key_bias"},

@@ -1,0 +1,77 @@
+// A small pool of parked worker threads and the process-wide parallel_for the layers use.
+//
+// Work is split statically: parallel_for(n_tasks, fn) cuts [0, n_tasks) into threads()
+// contiguous ranges, range t = [n*t/T, n*(t+1)/T), and calls fn(begin, end) once per non-empty
+// range: range 0 on the calling thread, range t on worker t. Tasks never combine results across
+// ranges (every output element is computed by exactly one task, with the same arithmetic
+// whichever thread runs it), so results are bit-for-bit identical for every thread count.
+//
+// Idle workers sleep on a condition variable (no spinning). With one thread there is no pool at
+// all and parallel_for is a plain loop. A parallel_for issued from inside a task, or while another
+// thread's parallel_for holds the pool, runs inline on its caller (same results, no deadlock).
+#pragma once
+
+#include <cstddef>
+#include <memory>
+
+#include "simdformer/status.h"
+
+namespace simdformer::runtime {
+
+// A non-owning reference to a callable `void(size_t begin, size_t end)`: no allocation per call
+// (std::function may allocate), valid only while the referenced callable lives.
+class RangeFn {
+public:
+    template <class F>
+    RangeFn(const F& f)  // NOLINT: implicit, so lambdas can be passed directly
+        : obj_(&f), call_([](const void* o, size_t b, size_t e) { (*static_cast<const F*>(o))(b, e); }) {}
+    void operator()(size_t begin, size_t end) const { call_(obj_, begin, end); }
+
+private:
+    const void* obj_;
+    void (*call_)(const void*, size_t, size_t);
+};
+
+// The range [begin, end) of task indices that thread t of n_threads runs (static partition).
+struct TaskRange {
+    size_t begin, end;
+};
+TaskRange static_range(size_t n_tasks, size_t t, size_t n_threads);
+
+class ThreadPool {
+public:
+    // A pool of n_threads - 1 workers (the caller of run() is thread 0). n_threads >= 2.
+    static Result<std::unique_ptr<ThreadPool>> create(size_t n_threads);
+    ~ThreadPool();  // wakes, stops and joins every worker
+    ThreadPool(const ThreadPool&) = delete;
+    ThreadPool& operator=(const ThreadPool&) = delete;
+
+    size_t size() const;  // threads including the caller
+    // Runs fn over the static partition of [0, n_tasks) into size() ranges and returns when all
+    // ranges are done. One run() at a time (the process-wide parallel_for guarantees that).
+    void run(size_t n_tasks, RangeFn fn);
+
+    struct Shared;
+
+private:
+    explicit ThreadPool(std::unique_ptr<Shared> shared);
+    std::unique_ptr<Shared> shared_;
+};
+
+// ---- process-wide pool -----------------------------------------------------------------------
+// True when this build can run more than one thread (SIMDFORMER_THREADS=ON).
+bool threads_supported();
+// Largest thread count set_threads accepts.
+constexpr size_t kMaxThreads = 64;
+// Sets the number of threads used by parallel_for (1 = none: the pool is stopped and joined).
+// Fails with `unsupported` in a build without threads, `invalid_argument` outside
+// [1, kMaxThreads], or `out_of_memory` when a thread cannot be started (the old setting stays).
+// Must not be called while another thread is inside parallel_for.
+Status set_threads(size_t n_threads);
+size_t threads();  // threads parallel_for splits work across (1 when no pool)
+// True on a pool worker while it runs a task (nested parallel_for calls run inline there).
+bool in_parallel_task();
+// fn over [0, n_tasks), split as described at the top of this file.
+void parallel_for(size_t n_tasks, RangeFn fn);
+
+}  // namespace simdformer::runtime

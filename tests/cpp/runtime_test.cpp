@@ -1,0 +1,372 @@
+// The thread pool and the multi-threaded kernels: the static partition covers every task once,
+// results are bit-identical for 1, 2 and 3 threads (GEMMs and whole models: encoder, decoder with
+// generate(), a Hugging Face BERT), nested and concurrent calls are safe, and the pool survives
+// many calls and resizes. Builds without threads check the one-thread contract.
+#include <atomic>
+#include <cstdint>
+#include <thread>
+#include <vector>
+
+#include "simdformer/kernels/kernels.h"
+#include "simdformer/runtime/parallel_gemm.h"
+#include "simdformer/runtime/thread_pool.h"
+#include "test_util.h"
+
+namespace simdformer::test {
+namespace {
+
+namespace k = kernels;
+namespace rt = runtime;
+
+// Restores one thread when a test ends, whatever it did.
+struct ThreadsGuard {
+    ~ThreadsGuard() { EXPECT_TRUE(rt::set_threads(1).is_ok()); }
+};
+
+#define SF_EXPECT_OK(expr)                                                 \
+    do {                                                                   \
+        const ::simdformer::Status sf_st_ = (expr);                        \
+        EXPECT_TRUE(sf_st_.is_ok()) << status_code_name(sf_st_.code()) << ": " << sf_st_.message(); \
+    } while (0)
+
+#define SKIP_WITHOUT_THREADS() \
+    if (!rt::threads_supported()) GTEST_SKIP() << "built with SIMDFORMER_THREADS=OFF"
+
+TEST(StaticRange, CoversEveryTaskOnceInOrder) {
+    for (size_t n_threads = 1; n_threads <= 9; ++n_threads) {
+        for (size_t n : {0, 1, 2, 3, 7, 8, 96, 1000}) {
+            size_t next = 0;
+            for (size_t t = 0; t < n_threads; ++t) {
+                const auto r = rt::static_range(n, t, n_threads);
+                ASSERT_EQ(r.begin, next) << n << " tasks, thread " << t << " of " << n_threads;
+                ASSERT_LE(r.begin, r.end);
+                ASSERT_LE(r.end - r.begin, n / n_threads + 1);  // balanced within one task
+                next = r.end;
+            }
+            ASSERT_EQ(next, n);
+        }
+    }
+}
+
+TEST(ThreadPool, SetThreadsValidatesItsArgument) {
+    ThreadsGuard guard;
+    EXPECT_EQ(rt::set_threads(0).code(), StatusCode::kInvalidArgument);
+    EXPECT_EQ(rt::set_threads(rt::kMaxThreads + 1).code(), StatusCode::kInvalidArgument);
+    EXPECT_TRUE(rt::set_threads(1).is_ok());
+    EXPECT_EQ(rt::threads(), 1u);
+    if (!rt::threads_supported()) {
+        const Status s = rt::set_threads(2);
+        EXPECT_EQ(s.code(), StatusCode::kUnsupported);
+        EXPECT_NE(s.message().find("SIMDFORMER_THREADS"), std::string::npos) << s.message();
+        EXPECT_EQ(rt::threads(), 1u);
+    }
+}
+
+TEST(ThreadPool, ParallelForRunsEveryTaskExactlyOnce) {
+    SKIP_WITHOUT_THREADS();
+    ThreadsGuard guard;
+    for (size_t n_threads : {1, 2, 3, 4}) {
+        ASSERT_TRUE(rt::set_threads(n_threads).is_ok());
+        EXPECT_EQ(rt::threads(), n_threads);
+        for (size_t n : {0, 1, 2, 5, 97}) {
+            std::vector<std::atomic<int>> hits(n);
+            std::atomic<int> calls{0};
+            rt::parallel_for(n, [&](size_t b, size_t e) {
+                ++calls;
+                for (size_t i = b; i < e; ++i) ++hits[i];
+            });
+            for (size_t i = 0; i < n; ++i) ASSERT_EQ(hits[i].load(), 1) << "task " << i << " of " << n;
+            EXPECT_LE(calls.load(), static_cast<int>(std::min(n, n_threads)));
+        }
+    }
+}
+
+TEST(ThreadPool, UsesSeveralThreadsAndNestedCallsRunInline) {
+    SKIP_WITHOUT_THREADS();
+    ThreadsGuard guard;
+    ASSERT_TRUE(rt::set_threads(3).is_ok());
+    std::vector<std::thread::id> ids(3);
+    std::vector<int> inner(3 * 10, 0);
+    rt::parallel_for(3, [&](size_t b, size_t e) {
+        for (size_t t = b; t < e; ++t) {
+            ids[t] = std::this_thread::get_id();
+            EXPECT_EQ(rt::in_parallel_task(), true);
+            // A nested parallel_for runs on this thread: plain writes are race-free.
+            rt::parallel_for(10, [&](size_t b2, size_t e2) {
+                for (size_t i = b2; i < e2; ++i) inner[t * 10 + i] += 1;
+            });
+        }
+    });
+    EXPECT_FALSE(rt::in_parallel_task());
+    EXPECT_NE(ids[0], ids[1]);
+    EXPECT_NE(ids[1], ids[2]);
+    EXPECT_EQ(ids[0], std::this_thread::get_id());  // range 0 runs on the caller
+    for (int x : inner) EXPECT_EQ(x, 1);
+}
+
+// C for one GEMM call with every epilogue part, at the given thread count.
+std::vector<float> gemm_at(size_t n_threads, size_t m, size_t n, size_t kk) {
+    EXPECT_TRUE(rt::set_threads(n_threads).is_ok());
+    const auto a = random_vector(m * kk, 11);
+    const auto b = random_vector(kk * n, 12);
+    const auto bias = random_vector(n, 13);
+    const auto residual = random_vector(m * n, 14);
+    std::vector<float> packed(k::packed_b_size(kk, n)), c(m * (n + 3), -7.0f);
+    k::pack_b(kk, n, b.data(), n, 1, packed.data());
+    k::Epilogue ep;
+    ep.bias = bias.data();
+    ep.activation = k::Activation::kGeluErf;
+    ep.residual = residual.data();
+    ep.ld_residual = n;
+    rt::gemm_f32_packed(m, n, kk, a.data(), kk, packed.data(), c.data(), n + 3, ep);
+    // The same call on one thread through the kernel directly is the reference.
+    std::vector<float> want(c.size(), -7.0f);
+    k::gemm_f32_packed(m, n, kk, a.data(), kk, packed.data(), want.data(), n + 3, ep);
+    EXPECT_EQ(c, want) << m << "x" << n << "x" << kk << " on " << n_threads << " threads";
+    return c;
+}
+
+TEST(ParallelGemm, BitIdenticalForOneTwoAndThreeThreads) {
+    ThreadsGuard guard;
+    const size_t n_threads_max = rt::threads_supported() ? 3 : 1;
+    // Column split (many panels, odd width), row split (fewer panels than threads), below the
+    // cut-over, and more rows than one packed A block.
+    const size_t shapes[][3] = {{64, 203, 96}, {130, 8, 256}, {67, 12, 700}, {3, 5, 7}, {1, 768, 64}, {150, 64, 40}};
+    for (const auto& s : shapes) {
+        const auto one = gemm_at(1, s[0], s[1], s[2]);
+        for (size_t t = 2; t <= n_threads_max; ++t) {
+            const auto many = gemm_at(t, s[0], s[1], s[2]);
+            ASSERT_EQ(one, many) << s[0] << "x" << s[1] << "x" << s[2] << " on " << t << " threads";
+        }
+    }
+}
+
+TEST(ParallelGemm, Int8BitIdenticalForOneTwoAndThreeThreads) {
+    ThreadsGuard guard;
+    const size_t n_threads_max = rt::threads_supported() ? 3 : 1;
+    // Rows split in tasks of 4 (odd counts leave a short last task), one row, below the cut-over.
+    const size_t shapes[][3] = {{64, 203, 96}, {37, 40, 300}, {1, 768, 64}, {9, 5, 7}};
+    for (const auto& s : shapes) {
+        const size_t m = s[0], n = s[1], kk = s[2];
+        const auto a = random_vector(m * kk, 21), b = random_vector(kk * n, 22), bias = random_vector(n, 23);
+        std::vector<uint8_t> packed(k::packed_i8_size(kk, n) + 64);
+        void* p = packed.data() + (64 - reinterpret_cast<uintptr_t>(packed.data()) % 64) % 64;  // 64-aligned
+        k::pack_i8(kk, n, b.data(), n, 1, p);
+        k::Epilogue ep;
+        ep.bias = bias.data();
+        ep.activation = k::Activation::kGeluErf;
+        std::vector<float> want(m * n);
+        k::gemm_qd8_qc8w(m, n, kk, a.data(), kk, p, want.data(), n, ep);
+        for (size_t t = 1; t <= n_threads_max; ++t) {
+            ASSERT_TRUE(rt::set_threads(t).is_ok());
+            std::vector<float> c(m * n, -7.0f);
+            rt::gemm_qd8_qc8w(m, n, kk, a.data(), kk, p, c.data(), n, ep);
+            ASSERT_EQ(c, want) << m << "x" << n << "x" << kk << " on " << t << " threads";
+        }
+    }
+}
+
+TEST(ParallelGemm, StressManyCallsAndResizes) {
+    SKIP_WITHOUT_THREADS();
+    ThreadsGuard guard;
+    const size_t m = 24, n = 72, kk = 200;
+    const auto a = random_vector(m * kk, 21);
+    const auto b = random_vector(kk * n, 22);
+    std::vector<float> packed(k::packed_b_size(kk, n)), want(m * n), c(m * n);
+    k::pack_b(kk, n, b.data(), n, 1, packed.data());
+    k::gemm_f32_packed(m, n, kk, a.data(), kk, packed.data(), want.data(), n);
+    for (int round = 0; round < 60; ++round) {
+        ASSERT_TRUE(rt::set_threads(1 + round % 4).is_ok());
+        for (int call = 0; call < 20; ++call) {
+            std::fill(c.begin(), c.end(), 0.0f);
+            rt::gemm_f32_packed(m, n, kk, a.data(), kk, packed.data(), c.data(), n);
+            ASSERT_EQ(c, want) << "round " << round << " call " << call;
+        }
+    }
+}
+
+TEST(ParallelGemm, ConcurrentCallersShareThePoolSafely) {
+    SKIP_WITHOUT_THREADS();
+    ThreadsGuard guard;
+    ASSERT_TRUE(rt::set_threads(2).is_ok());
+    const size_t m = 16, n = 96, kk = 128;
+    const auto a = random_vector(m * kk, 31);
+    const auto b = random_vector(kk * n, 32);
+    std::vector<float> packed(k::packed_b_size(kk, n)), want(m * n);
+    k::pack_b(kk, n, b.data(), n, 1, packed.data());
+    k::gemm_f32_packed(m, n, kk, a.data(), kk, packed.data(), want.data(), n);
+    // Two callers at once: one gets the pool, the other runs inline; both must be right.
+    std::atomic<int> wrong{0};
+    auto caller = [&] {
+        std::vector<float> c(m * n);
+        for (int i = 0; i < 200; ++i) {
+            rt::gemm_f32_packed(m, n, kk, a.data(), kk, packed.data(), c.data(), n);
+            if (c != want) ++wrong;
+        }
+    };
+    std::thread other(caller);
+    caller();
+    other.join();
+    EXPECT_EQ(wrong.load(), 0);
+}
+
+// ---- whole models ------------------------------------------------------------------------------
+
+// Every float a forward pass or generate() hands back, for bit-for-bit comparisons.
+void append(std::vector<float>& out, const float* p, size_t n) {
+    if (p) out.insert(out.end(), p, p + n);
+}
+void append_maps(std::vector<float>& out, const std::vector<AttentionMap>& maps) {
+    for (const AttentionMap& m : maps) append(out, m.data, m.n_batch * m.nhead * m.n_seq_q * m.n_seq_k);
+}
+
+std::vector<float> torch_encoder_outputs() {
+    const Model m = load_case("encoder");
+    const Golden g = load_golden("encoder.golden.safetensors");
+    const auto pad = g.mask("key_padding");
+    auto ws = m.make_workspace({3, 7, 0, true});  // after set_threads: one scratch copy per thread
+    EXPECT_TRUE(ws.is_ok()) << ws.status().message();
+    ForwardRequest r;
+    r.n_batch = 3;
+    r.src.n_seq = 7;
+    r.src.embeddings = g.at("x").data();
+    r.src.key_padding = pad.data();
+    r.need_weights = true;
+    SF_EXPECT_OK(m.forward(r, ws.value()));
+    std::vector<float> out;
+    append(out, ws.value().output(), ws.value().output_rows() * 12);
+    append_maps(out, ws.value().encoder_attention());
+    EXPECT_LT(max_abs_diff(ws.value().output(), g.at("out").data(), 3 * 7 * 12), 1e-4);  // still right
+    return out;
+}
+
+std::vector<float> seq2seq_generate_outputs() {
+    const Model m = load_case("seq2seq");
+    const Golden g = load_golden("seq2seq.golden.safetensors");
+    const auto src = g.tokens("src");
+    const auto pad = g.mask("src_key_padding");
+    auto ws = m.make_workspace({2, 6, 16, true});
+    EXPECT_TRUE(ws.is_ok()) << ws.status().message();
+    GenerateRequest r;
+    r.n_batch = 2;
+    r.src = {6, nullptr, src.data(), pad.data(), nullptr, false};
+    r.max_length = 8;
+    r.need_weights = true;
+    SF_EXPECT_OK(m.generate(r, ws.value()));
+    const Workspace& w = ws.value();
+    std::vector<float> out;
+    for (size_t i = 0; i < 2 * w.generated_length(); ++i) out.push_back(float(w.generated()[i]));
+    EXPECT_EQ(out.size(), g.tokens("generated").size());
+    append(out, w.logits(), 2 * (w.generated_length() - 1) * 11);
+    append_maps(out, w.decoder_self_attention());
+    append_maps(out, w.decoder_cross_attention());
+    return out;
+}
+
+// weights: f32 (the golden logits are checked) or int8 (quantized as they load; row-split GEMMs).
+std::vector<float> hf_bert_outputs(WeightFormat weights) {
+    const std::string dir = data_path("hf/bert_mlm_f16/");
+    auto file = FileSource::open(dir + "model.safetensors");
+    EXPECT_TRUE(file.is_ok()) << file.status().message();
+    if (!file.is_ok()) return {};
+    LoadOptions options;
+    options.weights = weights;
+    auto loaded = Model::load_checkpoint(read_text(dir + "config.json"), {{"model.safetensors", &file.value()}}, "", options);
+    EXPECT_TRUE(loaded.is_ok()) << loaded.status().message();
+    if (!loaded.is_ok()) return {};
+    const Model& m = loaded.value();
+    const Golden g = load_golden("hf/bert_mlm_f16/golden.safetensors");
+    const Shape& shape = g.shapes.at("input_ids");
+    const size_t B = shape[0], n = shape[1];
+    const auto ids = g.tokens("input_ids");
+    const auto mask = g.mask("attention_mask");
+    std::vector<int32_t> types;
+    if (g.values.count("token_type_ids")) types = g.tokens("token_type_ids");
+    std::vector<int32_t> rows;
+    for (size_t i = 0; i < B * n; ++i) rows.push_back(int32_t(i));
+    WorkspaceLimits limits;
+    limits.max_batch = B;
+    limits.max_src_len = n;
+    limits.max_logits_rows = rows.size();
+    auto ws = m.make_workspace(limits);
+    EXPECT_TRUE(ws.is_ok()) << ws.status().message();
+    TextRequest r;
+    r.n_batch = B;
+    r.n_seq = n;
+    r.tokens = ids.data();
+    r.token_types = types.empty() ? nullptr : types.data();
+    r.attention_mask = mask.data();
+    r.need_weights = true;
+    r.logits_rows = rows.data();
+    r.n_logits_rows = rows.size();
+    SF_EXPECT_OK(m.forward_text(r, ws.value()));
+    const Workspace& w = ws.value();
+    std::vector<float> out;
+    append(out, w.output(), w.output_rows() * m.config().d_model);
+    append_maps(out, w.encoder_attention());
+    append(out, w.logits(), rows.size() * w.logits_cols());
+    if (weights == WeightFormat::kF32)
+        EXPECT_LT(max_abs_diff(w.logits(), g.at("logits").data(), rows.size() * w.logits_cols()), 1e-4);
+    return out;
+}
+
+// Runs `outputs` at 1, 2 and 3 threads with the cut-over at 0 (the test models are far below
+// it, so every GEMM and attention is split) and requires identical bits.
+template <class F>
+void expect_same_bits_across_threads(const char* what, F outputs) {
+    ThreadsGuard guard;
+    const double cut_over = rt::set_parallel_min_macs(0);
+    ASSERT_TRUE(rt::set_threads(1).is_ok());
+    const std::vector<float> one = outputs();
+    ASSERT_FALSE(one.empty());
+    if (rt::threads_supported()) {
+        for (size_t t : {2, 3}) {
+            ASSERT_TRUE(rt::set_threads(t).is_ok());
+            const std::vector<float> many = outputs();
+            ASSERT_EQ(many.size(), one.size()) << what << " on " << t << " threads";
+            for (size_t i = 0; i < one.size(); ++i)
+                ASSERT_EQ(many[i], one[i]) << what << ": value " << i << " differs on " << t << " threads";
+        }
+    }
+    rt::set_parallel_min_macs(cut_over);
+}
+
+TEST(ModelThreads, TorchEncoderBitIdenticalForOneTwoAndThreeThreads) {
+    expect_same_bits_across_threads("encoder", torch_encoder_outputs);
+}
+
+TEST(ModelThreads, Seq2SeqGenerateBitIdenticalForOneTwoAndThreeThreads) {
+    expect_same_bits_across_threads("seq2seq generate", seq2seq_generate_outputs);
+}
+
+TEST(ModelThreads, HuggingFaceBertBitIdenticalForOneTwoAndThreeThreads) {
+    expect_same_bits_across_threads("hf bert_mlm_f16", [] { return hf_bert_outputs(WeightFormat::kF32); });
+}
+
+TEST(ModelThreads, Int8HuggingFaceBertBitIdenticalForOneTwoAndThreeThreads) {
+    expect_same_bits_across_threads("hf bert_mlm_f16 int8", [] { return hf_bert_outputs(WeightFormat::kInt8); });
+}
+
+TEST(ModelThreads, WorkspaceMadeBeforeMoreThreadsStillWorks) {
+    // A workspace sized for one thread has one attention scratch copy: heads then stay on one
+    // thread while the GEMMs still split; results are unchanged.
+    ThreadsGuard guard;
+    const double cut_over = rt::set_parallel_min_macs(0);
+    const Model m = load_case("encoder");
+    const Golden g = load_golden("encoder.golden.safetensors");
+    auto ws = m.make_workspace({3, 7, 0, true});
+    ASSERT_TRUE(ws.is_ok());
+    ForwardRequest r;
+    r.n_batch = 3;
+    r.src.n_seq = 7;
+    r.src.embeddings = g.at("x").data();
+    SF_ASSERT_OK(m.forward(r, ws.value()));
+    const std::vector<float> one(ws.value().output(), ws.value().output() + 3 * 7 * 12);
+    if (rt::threads_supported()) ASSERT_TRUE(rt::set_threads(3).is_ok());
+    SF_ASSERT_OK(m.forward(r, ws.value()));
+    EXPECT_EQ(std::vector<float>(ws.value().output(), ws.value().output() + 3 * 7 * 12), one);
+    rt::set_parallel_min_macs(cut_over);
+}
+
+}  // namespace
+}  // namespace simdformer::test
