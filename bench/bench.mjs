@@ -15,6 +15,7 @@ import { setThreadsCount } from '@tensorflow/tfjs-backend-wasm';
 import { init } from '../dist/node.mjs';
 import { ceilingModule, measureCeiling } from './ceiling.mjs';
 import { makeGraphs } from './tfjs-graph.mjs';
+import { readSafetensors } from './safetensors.mjs';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const CACHE = join(HERE, '.cache');
@@ -22,19 +23,6 @@ const args = process.argv.slice(2);
 const jsonOut = args.includes('--json') ? args[args.indexOf('--json') + 1] : join(CACHE, 'results.json');
 const BUDGET_MS = Number(process.env.BENCH_BUDGET_MS ?? 2500);  // timing budget per engine and workload
 
-function readSafetensors(path) {
-  const bytes = readFileSync(path);
-  const n = Number(bytes.readBigUInt64LE(0));
-  const header = JSON.parse(bytes.subarray(8, 8 + n).toString('utf8'));
-  const out = {};
-  for (const [name, t] of Object.entries(header)) {
-    if (name === '__metadata__') continue;
-    const [b, e] = t.data_offsets;
-    const raw = bytes.subarray(8 + n + b, 8 + n + e);
-    out[name] = { data: new Float32Array(raw.buffer.slice(raw.byteOffset, raw.byteOffset + raw.byteLength)), shape: t.shape };
-  }
-  return { bytes: new Uint8Array(bytes), tensors: out };
-}
 
 const median = (xs) => { const s = [...xs].sort((a, b) => a - b); return s[Math.floor(s.length / 2)]; };
 const quantile = (xs, q) => { const s = [...xs].sort((a, b) => a - b); return s[Math.min(s.length - 1, Math.floor(q * s.length))]; };

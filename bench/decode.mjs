@@ -18,6 +18,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import * as ort from 'onnxruntime-web';
 
 import { init } from '../dist/node.mjs';
+import { readSafetensors } from './safetensors.mjs';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const MODELS = join(HERE, 'models');
@@ -37,19 +38,6 @@ function lcg(seed) {
   return () => { s = (Math.imul(s, 1664525) + 1013904223) >>> 0; return s / 2 ** 32; };
 }
 
-function readSafetensors(path) {
-  const bytes = readFileSync(path);
-  const n = Number(bytes.readBigUInt64LE(0));
-  const header = JSON.parse(bytes.subarray(8, 8 + n).toString('utf8'));
-  const out = {};
-  for (const [name, t] of Object.entries(header)) {
-    if (name === '__metadata__') continue;
-    const [b, e] = t.data_offsets;
-    const raw = bytes.buffer.slice(bytes.byteOffset + 8 + n + b, bytes.byteOffset + 8 + n + e);
-    out[name] = { data: t.dtype === 'I64' ? Array.from(new BigInt64Array(raw), Number) : new Float32Array(raw), shape: t.shape };
-  }
-  return out;
-}
 
 // ---- 1. GPT-2-small: simdformer against onnxruntime-web ----------------------------------------
 
@@ -72,8 +60,8 @@ async function gpt2Engines(sf) {
     return f;
   };
   // Both engines against the PyTorch reference before anything is timed.
-  const check = readSafetensors(join(dir, 'check.safetensors'));
-  const promptIds = check.prompt_ids.data;
+  const check = readSafetensors(join(dir, 'check.safetensors')).tensors;
+  const promptIds = Array.from(check.prompt_ids.data, Number);
   const first = await session.run(feeds(promptIds, null, promptIds.length));
   const vocab = manifest.vocab_size;
   let ortDiff = 0;

@@ -16,6 +16,7 @@ import { fileURLToPath } from 'node:url';
 import * as ort from 'onnxruntime-web';
 
 import { init } from '../dist/node.mjs';
+import { readSafetensors } from './safetensors.mjs';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const DIR = join(HERE, 'models', 'bert-layer-int8');
@@ -23,19 +24,6 @@ const CACHE = join(HERE, '.cache');
 const BUDGET_MS = Number(process.env.INT8_BUDGET_MS ?? 5000);
 const PREFIX = 'encoder.layer.0.';
 
-function readSafetensors(path) {
-  const bytes = readFileSync(path);
-  const n = Number(bytes.readBigUInt64LE(0));
-  const header = JSON.parse(bytes.subarray(8, 8 + n).toString('utf8'));
-  const out = {};
-  for (const [name, t] of Object.entries(header)) {
-    if (name === '__metadata__') continue;
-    const [b, e] = t.data_offsets;
-    const raw = bytes.buffer.slice(bytes.byteOffset + 8 + n + b, bytes.byteOffset + 8 + n + e);
-    out[name] = { data: t.dtype === 'I64' ? new BigInt64Array(raw) : new Float32Array(raw), shape: t.shape };
-  }
-  return out;
-}
 
 // safetensors bytes from {name: {data: Float32Array, shape}}.
 function writeSafetensors(tensors) {
@@ -95,9 +83,9 @@ async function main() {
   const d = hfConfig.hidden_size;
   const config = { model_type: 'encoder_layer', d_model: d, nhead: hfConfig.num_attention_heads, dim_feedforward: hfConfig.intermediate_size,
                    activation: 'gelu', layer_norm_eps: hfConfig.layer_norm_eps };
-  const hf = readSafetensors(join(DIR, 'layer.safetensors'));
+  const hf = readSafetensors(join(DIR, 'layer.safetensors')).tensors;
   const bytes = torchLayer(hf);
-  const check = readSafetensors(join(DIR, 'check.safetensors'));
+  const check = readSafetensors(join(DIR, 'check.safetensors')).tensors;
   const x = check.x.data;
   const n = check.x.shape[1];
   const real = Array.from(check.attention_mask.data, (v) => v !== 0n).filter(Boolean).length;

@@ -14,6 +14,7 @@ import { gzipSync } from 'node:zlib';
 import * as ort from 'onnxruntime-web';
 
 import { init } from '../dist/node.mjs';
+import { readSafetensors } from './safetensors.mjs';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const CACHE = join(HERE, '.cache');
@@ -24,19 +25,6 @@ const jsonOut = opt('--json', join(CACHE, `threads-${N}.json`));
 const BUDGET_MS = Number(process.env.BENCH_BUDGET_MS ?? 4000);  // per engine and workload
 const WORKLOADS = ['gemm_128x768x768', 'mha_d768_s128', 'bert_layer_none', 'encoder6'];
 
-function readSafetensors(path) {
-  const bytes = readFileSync(path);
-  const n = Number(bytes.readBigUInt64LE(0));
-  const header = JSON.parse(bytes.subarray(8, 8 + n).toString('utf8'));
-  const out = {};
-  for (const [name, t] of Object.entries(header)) {
-    if (name === '__metadata__') continue;
-    const [b, e] = t.data_offsets;
-    const raw = bytes.subarray(8 + n + b, 8 + n + e);
-    out[name] = { data: new Float32Array(raw.buffer.slice(raw.byteOffset, raw.byteOffset + raw.byteLength)), shape: t.shape };
-  }
-  return { bytes: new Uint8Array(bytes), tensors: out };
-}
 
 const median = (xs) => { const s = [...xs].sort((a, b) => a - b); return s[Math.floor(s.length / 2)]; };
 const maxDiff = (a, b) => { let m = 0; for (let i = 0; i < b.length; i++) m = Math.max(m, Math.abs(a[i] - b[i])); return Number.isNaN(m) ? Infinity : m; };

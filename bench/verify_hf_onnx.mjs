@@ -7,27 +7,14 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import * as ort from 'onnxruntime-web';
+import { readSafetensors } from './safetensors.mjs';
 
 const MODELS = join(dirname(fileURLToPath(import.meta.url)), 'models');
 ort.env.wasm.numThreads = 1;
 ort.env.logLevel = 'error';
 
-function readSafetensors(path) {
-  const bytes = readFileSync(path);
-  const n = Number(bytes.readBigUInt64LE(0));
-  const header = JSON.parse(bytes.subarray(8, 8 + n).toString('utf8'));
-  const out = {};
-  for (const [name, t] of Object.entries(header)) {
-    if (name === '__metadata__') continue;
-    const [b, e] = t.data_offsets;
-    const raw = bytes.buffer.slice(bytes.byteOffset + 8 + n + b, bytes.byteOffset + 8 + n + e);
-    const data = t.dtype === 'I64' ? new BigInt64Array(raw) : new Float32Array(raw);
-    out[name] = { data, shape: t.shape, type: t.dtype === 'I64' ? 'int64' : 'float32' };
-  }
-  return out;
-}
 
-const tensor = (t) => new ort.Tensor(t.type, t.data, t.shape);
+const tensor = (t) => new ort.Tensor(t.ortType, t.data, t.shape);
 const maxAbs = (a, b) => a.reduce((m, v, i) => Math.max(m, Math.abs(v - b[i])), 0);
 
 let passed = 0, failed = 0;
@@ -40,7 +27,7 @@ function expect(label, diff, tol) {
 const manifest = JSON.parse(readFileSync(join(MODELS, 'manifest.json'), 'utf8'));
 for (const m of manifest.models) {
   const dir = join(MODELS, m.name);
-  const check = readSafetensors(join(dir, 'check.safetensors'));
+  const check = readSafetensors(join(dir, 'check.safetensors')).tensors;
   if (m.kind === 'bert') {
     const s = await ort.InferenceSession.create(readFileSync(join(dir, m.onnx)));
     const r = await s.run({ input_ids: tensor(check.input_ids), attention_mask: tensor(check.attention_mask),

@@ -36,7 +36,7 @@ const call = (type, payload = {}, onProgress) => new Promise((resolve, reject) =
 // Everything the page shows; exposed for the end-to-end tests.
 const state = {
   ready: false, runs: 0, model: 'gpt2', family: null, config: null, info: null, vocab: null, result: null, labels: null,
-  kind: 'encoder', layer: 0, head: 0, query: 0, masked: { src: new Set(), tgt: new Set() }, visible: [], error: '',
+  kind: 'encoder', layer: 0, head: 0, query: 0, masked: { src: new Set(), tgt: new Set() }, visible: [], error: '', errorsShown: 0,
   output: '', text: null, steps: null, stepRuns: 0, modelName: '', firstPictureMs: null, loading: false, predictions: null,
   timeline: {},  // ms after navigation: engine ready, first model loaded, first picture (logged by the e2e test)
 };
@@ -45,6 +45,7 @@ window.__demo = state;
 // ---- messages next to where the user acted -------------------------------------------------------
 function showError(message, where = 'input') {
   state.error = message;
+  if (message) state.errorsShown++;  // lets a test see an error a later run already replaced
   for (const [id, place] of [['input-error', 'input'], ['file-error', 'file'], ['error', 'page']]) $(id).textContent = place === where ? message : '';
 }
 const clearErrors = () => showError('', 'none');
@@ -410,7 +411,9 @@ function beginLoad() {
   return ++loadSerial;
 }
 
-async function loadTorch(source, vocab, name) {
+// `prepareInput(r)` fits the input box to the loaded model before the first run is scheduled, so
+// that run never sees the previous model's input.
+async function loadTorch(source, vocab, name, prepareInput = () => {}) {
   const serial = beginLoad();
   const r = await call('load', { source });
   if (serial !== loadSerial) return null;
@@ -427,12 +430,13 @@ async function loadTorch(source, vocab, name) {
   $('score').querySelector('[value=additive]').disabled = !(r.config.additive_dim > 0);
   if ($('score').value === 'additive' && !(r.config.additive_dim > 0)) $('score').value = 'scaled-dot';
   $('torch-options').hidden = false;
+  prepareInput(r);
   schedule();
   return r;
 }
 
 // A Hugging Face folder (bundled URL or the user's files), with progress.
-async function loadText(source, name, onProgress) {
+async function loadText(source, name, onProgress, prepareInput = () => {}) {
   const serial = beginLoad();
   state.textSource = { source, name };
   $('precision-report').textContent = '';
@@ -452,6 +456,7 @@ async function loadText(source, name, onProgress) {
   $('generate-box').hidden = !r.canGenerate;
   $('torch-options').hidden = true;
   $('precision').hidden = false;
+  prepareInput(r);
   schedule();
   return r;
 }
@@ -517,15 +522,17 @@ async function loadFiles(files) {
     progress.hidden = false;
     progress.value = 0;
     try {
+      const textFor = (r) => {
+        if ($('text').value.trim() && !/^[\d\s]+$/.test($('text').value)) return;
+        $('text').value = r.info.has_mlm_head ? `The cat sat on the ${r.maskToken ?? '[MASK]'}.` : 'The cat sat on the mat.';
+      };
       const r = await loadText({ kind: 'files', files: list.map((file) => ({ path: file.webkitRelativePath || '', file })) }, folder, (p) => {
         if (p.total > 0) progress.value = p.loaded / p.total;
         status.textContent = `loading ${folder}: ${p.stage}${p.total ? ` ${Math.round((100 * p.loaded) / p.total)} %` : ''}`;
-      });
+      }, textFor);
       if (!r) return;
       const i = r.info;
       status.textContent = `${folder}: ${i.architecture}, ${i.n_layers} layers × ${i.n_heads} heads, d_model ${i.d_model}, ${i.parameters.toLocaleString('en')} parameters, ${i.dtype} → ${i.weights}`;
-      if (!$('text').value.trim() || /^[\d\s]+$/.test($('text').value)) $('text').value = i.has_mlm_head ? `The cat sat on the ${r.maskToken ?? '[MASK]'}.` : 'The cat sat on the mat.';
-      schedule();
     } catch (e) {
       clearPicture();
       status.textContent = '';
@@ -546,16 +553,14 @@ async function loadFiles(files) {
   try {
     const bytes = new Uint8Array(await weights.arrayBuffer());
     const config = configFile ? JSON.parse(await configFile.text()) : undefined;
-    const r = await loadTorch({ kind: 'bytes', bytes, config }, null, weights.name);
+    // Token-id models keep typed ids; vector models take a sequence length.
+    const inputFor = ({ config: c }) => {
+      if (!(c.src_vocab_size > 0 || c.tgt_vocab_size > 0)) $('text').value = '6';
+      else if (!/^[\d\s]+$/.test($('text').value) || !$('text').value.trim()) $('text').value = '3 4 5 6';
+    };
+    const r = await loadTorch({ kind: 'bytes', bytes, config }, null, weights.name, inputFor);
     if (!r) return;
     status.textContent = `${weights.name}: ${r.config.model_type}, d_model ${r.config.d_model}, ${r.config.nhead} heads, ${r.parameterCount} parameters`;
-    const c = r.config;
-    if (c.src_vocab_size > 0 || c.tgt_vocab_size > 0) {
-      if (!/^[\d\s]+$/.test($('text').value) || !$('text').value.trim()) $('text').value = '3 4 5 6';
-    } else {
-      $('text').value = '6';
-    }
-    schedule();
   } catch (e) {
     clearPicture();
     showError(`cannot load ${weights.name}: ${e.message}`, 'file');

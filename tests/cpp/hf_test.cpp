@@ -16,30 +16,10 @@ constexpr double kTolerance = 1e-4;
 std::string hf_path(const std::string& rel) { return data_path("hf/" + rel); }
 
 // A checkpoint folder opened with one FileSource per weights file.
-struct Folder {
-    std::string config, index;
-    std::vector<std::unique_ptr<FileSource>> files;
-    std::vector<CheckpointShard> shards;
-};
-
-Folder open_folder(const std::string& name, const std::vector<std::string>& weight_files, bool sharded = false) {
-    Folder f;
-    f.config = read_text(hf_path(name + "/config.json"));
-    if (sharded) f.index = read_text(hf_path(name + "/model.safetensors.index.json"));
-    for (const std::string& w : weight_files) {
-        auto source = FileSource::open(hf_path(name + "/" + w));
-        EXPECT_TRUE(source.is_ok()) << source.status().message();
-        if (!source.is_ok()) continue;
-        f.files.push_back(std::make_unique<FileSource>(std::move(source).value()));
-        f.shards.push_back({w, f.files.back().get()});
-    }
-    return f;
-}
-
 Result<Model> load_folder(const std::string& name, const std::vector<std::string>& files = {"model.safetensors"},
                           bool sharded = false, const LoadOptions& options = {}) {
-    Folder f = open_folder(name, files, sharded);
-    return Model::load_checkpoint(f.config, f.shards, f.index, options);
+    CheckpointFiles f = open_checkpoint_files("hf/" + name, files, sharded);
+    return Model::load_checkpoint(read_text(hf_path(name + "/config.json")), f.shards, f.index, options);
 }
 
 struct Case {

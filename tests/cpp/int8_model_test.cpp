@@ -28,26 +28,6 @@ LoadOptions int8_options() {
     return o;
 }
 
-// A checkpoint folder's weight files opened as sources.
-struct Files {
-    std::vector<std::unique_ptr<FileSource>> files;
-    std::vector<CheckpointShard> shards;
-    std::string index;
-};
-
-Files open_files(const std::string& folder, const std::vector<std::string>& names, bool sharded) {
-    Files f;
-    if (sharded) f.index = read_text(data_path(folder + "/model.safetensors.index.json"));
-    for (const std::string& w : names) {
-        auto source = FileSource::open(data_path(folder + "/" + w));
-        EXPECT_TRUE(source.is_ok()) << source.status().message();
-        if (!source.is_ok()) continue;
-        f.files.push_back(std::make_unique<FileSource>(std::move(source).value()));
-        f.shards.push_back({w, f.files.back().get()});
-    }
-    return f;
-}
-
 struct Case {
     std::string name;
     std::vector<std::string> files = {"model.safetensors"};
@@ -66,7 +46,7 @@ std::string truncated_config(const std::string& folder, size_t layers) {
 
 Result<Model> load_text_model(const std::string& folder, const Case& c, const std::string& config,
                               const LoadOptions& options) {
-    Files f = open_files(folder, c.files, c.sharded);
+    CheckpointFiles f = open_checkpoint_files(folder, c.files, c.sharded);
     return Model::load_checkpoint(config, f.shards, f.index, options);
 }
 

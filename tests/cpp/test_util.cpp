@@ -60,6 +60,19 @@ std::string read_text(const std::string& path) {
     return std::string(b.begin(), b.end());
 }
 
+CheckpointFiles open_checkpoint_files(const std::string& folder, const std::vector<std::string>& names, bool sharded) {
+    CheckpointFiles f;
+    if (sharded) f.index = read_text(data_path(folder + "/model.safetensors.index.json"));
+    for (const std::string& w : names) {
+        auto source = FileSource::open(data_path(folder + "/" + w));
+        EXPECT_TRUE(source.is_ok()) << source.status().message();
+        if (!source.is_ok()) continue;
+        f.files.push_back(std::make_unique<FileSource>(std::move(source).value()));
+        f.shards.push_back({w, f.files.back().get()});
+    }
+    return f;
+}
+
 const std::vector<float>& Golden::at(const std::string& name) const {
     auto it = values.find(name);
     if (it == values.end()) {

@@ -6,10 +6,12 @@
 #include <cmath>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
 
+#include "simdformer/io.h"
 #include "simdformer/io/checkpoint.h"
 #include "simdformer/io/weight_reader.h"
 #include "simdformer/simdformer.h"
@@ -36,6 +38,15 @@ inline double cosine_similarity(const std::vector<float>& a, const std::vector<f
 std::string data_path(const std::string& file);  // tests/data/<file>
 std::vector<uint8_t> read_file(const std::string& path);
 std::string read_text(const std::string& path);
+
+// A checkpoint folder under tests/data opened as shards: each weight file as a FileSource (a
+// file that does not open is a test failure) and, when sharded, the index's text.
+struct CheckpointFiles {
+    std::vector<std::unique_ptr<FileSource>> files;
+    std::vector<CheckpointShard> shards;
+    std::string index;
+};
+CheckpointFiles open_checkpoint_files(const std::string& folder, const std::vector<std::string>& names, bool sharded);
 
 // All tensors of a golden safetensors file, as float vectors with shapes (integer tensors, such
 // as Hugging Face goldens' I64 input ids, converted to float: they are small).

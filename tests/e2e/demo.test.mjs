@@ -321,8 +321,11 @@ test('a broken folder shows its error beside the drop zone and no stale picture'
 
 test('a torch-dialect safetensors file and its config still load through the file input', async () => {
   const n = await runs();
+  const errors = await demo(() => window.__demo.errorsShown);
   await page.setInputFiles('#file-input', [join(DATA, 'encoder.safetensors'), join(DATA, 'encoder.json')]);
   await waitForRun(n);
+  // The first run after the load already sees a sequence length, not the previous model's text.
+  assert.equal(await demo(() => window.__demo.errorsShown), errors, `an error was shown during the load: ${await demo(() => window.__demo.error)}`);
   assert.match(await page.textContent('#file-status'), /encoder\.safetensors: encoder, d_model 12, 3 heads, 2392 parameters/);
   assert.equal(await page.locator('#modelview .cell').count(), 6);
   await page.setInputFiles('#file-input', [join(DATA, 'encoder.json')]);

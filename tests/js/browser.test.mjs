@@ -84,6 +84,8 @@ test('a Vite build of an app using the packed package runs in Chromium', async (
   try {
     const tarball = execFileSync('npm', ['pack', '--silent', '--pack-destination', dir], { cwd: ROOT, encoding: 'utf8' }).trim().split('\n').pop();
     writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'vite-consumer', private: true, type: 'module' }));
+    // The threaded build starts its workers from an ES module; Vite bundles workers as IIFE unless told (README).
+    writeFileSync(join(dir, 'vite.config.js'), "export default { worker: { format: 'es' } };\n");
     execFileSync('npm', ['install', '--silent', '--no-audit', '--no-fund', join(dir, tarball)], { cwd: dir, stdio: 'inherit' });
     const model = readFileSync(modelPath('seq2seq'));
     writeFileSync(join(dir, 'index.html'), '<!doctype html><html><head><link rel="icon" href="data:,"></head><body><script type="module" src="/main.js"></script></body></html>');
