@@ -30,9 +30,30 @@ inline vf32 splat(float x) { return vf32(x); }
 inline vf32 fma(vf32 a, vf32 b, vf32 c) { return xsimd::fma(a, b, c); }
 inline vf32 max(vf32 a, vf32 b) { return xsimd::max(a, b); }
 inline vf32 min(vf32 a, vf32 b) { return xsimd::min(a, b); }
-inline vf32 exp(vf32 x) { return xsimd::exp(x); }
-inline vf32 tanh(vf32 x) { return xsimd::tanh(x); }
-inline vf32 erf(vf32 x) { return xsimd::erf(x); }
+// xsimd's exp converts round(x * log2 e) to int32 in every lane and only then selects 0 or inf
+// for lanes beyond +-88.38 (tanh and erf call it with 2|x| and -x*x). For -inf -- every masked
+// attention score -- a huge value or NaN that conversion is undefined behaviour (UBSan in the
+// wasm-asan build: "-inf is outside the range of representable values of type 'int'"; wasm
+// happens to give INT_MIN and discards the lane, but the compiler may assume it never happens).
+// Clamping to where the result is already exactly 0 / inf / +-1 keeps every result bit for bit,
+// and NaN lanes are passed through untouched.
+namespace detail {
+inline vf32 clamp_finite(vf32 x, float limit, xsimd::batch_bool<float> nan) {
+    return xsimd::select(nan, vf32(0.0f), xsimd::min(xsimd::max(x, vf32(-limit)), vf32(limit)));
+}
+}  // namespace detail
+inline vf32 exp(vf32 x) {
+    const auto nan = x != x;
+    return xsimd::select(nan, x, xsimd::exp(detail::clamp_finite(x, 100.0f, nan)));
+}
+inline vf32 tanh(vf32 x) {
+    const auto nan = x != x;
+    return xsimd::select(nan, x, xsimd::tanh(detail::clamp_finite(x, 16.0f, nan)));
+}
+inline vf32 erf(vf32 x) {
+    const auto nan = x != x;
+    return xsimd::select(nan, x, xsimd::erf(detail::clamp_finite(x, 16.0f, nan)));
+}
 inline float reduce_add(vf32 v) { return xsimd::reduce_add(v); }
 inline float reduce_max(vf32 v) { return xsimd::reduce_max(v); }
 
