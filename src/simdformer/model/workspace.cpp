@@ -73,13 +73,23 @@ LayerScratch WorkspaceImpl::scratch() {
     return s;
 }
 
-float* WorkspaceImpl::encoder_slot_at(size_t layer) { return attention.data() + layer * encoder_slot; }
+// A workspace reserved without attention weights has no attention buffer: its slots are null
+// (record() then records nothing). Offsetting the null data() pointer instead is undefined
+// behaviour (UBSan in wasm-asan: "subtraction of unsigned offset from 0x00000000").
+float* WorkspaceImpl::encoder_slot_at(size_t layer) {
+    if (attention.empty()) return nullptr;
+    return attention.data() + layer * encoder_slot;
+}
 
 float* WorkspaceImpl::decoder_self_slot_at(size_t layer) {
+    if (attention.empty()) return nullptr;
     return attention.data() + encoder_maps.size() * encoder_slot + layer * (decoder_self_slot + decoder_cross_slot);
 }
 
-float* WorkspaceImpl::decoder_cross_slot_at(size_t layer) { return decoder_self_slot_at(layer) + decoder_self_slot; }
+float* WorkspaceImpl::decoder_cross_slot_at(size_t layer) {
+    float* self = decoder_self_slot_at(layer);
+    return self ? self + decoder_self_slot : nullptr;
+}
 
 float* WorkspaceImpl::record(std::vector<AttentionMap>& maps, size_t layer, float* slot, size_t n_batch,
                                size_t n_seq_q, size_t n_seq_k, bool need_weights) {
