@@ -6,9 +6,8 @@
 namespace simdformer::entry {
 namespace {
 
-#if !defined(__wasm__)
-Arena g_arena{1, UINTPTR_MAX};
-#endif
+// wasm: narrowed further to the memory's current size by arena().
+Arena g_arena{1, UINT64_MAX};
 
 // A JavaScript number as JavaScript would print it (NaN, Infinity, 4294967301, 1.5).
 std::string js_text(Number v) {
@@ -26,20 +25,14 @@ std::string str(uint64_t v) { return std::to_string(v); }
 Arena arena() {
 #if defined(__wasm__)
     // The memory only grows, so an array inside it stays inside for the rest of the call.
-    return Arena{1, uint64_t(__builtin_wasm_memory_size(0)) * 65536u};
+    const uint64_t memory_end = uint64_t(__builtin_wasm_memory_size(0)) * 65536u;
+    return Arena{g_arena.begin, g_arena.end < memory_end ? g_arena.end : memory_end};
 #else
     return g_arena;
 #endif
 }
 
-void set_arena(uint64_t begin, uint64_t end) {
-#if defined(__wasm__)
-    (void)begin;
-    (void)end;
-#else
-    g_arena = Arena{begin, end};
-#endif
-}
+void set_arena(uint64_t begin, uint64_t end) { g_arena = Arena{begin, end}; }
 
 Status integer(Number v, const char* what, uint64_t lo, uint64_t hi, uint64_t* out) {
     // Compared as doubles first: converting NaN, infinities or values >= 2^64 to an integer type

@@ -31,10 +31,12 @@ constexpr uint64_t kMaxArrayBytes = kMaxSize;
 struct Arena {
     uint64_t begin = 0, end = 0;
 };
-// wasm: [1, current memory size); natively: what set_arena() declared (default: the whole
-// address space, for programs that pass their own pointers).
+// What set_arena() declared (default: the whole address space, for programs that pass their own
+// pointers); in wasm also cut at the memory's current size.
 Arena arena();
-// Natively only (tests and fuzzers): addresses outside [begin, end) are rejected.
+// Tests and fuzzers (the module never calls it): addresses outside [begin, end) are rejected.
+// fuzz_entry needs it in wasm too (wasm-asan): there every address in the memory is otherwise
+// valid, and its random addresses would write over the fuzzer's own heap.
 void set_arena(uint64_t begin, uint64_t end);
 
 // "<what> must be an integer in [lo, hi], not <v>": v is an exact integer in [lo, hi]
