@@ -1,12 +1,29 @@
 // Runs simdformer off the main thread: the page stays responsive while models load and run.
 // Messages: {id, type, ...} -> {id, ok: true, ...} or {id, ok: false, error, code}; while a model
 // loads, {id, progress: {stage, loaded, total, file?}} messages come first.
-import { init } from '/dist/browser.mjs';
-import { randomTransformer } from './random-model.mjs';
-
-let sf = null;
-let engine = null;  // init()'s promise: messages that arrive before it settles wait for it
+// index.html starts this worker before the page's own modules load (worker.mjs?<the page's
+// query>, so ?simd=off reaches it) and the engine starts at once, not when 'init' arrives: every
+// round of requests before the wasm compiles delays the first picture.
 const TOKENIZERS = '/node_modules/@huggingface/tokenizers/dist/tokenizers.mjs';
+
+// The package's browser entry as one file (scripts/build-package.sh: one request, not ~25 in
+// 4-5 rounds), requested together with the SIMD128 build's glue and bytes, which nearly every
+// browser runs: only the scalar fallback waits for the entry's SIMD check. The glue is the module
+// the entry imports itself (same URL), so it is fetched once.
+async function startEngine(simd) {
+  if (simd) import('/dist/simdformer.mjs').catch(() => {});  // a failure shows in init's own import
+  const simdBytes = simd ? fetch('/dist/simdformer.wasm').then((r) => (r.ok ? r.arrayBuffer() : undefined), () => undefined) : null;
+  const { init, wasmSimdSupported } = await import('/dist/browser.bundle.mjs');
+  // Import maps do not reach module workers: say where the tokenizer library is served.
+  const tokenizers = () => import(TOKENIZERS);
+  if (!simd || !wasmSimdSupported()) return init({ simd: false, tokenizers });
+  const wasmBinary = await simdBytes;
+  return init({ simd: true, tokenizers, ...(wasmBinary ? { wasmBinary } : {}) });
+}
+const query = new URL(self.location.href).searchParams;
+const engine = startEngine(query.get('simd') !== 'off');
+engine.catch(() => {});  // reported by the replies that wait for it
+let sf = null;
 let model = null;   // the current Model (torch dialect) or TextModel (Hugging Face folder)
 let textSource = null;  // what the current TextModel was loaded from (for the f32 / int8 comparison)
 
@@ -25,6 +42,7 @@ async function loadTorch(source) {
     bytes = source.bytes;
     config = source.config;
   } else {
+    const { randomTransformer } = await import('./random-model.mjs');
     ({ bytes, config } = randomTransformer(source));
   }
   const next = await sf.loadModel(bytes, config);
@@ -34,8 +52,9 @@ async function loadTorch(source) {
 
 // The files of a bundled folder, fetched at once (and the tokenizer library imported) while the
 // engine compiles; loadPretrained then reads them as objects, through the same loader.
+const folderUrl = (url) => new URL(url.endsWith('/') ? url : `${url}/`, self.location.href);
 async function prefetchFolder(url) {
-  const base = new URL(url.endsWith('/') ? url : `${url}/`, self.location.href);
+  const base = folderUrl(url);
   const get = async (name, bytes) => {
     const r = await fetch(new URL(name, base));
     if (r.status === 404) return undefined;
@@ -45,6 +64,25 @@ async function prefetchFolder(url) {
   const [config, weights, tokenizer, tokenizerConfig] = await Promise.all([
     get('config.json'), get('model.safetensors', true), get('tokenizer.json'), get('tokenizer_config.json'), import(TOKENIZERS)]);
   return { config, weights, tokenizer, tokenizerConfig };
+}
+
+// The model the page opens on (GPT-2, checked in index.html, unless ?model= names another
+// bundled one) downloads from the start too, not once main.mjs has loaded and asks for it:
+// {url, files} for its first load, or null.
+let firstFolder = import('./catalogue.mjs').then(({ BUNDLED }) => {
+  const m = BUNDLED[query.get('model') ?? 'gpt2'];
+  if (!m) return null;
+  const files = prefetchFolder(m.url);
+  files.catch(() => {});  // reported by the load that uses it
+  return { url: folderUrl(m.url).href, files };
+}, () => null);
+
+// The files of a bundled folder for a load: the ones fetched at start-up if it asks for that
+// folder first, else fetched now (while the engine may still compile).
+async function folderFiles(url) {
+  const first = await firstFolder;
+  firstFolder = null;
+  return first?.url === folderUrl(url).href ? first.files : prefetchFolder(url);
 }
 
 // A Hugging Face folder: a URL of the page's bundled models, or the user's files. Dropped
@@ -151,12 +189,7 @@ async function generate({ text, maxNewTokens }, post) {
 }
 
 const handlers = {
-  async init(data) {
-    // Import maps do not reach module workers: say where the tokenizer library is served.
-    engine ??= init({ simd: data.simd ?? 'auto', tokenizers: () => import(TOKENIZERS) });
-    sf = await engine;
-    return { simd: sf.simd, arch: sf.arch };
-  },
+  init: () => ({ simd: sf.simd, arch: sf.arch }),
   load: (data, progress) => (data.source.kind === 'hf-url' || data.source.kind === 'files' ? loadText(data.source, progress) : loadTorch(data.source)),
   run: (data) => runTorch(data),
   text: (data) => runText(data),
@@ -169,12 +202,9 @@ self.onmessage = async ({ data }) => {
   try {
     const handler = handlers[data.type];
     if (!handler) throw new Error(`unknown message ${data.type}`);
-    if (data.type !== 'init') {
-      if (!engine) throw new Error('the engine is not initialised');
-      // A bundled folder downloads while the engine compiles (the first picture comes sooner).
-      if (data.type === 'load' && data.source.kind === 'hf-url') data.source.prefetched = prefetchFolder(data.source.url);
-      sf = await engine;
-    }
+    // A bundled folder downloads while the engine compiles (the first picture comes sooner).
+    if (data.type === 'load' && data.source.kind === 'hf-url') data.source.prefetched = folderFiles(data.source.url);
+    sf = await engine;
     const progress = (p) => self.postMessage({ id: data.id, progress: { stage: p.stage, loaded: p.loaded, total: p.total, file: p.file } });
     const post = (event) => self.postMessage({ id: data.id, progress: event });
     const reply = await handler(data, progress, post);
