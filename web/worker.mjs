@@ -67,41 +67,59 @@ async function prefetchFolder(url) {
 }
 
 // The model the page opens on (GPT-2, checked in index.html, unless ?model= names another
-// bundled one) downloads from the start too, not once main.mjs has loaded and asks for it:
-// {url, files} for its first load, or null.
+// bundled one) is fetched from the start too, and loaded as soon as the engine and its files are
+// here: main.mjs asks for it only once its own modules have loaded. {url, files, loaded} (loaded:
+// {model, ms} with the default weights), or null.
 let firstFolder = import('./catalogue.mjs').then(({ BUNDLED }) => {
   const m = BUNDLED[query.get('model') ?? 'gpt2'];
   if (!m) return null;
   const files = prefetchFolder(m.url);
-  files.catch(() => {});  // reported by the load that uses it
-  return { url: folderUrl(m.url).href, files };
+  const loaded = Promise.all([engine, files]).then(async ([s, from]) => {
+    const started = performance.now();
+    const model = await s.loadPretrained(from);
+    return { model, ms: performance.now() - started };
+  });
+  files.catch(() => {});  // both reported by the load that uses them
+  loaded.catch(() => {});
+  return { url: folderUrl(m.url).href, files, loaded };
 }, () => null);
 
-// The files of a bundled folder for a load: the ones fetched at start-up if it asks for that
-// folder first, else fetched now (while the engine may still compile).
-async function folderFiles(url) {
+// Every load first settles the start-up one. A bundled folder (url) gets {files} (promised),
+// plus {loaded} when start-up already loads what it asks for (the first folder, default
+// weights); any other load frees that early model once it is loaded, and a bundled folder is
+// then fetched now, while the engine may still compile. Other loads (url null) get null.
+async function bundledFolder(url, weights) {
   const first = await firstFolder;
   firstFolder = null;
-  return first?.url === folderUrl(url).href ? first.files : prefetchFolder(url);
+  const same = first !== null && url !== null && first.url === folderUrl(url).href;
+  if (same && !weights) return first;
+  first?.loaded.then(({ model }) => model.dispose(), () => {});
+  if (url === null) return null;
+  return { files: same ? first.files : prefetchFolder(url) };
 }
 
 // A Hugging Face folder: a URL of the page's bundled models, or the user's files. Dropped
 // files arrive as {path, file}: the folder-relative path is restored for loadPretrained.
 async function loadText(source, progress) {
-  const from = source.kind === 'hf-url' ? await (source.prefetched ?? prefetchFolder(source.url))
-    : source.files.map(({ path, file }) => {
-      if (path) Object.defineProperty(file, 'webkitRelativePath', { value: path });
-      return file;
-    });
+  const bundled = source.kind === 'hf-url' ? await source.prefetched : null;
+  const from = bundled ? await bundled.files : source.files.map(({ path, file }) => {
+    if (path) Object.defineProperty(file, 'webkitRelativePath', { value: path });
+    return file;
+  });
   model?.dispose();  // free its memory first: the new one may need it, and a failure leaves none
   model = null;
   const started = performance.now();
-  model = await sf.loadPretrained(from, { onProgress: progress, ...(source.weights ? { weights: source.weights } : {}) });
+  let loadMs;
+  if (bundled?.loaded) ({ model, ms: loadMs } = await bundled.loaded);
+  else {
+    model = await sf.loadPretrained(from, { onProgress: progress, ...(source.weights ? { weights: source.weights } : {}) });
+    loadMs = performance.now() - started;
+  }
   textSource = from;
   return {
     kind: 'text', info: model.info, maxLength: model.maxLength, maskToken: model.tokenizer.maskToken ?? null,
     canGenerate: typeof model.generateText === 'function' && model.info.has_lm_head === true,
-    loadMs: performance.now() - started, liveBytes: sf.liveBytes,
+    loadMs, liveBytes: sf.liveBytes,
   };
 }
 
@@ -203,7 +221,7 @@ self.onmessage = async ({ data }) => {
     const handler = handlers[data.type];
     if (!handler) throw new Error(`unknown message ${data.type}`);
     // A bundled folder downloads while the engine compiles (the first picture comes sooner).
-    if (data.type === 'load' && data.source.kind === 'hf-url') data.source.prefetched = folderFiles(data.source.url);
+    if (data.type === 'load') data.source.prefetched = bundledFolder(data.source.kind === 'hf-url' ? data.source.url : null, data.source.weights);
     sf = await engine;
     const progress = (p) => self.postMessage({ id: data.id, progress: { stage: p.stage, loaded: p.loaded, total: p.total, file: p.file } });
     const post = (event) => self.postMessage({ id: data.id, progress: event });
