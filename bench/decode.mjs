@@ -35,6 +35,10 @@ const STEPS = Number(process.env.BENCH_STEPS ?? 16);  // timed steps per round a
 
 const median = (xs) => { const s = [...xs].sort((a, b) => a - b); return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2; };
 const quantile = (xs, q) => { const s = [...xs].sort((a, b) => a - b); return s[Math.min(s.length - 1, Math.floor(q * s.length))]; };
+// CPU time of this process in ms (user + system). Both engines run their steps on this thread
+// (one wasm thread each), so a step's CPU time is its compute without the time other jobs on
+// the loaded machine held the core; wall time is what a user waits.
+const cpuMs = () => { const u = process.cpuUsage(); return (u.user + u.system) / 1000; };
 const argmax = (x) => { let best = 0; for (let i = 1; i < x.length; i++) if (x[i] > x[best]) best = i; return best; };
 
 // A fixed pseudo-random stream (LCG) for token ids and weights.
@@ -83,23 +87,26 @@ async function gpt2Engines(sf) {
     // consecutive onToken calls are the steps 1 .. STEPS.
     simdformer: async (prompt) => {
       const stamps = [];
-      await model.generateText(prompt, { maxNewTokens: STEPS + 1, stop: [], onToken: () => { stamps.push(performance.now()); } });
-      return stamps.slice(1).map((t, i) => t - stamps[i]);
+      const cpu = [];
+      await model.generateText(prompt, { maxNewTokens: STEPS + 1, stop: [], onToken: () => { stamps.push(performance.now()); cpu.push(cpuMs()); } });
+      return { wall: stamps.slice(1).map((t, i) => t - stamps[i]), cpu: cpu.slice(1).map((t, i) => t - cpu[i]) };
     },
     // The same for ORT: the prompt but its last token as the first run (untimed), then one token
     // per run with the growing past, each run awaited and its logits' argmax taken in JS.
     ort: async (prompt) => {
       let out = await session.run(feeds(prompt.slice(0, -1), null, prompt.length - 1));
       let token = prompt[prompt.length - 1];
-      const times = [];
+      const wall = [];
+      const cpu = [];
       for (let s = 0; s <= STEPS; s++) {
         const total = prompt.length + s;
         const t0 = performance.now();
+        const c0 = cpuMs();
         out = await session.run(feeds([token], out, total));
         token = argmax(out.logits.data);
-        if (s > 0) times.push(performance.now() - t0);  // step 0 matches simdformer's untimed first step
+        if (s > 0) { wall.push(performance.now() - t0); cpu.push(cpuMs() - c0); }  // step 0 matches simdformer's untimed first step
       }
-      return times;
+      return { wall, cpu };
     },
     checks: { ortVsPytorch: ortDiff, firstToken: sfFirst.ids[0] },
     dispose: async () => { model.dispose(); await session.release(); },
@@ -132,12 +139,17 @@ async function benchGpt2(sf) {
   // Rounds outside, contexts inside (their order rotating, the engines alternating), so every
   // round holds all the points of both engines measured close together in time: a change of
   // load between rounds moves a whole round, not one point of the line.
-  const times = contexts.map(() => ({ simdformer: [], ort: [] }));  // [context][engine][round] -> step ms
+  const times = contexts.map(() => ({ simdformer: [], ort: [] }));  // [context][engine][round] -> step wall ms
+  const cpuTimes = contexts.map(() => ({ simdformer: [], ort: [] }));  // the same, CPU ms
   const load = [os.loadavg()[0]];
   for (let r = 0; r < ROUNDS; r++) {
     for (let k = 0; k < contexts.length; k++) {
       const i = (k + r) % contexts.length;
-      for (const name of r % 2 ? ['ort', 'simdformer'] : ['simdformer', 'ort']) times[i][name].push(await e[name](prompts[i]));
+      for (const name of r % 2 ? ['ort', 'simdformer'] : ['simdformer', 'ort']) {
+        const { wall, cpu } = await e[name](prompts[i]);
+        times[i][name].push(wall);
+        cpuTimes[i][name].push(cpu);
+      }
     }
     load.push(os.loadavg()[0]);
   }
@@ -145,51 +157,58 @@ async function benchGpt2(sf) {
     const row = { context, keysSeen: [context + 1, context + STEPS], steps: times[i].simdformer.flat().length };
     for (const name of ['simdformer', 'ort']) {
       const all = times[i][name].flat();
-      row[name] = { ms: median(all), p10: quantile(all, 0.1), p90: quantile(all, 0.9), tokensPerSecond: 1000 / median(all) };
+      row[name] = { ms: median(all), p10: quantile(all, 0.1), p90: quantile(all, 0.9), tokensPerSecond: 1000 / median(all), cpuMs: median(cpuTimes[i][name].flat()) };
     }
     row.speedup = row.ort.ms / row.simdformer.ms;
     // The same ratio within each round, then its median (load moves both engines of a round).
     row.speedupSameRound = median(times[i].simdformer.map((s, r) => median(times[i].ort[r]) / median(s)));
+    row.speedupCpu = row.ort.cpuMs / row.simdformer.cpuMs;
     console.log(`context ${String(context).padStart(3)}: simdformer ${row.simdformer.ms.toFixed(2)} ms/token (${row.simdformer.tokensPerSecond.toFixed(1)} tok/s, p10-p90 ${row.simdformer.p10.toFixed(1)}-${row.simdformer.p90.toFixed(1)}), `
-      + `onnxruntime-web ${row.ort.ms.toFixed(2)} ms/token (${row.ort.tokensPerSecond.toFixed(1)} tok/s): ${row.speedup.toFixed(2)}x (same-round median ${row.speedupSameRound.toFixed(2)}x)`);
+      + `onnxruntime-web ${row.ort.ms.toFixed(2)} ms/token (${row.ort.tokensPerSecond.toFixed(1)} tok/s): ${row.speedup.toFixed(2)}x (same-round median ${row.speedupSameRound.toFixed(2)}x); `
+      + `CPU time per step ${row.simdformer.cpuMs.toFixed(2)} vs ${row.ort.cpuMs.toFixed(2)} ms: ${row.speedupCpu.toFixed(2)}x`);
     return row;
   });
   let fit = null;
   if (contexts.length >= 3) {
-    // The fit of all steps' median, and the same fit inside every round (its spread is the noise).
-    const all = linearity(contexts, rows.map((row) => row.simdformer.ms));
-    const perRound = times[0].simdformer.map((_, r) => linearity(contexts, times.map((t) => median(t.simdformer[r]))));
-    const ortAll = linearity(contexts, rows.map((row) => row.ort.ms));
-    const residuals = perRound.map((f) => f.residual);
-    const xs = contexts.map((c) => c + (STEPS + 1) / 2);
     // Bytes one step must read: every weight once (the tied LM head is the embedding table), plus
-    // K and V of every layer for each context token. Their ratio is what a/b would be if both
-    // streamed at the same bandwidth.
+    // K and V of every layer for each context token.
     const { layers, d_model: d } = e.manifest;
-    const cacheBytesPerToken = 2 * layers * d * 4;
-    const weightBytes = e.model.parameterCount * 4;
-    fit = {
-      simdformer: all, ort: ortAll,
-      residualPerRound: { median: median(residuals), min: Math.min(...residuals), max: Math.max(...residuals) },
-      weightShare: xs.map((x, i) => ({ context: contexts[i], share: all.a / (all.a + all.b * x) })),
-      bytes: { weights: weightBytes, cachePerContextToken: cacheBytesPerToken },
-      bandwidthGBs: { weights: weightBytes / all.a / 1e6, cache: cacheBytesPerToken / all.b / 1e6 },
-      loadavg: load,
-    };
-    console.log(`step time vs context (simdformer): t(c) = a + b*c through c = ${contexts[0]} and ${contexts.at(-1)} `
-      + `(x = keys seen, mean of ${contexts[0] + 1}..${contexts[0] + STEPS} etc.): a = ${all.a.toFixed(2)} ms, b = ${(all.b * 1000).toFixed(2)} us per context token`);
-    console.log(`  middle point c = ${contexts[1]}: measured ${rows[1].simdformer.ms.toFixed(2)} ms, line ${all.predicted.toFixed(2)} ms, residual ${(100 * all.residual).toFixed(1)} % `
-      + `(per round: median ${(100 * fit.residualPerRound.median).toFixed(1)} %, range ${(100 * fit.residualPerRound.min).toFixed(1)} .. ${(100 * fit.residualPerRound.max).toFixed(1)} %)`);
-    console.log(`  weight-streaming share a/t(c): ${fit.weightShare.map((w) => `${w.context}: ${(100 * w.share).toFixed(0)} %`).join(', ')}`);
-    console.log(`  implied bandwidth: weights ${(weightBytes / 1e6).toFixed(0)} MB / a = ${fit.bandwidthGBs.weights.toFixed(1)} GB/s; `
-      + `K/V ${cacheBytesPerToken} B per context token / b = ${fit.bandwidthGBs.cache.toFixed(1)} GB/s`);
-    console.log(`  onnxruntime-web for comparison: a = ${ortAll.a.toFixed(2)} ms, b = ${(ortAll.b * 1000).toFixed(2)} us per context token, middle residual ${(100 * ortAll.residual).toFixed(1)} %`);
-    console.log(`  (a super-linear step, e.g. t = a + b*c + q*c^2, puts the middle point BELOW the line: by q*${Math.round(quadraticGap(xs))} ms, `
-      + `i.e. a clearly negative residual beyond the per-round range; linear growth leaves it within that range of 0)`);
+    const bytes = { weights: e.model.parameterCount * 4, cachePerContextToken: 2 * layers * d * 4 };
+    // CPU time first: it leaves out the time other jobs held the core, which on this machine is
+    // larger than the whole context term; the wall-clock line is printed too.
+    fit = { bytes, loadavg: load, cpu: stepLine('CPU time', contexts, cpuTimes, bytes), wall: stepLine('wall time', contexts, times, bytes) };
   }
   console.log(`load average (1 min) over the rounds: ${load.map((l) => l.toFixed(1)).join(' ')}`);
   await e.dispose();
   return { checks: e.checks, rows, fit };
+}
+
+// The line through the end points for one kind of step time, overall (median of every step) and
+// inside every round (the spread of its residuals is the noise), with simdformer's weight share
+// a / t(c) and the bandwidths a and b imply; ORT's line for comparison.
+function stepLine(label, contexts, times, bytes) {
+  const xs = contexts.map((c) => c + (STEPS + 1) / 2);
+  const ms = (name) => times.map((t) => median(t[name].flat()));
+  const all = linearity(contexts, ms('simdformer'));
+  const ort = linearity(contexts, ms('ort'));
+  const residuals = times[0].simdformer.map((_, r) => linearity(contexts, times.map((t) => median(t.simdformer[r]))).residual);
+  const line = {
+    ms: ms('simdformer'), ortMs: ms('ort'), simdformer: all, ort,
+    residualPerRound: { median: median(residuals), min: Math.min(...residuals), max: Math.max(...residuals) },
+    weightShare: xs.map((x, i) => ({ context: contexts[i], share: all.a / (all.a + all.b * x) })),
+    bandwidthGBs: { weights: bytes.weights / all.a / 1e6, cache: bytes.cachePerContextToken / all.b / 1e6 },
+  };
+  console.log(`step ${label} vs context (simdformer), median per context ${line.ms.map((t) => t.toFixed(2)).join(' / ')} ms: t(c) = a + b*c through c = ${contexts[0]} and ${contexts.at(-1)} `
+    + `(c = keys seen, mean of the timed steps): a = ${all.a.toFixed(2)} ms, b = ${(all.b * 1000).toFixed(2)} us per context token`);
+  console.log(`  middle point c = ${contexts[1]}: measured ${line.ms[1].toFixed(2)} ms, line ${all.predicted.toFixed(2)} ms, residual ${(100 * all.residual).toFixed(1)} % `
+    + `(per round: median ${(100 * line.residualPerRound.median).toFixed(1)} %, range ${(100 * line.residualPerRound.min).toFixed(1)} .. ${(100 * line.residualPerRound.max).toFixed(1)} %)`);
+  console.log(`  weight-streaming share a/t(c): ${line.weightShare.map((w) => `${w.context}: ${(100 * w.share).toFixed(0)} %`).join(', ')}; `
+    + `implied bandwidth: weights ${(bytes.weights / 1e6).toFixed(0)} MB / a = ${line.bandwidthGBs.weights.toFixed(1)} GB/s, `
+    + `K/V ${bytes.cachePerContextToken} B per context token / b = ${line.bandwidthGBs.cache.toFixed(1)} GB/s`);
+  console.log(`  onnxruntime-web (${line.ortMs.map((t) => t.toFixed(2)).join(' / ')} ms): a = ${ort.a.toFixed(2)} ms, b = ${(ort.b * 1000).toFixed(2)} us per context token, middle residual ${(100 * ort.residual).toFixed(1)} %`);
+  console.log(`  (super-linear growth, t = a + b*c + q*c^2, puts the middle point below the line by q*${Math.round(quadraticGap(xs))} ms: `
+    + `a negative residual beyond the per-round range; linear growth leaves it within that range of 0)`);
+  return line;
 }
 
 // How far the chord of c^2 through the end points lies above c^2 at the middle point.
@@ -271,13 +290,16 @@ async function benchEncoderDecoder(sf, before) {
   if (tokens.after.length !== Math.max(...generated) + 1) throw new Error(`generate stopped early: ${tokens.after.length - 1} tokens`);
   // times[name][n][round] -> ms for the whole generate call (source encoding included).
   const times = Object.fromEntries(names.map((k) => [k, Object.fromEntries(generated.map((n) => [n, []]))]));
+  const cpuTimes = Object.fromEntries(names.map((k) => [k, Object.fromEntries(generated.map((n) => [n, []]))]));  // the same, CPU ms
   const load = [os.loadavg()[0]];
   for (let r = 0; r < ROUNDS; r++) {
     for (const n of r % 2 ? [...generated].reverse() : generated) {
       for (const name of r % 2 ? [...names].reverse() : names) {
         const t0 = performance.now();
+        const c0 = cpuMs();
         run(name, n);
         times[name][n].push(performance.now() - t0);
+        cpuTimes[name][n].push(cpuMs() - c0);
       }
     }
     load.push(os.loadavg()[0]);
@@ -286,24 +308,33 @@ async function benchEncoderDecoder(sf, before) {
     const row = { srcLength, generated: n };
     for (const name of names) {
       const perToken = times[name][n].map((t) => t / n);
-      row[name] = { msPerToken: median(perToken), p10: quantile(perToken, 0.1), p90: quantile(perToken, 0.9) };
+      row[name] = { msPerToken: median(perToken), p10: quantile(perToken, 0.1), p90: quantile(perToken, 0.9), cpuMsPerToken: median(cpuTimes[name][n]) / n };
     }
     if (before) row.speedup = median(times.before[n].map((t, r) => t / times.after[n][r]));  // same-round ratios
+    if (before) row.speedupCpu = median(cpuTimes.before[n].map((t, r) => t / cpuTimes.after[n][r]));
     console.log(`encoder-decoder d=${shape.d}, ${shape.layers}+${shape.layers} layers, source ${srcLength}, ${n} tokens: `
       + names.map((k) => `${k} ${row[k].msPerToken.toFixed(2)} ms/token (whole generate / ${n})`).join(', ')
-      + (before ? `; before/after ${row.speedup.toFixed(2)}x (median of same-round ratios)` : ''));
+      + (before ? `; before/after ${row.speedup.toFixed(2)}x (median of same-round ratios)` : '')
+      + `; CPU ms/token ${names.map((k) => `${k} ${row[k].cpuMsPerToken.toFixed(2)}`).join(', ')}` + (before ? ` (${row.speedupCpu.toFixed(2)}x)` : ''));
     return row;
   });
   // The decoding step alone: the extra time of 64 over 32 tokens (the encoder's share cancels).
   let step = null;
   if (generated.length === 2) {
     const [n0, n1] = generated;
-    const marginal = (name, r) => (times[name][n1][r] - times[name][n0][r]) / (n1 - n0);
+    const marginal = (t, name, r) => (t[name][n1][r] - t[name][n0][r]) / (n1 - n0);
     step = {};
-    for (const name of names) step[name] = { msPerToken: median(times[name][n1].map((_, r) => marginal(name, r))) };
-    if (before) step.speedup = median(times.before[n1].map((_, r) => marginal('before', r) / marginal('after', r)));
+    for (const name of names) {
+      step[name] = { msPerToken: median(times[name][n1].map((_, r) => marginal(times, name, r))),
+        cpuMsPerToken: median(times[name][n1].map((_, r) => marginal(cpuTimes, name, r))) };
+    }
+    if (before) {
+      step.speedup = median(times.before[n1].map((_, r) => marginal(times, 'before', r) / marginal(times, 'after', r)));
+      step.speedupCpu = median(times.before[n1].map((_, r) => marginal(cpuTimes, 'before', r) / marginal(cpuTimes, 'after', r)));
+    }
     console.log(`  per decoding step (tokens ${n0 + 1}..${n1}, (t(${n1}) - t(${n0})) / ${n1 - n0} per round): `
-      + names.map((k) => `${k} ${step[k].msPerToken.toFixed(2)} ms`).join(', ') + (before ? `; before/after ${step.speedup.toFixed(2)}x` : ''));
+      + names.map((k) => `${k} ${step[k].msPerToken.toFixed(2)} ms`).join(', ') + (before ? `; before/after ${step.speedup.toFixed(2)}x` : '')
+      + `; CPU ${names.map((k) => `${k} ${step[k].cpuMsPerToken.toFixed(2)} ms`).join(', ')}` + (before ? ` (${step.speedupCpu.toFixed(2)}x)` : ''));
   }
   if (before) console.log(`  tokens: ${sameTokens ? `the same ${tokens.after.length - 1} generated tokens from both builds` : `differ from position ${firstDifference}`}`);
   console.log(`  load average (1 min) over the rounds: ${load.map((l) => l.toFixed(1)).join(' ')}`);
