@@ -5,13 +5,18 @@
 //    against onnxruntime-web (wasm, numThreads 1) running onnx/decoder_with_past.onnx the way a
 //    JavaScript decoding loop does (present -> past, argmax of the logits in JS, each run
 //    awaited). Per-step time at contexts 16, 128 and 512 (the step whose query sees that many
-//    keys and the 7 after it), interleaved rounds, medians.
-// 2. The nn.Transformer encoder-decoder Model.generate (random weights written here), ms per
-//    generated token at several target lengths; with --before <dist> also the package built
-//    from an earlier commit, interleaved with this one.
+//    keys and the STEPS - 1 after it), interleaved rounds, medians; then the line t(c) = a + b·c
+//    through the end points, the middle point's residual from it (overall and per round), the
+//    weight-streaming share a / t(c) and the per-context-token cost b.
+// 2. The nn.Transformer encoder-decoder Model.generate (d 512, 8 heads, 6 + 6 layers, random
+//    weights written here, source 128 tokens), ms per generated token for 32 and 64 tokens and
+//    per decoding step (their difference); with --before <dist> also the package built from an
+//    earlier commit, interleaved with this one, and whether both generate the same tokens.
 //
-//   node bench/decode.mjs [--quick] [--before /path/to/old/dist] [--json out.json]
+//   node bench/decode.mjs [--quick] [--gpt2-only | --encdec-only] [--before /path/to/old/dist] [--json out.json]
+//   (BENCH_ROUNDS, BENCH_STEPS: rounds, and timed steps per round and context)
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -26,10 +31,14 @@ const args = process.argv.slice(2);
 const quick = args.includes('--quick');
 const arg = (name) => (args.includes(name) ? args[args.indexOf(name) + 1] : undefined);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? (quick ? 2 : 5));
-const STEPS = 8;  // timed steps per round and context
+const STEPS = Number(process.env.BENCH_STEPS ?? 16);  // timed steps per round and context
 
 const median = (xs) => { const s = [...xs].sort((a, b) => a - b); return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2; };
 const quantile = (xs, q) => { const s = [...xs].sort((a, b) => a - b); return s[Math.min(s.length - 1, Math.floor(q * s.length))]; };
+// CPU time of this process in ms (user + system). Both engines run their steps on this thread
+// (one wasm thread each), so a step's CPU time is its compute without the time other jobs on
+// the loaded machine held the core; wall time is what a user waits.
+const cpuMs = () => { const u = process.cpuUsage(); return (u.user + u.system) / 1000; };
 const argmax = (x) => { let best = 0; for (let i = 1; i < x.length; i++) if (x[i] > x[best]) best = i; return best; };
 
 // A fixed pseudo-random stream (LCG) for token ids and weights.
@@ -72,59 +81,139 @@ async function gpt2Engines(sf) {
   if (sfFirst.ids[0] !== argmax(lastRow)) throw new Error(`simdformer's first token ${sfFirst.ids[0]} is not PyTorch's ${argmax(lastRow)}`);
 
   return {
-    model, session, vocab,
+    model, session, vocab, manifest,
     // Step times (ms) of STEPS + 1 steps after a prompt of `context` tokens: simdformer's first
     // step consumes the prompt's last token, so step s sees context + s keys; intervals between
     // consecutive onToken calls are the steps 1 .. STEPS.
     simdformer: async (prompt) => {
       const stamps = [];
-      await model.generateText(prompt, { maxNewTokens: STEPS + 1, stop: [], onToken: () => { stamps.push(performance.now()); } });
-      return stamps.slice(1).map((t, i) => t - stamps[i]);
+      const cpu = [];
+      await model.generateText(prompt, { maxNewTokens: STEPS + 1, stop: [], onToken: () => { stamps.push(performance.now()); cpu.push(cpuMs()); } });
+      return { wall: stamps.slice(1).map((t, i) => t - stamps[i]), cpu: cpu.slice(1).map((t, i) => t - cpu[i]) };
     },
     // The same for ORT: the prompt but its last token as the first run (untimed), then one token
     // per run with the growing past, each run awaited and its logits' argmax taken in JS.
     ort: async (prompt) => {
       let out = await session.run(feeds(prompt.slice(0, -1), null, prompt.length - 1));
       let token = prompt[prompt.length - 1];
-      const times = [];
+      const wall = [];
+      const cpu = [];
       for (let s = 0; s <= STEPS; s++) {
         const total = prompt.length + s;
         const t0 = performance.now();
+        const c0 = cpuMs();
         out = await session.run(feeds([token], out, total));
         token = argmax(out.logits.data);
-        if (s > 0) times.push(performance.now() - t0);  // step 0 matches simdformer's untimed first step
+        if (s > 0) { wall.push(performance.now() - t0); cpu.push(cpuMs() - c0); }  // step 0 matches simdformer's untimed first step
       }
-      return times;
+      return { wall, cpu };
     },
     checks: { ortVsPytorch: ortDiff, firstToken: sfFirst.ids[0] },
     dispose: async () => { model.dispose(); await session.release(); },
   };
 }
 
+// Step time against context: t(c) = a + b·c through the end points (the first and last context),
+// and the middle point's residual relative to that line. x is the mean number of keys the timed
+// steps see (context + 1 .. context + STEPS), so a is the step time with no context at all: the
+// weights streamed once per token, the LM head, the embedding and the JS loop; b is the cost of
+// one more context token (q·k and α·v over the KV cache of every layer).
+function linearity(contexts, ms) {
+  const x = contexts.map((c) => c + (STEPS + 1) / 2);
+  const [x0, x1, x2] = [x[0], x[1], x.at(-1)];
+  const [t0, t1, t2] = [ms[0], ms[1], ms.at(-1)];
+  const b = (t2 - t0) / (x2 - x0);
+  const a = t0 - b * x0;
+  const predicted = a + b * x1;
+  return { a, b, predicted, residual: (t1 - predicted) / predicted };
+}
+
 async function benchGpt2(sf) {
   const e = await gpt2Engines(sf);
   const contexts = quick ? [16, 128] : [16, 128, 512];
-  const rows = [];
-  for (const context of contexts) {
+  const prompts = contexts.map((context) => {
     const next = lcg(context);
-    const prompt = Array.from({ length: context }, () => Math.floor(next() * (e.vocab - 1)));
-    await e.simdformer(prompt);  // warm-up (JIT tier-up, workspace, ORT's arena)
-    await e.ort(prompt);
-    const times = { simdformer: [], ort: [] };
-    for (let r = 0; r < ROUNDS; r++) {
-      for (const name of r % 2 ? ['ort', 'simdformer'] : ['simdformer', 'ort']) times[name].push(...await e[name](prompt));
+    return Array.from({ length: context }, () => Math.floor(next() * (e.vocab - 1)));
+  });
+  for (const prompt of prompts) { await e.simdformer(prompt); await e.ort(prompt); }  // warm-up (JIT tier-up, workspace, ORT's arena)
+  // Rounds outside, contexts inside (their order rotating, the engines alternating), so every
+  // round holds all the points of both engines measured close together in time: a change of
+  // load between rounds moves a whole round, not one point of the line.
+  const times = contexts.map(() => ({ simdformer: [], ort: [] }));  // [context][engine][round] -> step wall ms
+  const cpuTimes = contexts.map(() => ({ simdformer: [], ort: [] }));  // the same, CPU ms
+  const load = [os.loadavg()[0]];
+  for (let r = 0; r < ROUNDS; r++) {
+    for (let k = 0; k < contexts.length; k++) {
+      const i = (k + r) % contexts.length;
+      for (const name of r % 2 ? ['ort', 'simdformer'] : ['simdformer', 'ort']) {
+        const { wall, cpu } = await e[name](prompts[i]);
+        times[i][name].push(wall);
+        cpuTimes[i][name].push(cpu);
+      }
     }
-    const row = { context, steps: times.simdformer.length };
+    load.push(os.loadavg()[0]);
+  }
+  const rows = contexts.map((context, i) => {
+    const row = { context, keysSeen: [context + 1, context + STEPS], steps: times[i].simdformer.flat().length };
     for (const name of ['simdformer', 'ort']) {
-      row[name] = { ms: median(times[name]), p10: quantile(times[name], 0.1), p90: quantile(times[name], 0.9), tokensPerSecond: 1000 / median(times[name]) };
+      const all = times[i][name].flat();
+      row[name] = { ms: median(all), p10: quantile(all, 0.1), p90: quantile(all, 0.9), tokensPerSecond: 1000 / median(all), cpuMs: median(cpuTimes[i][name].flat()) };
     }
     row.speedup = row.ort.ms / row.simdformer.ms;
-    rows.push(row);
-    console.log(`context ${String(context).padStart(3)}: simdformer ${row.simdformer.ms.toFixed(2)} ms/token (${row.simdformer.tokensPerSecond.toFixed(1)} tok/s), `
-      + `onnxruntime-web ${row.ort.ms.toFixed(2)} ms/token (${row.ort.tokensPerSecond.toFixed(1)} tok/s): ${row.speedup.toFixed(2)}x`);
+    // The same ratio within each round, then its median (load moves both engines of a round).
+    row.speedupSameRound = median(times[i].simdformer.map((s, r) => median(times[i].ort[r]) / median(s)));
+    row.speedupCpu = row.ort.cpuMs / row.simdformer.cpuMs;
+    console.log(`context ${String(context).padStart(3)}: simdformer ${row.simdformer.ms.toFixed(2)} ms/token (${row.simdformer.tokensPerSecond.toFixed(1)} tok/s, p10-p90 ${row.simdformer.p10.toFixed(1)}-${row.simdformer.p90.toFixed(1)}), `
+      + `onnxruntime-web ${row.ort.ms.toFixed(2)} ms/token (${row.ort.tokensPerSecond.toFixed(1)} tok/s): ${row.speedup.toFixed(2)}x (same-round median ${row.speedupSameRound.toFixed(2)}x); `
+      + `CPU time per step ${row.simdformer.cpuMs.toFixed(2)} vs ${row.ort.cpuMs.toFixed(2)} ms: ${row.speedupCpu.toFixed(2)}x`);
+    return row;
+  });
+  let fit = null;
+  if (contexts.length >= 3) {
+    // Bytes one step must read: every weight once (the tied LM head is the embedding table), plus
+    // K and V of every layer for each context token.
+    const { layers, d_model: d } = e.manifest;
+    const bytes = { weights: e.model.parameterCount * 4, cachePerContextToken: 2 * layers * d * 4 };
+    // CPU time first: it leaves out the time other jobs held the core, which on this machine is
+    // larger than the whole context term; the wall-clock line is printed too.
+    fit = { bytes, loadavg: load, cpu: stepLine('CPU time', contexts, cpuTimes, bytes), wall: stepLine('wall time', contexts, times, bytes) };
   }
+  console.log(`load average (1 min) over the rounds: ${load.map((l) => l.toFixed(1)).join(' ')}`);
   await e.dispose();
-  return { checks: e.checks, rows };
+  return { checks: e.checks, rows, fit };
+}
+
+// The line through the end points for one kind of step time, overall (median of every step) and
+// inside every round (the spread of its residuals is the noise), with simdformer's weight share
+// a / t(c) and the bandwidths a and b imply; ORT's line for comparison.
+function stepLine(label, contexts, times, bytes) {
+  const xs = contexts.map((c) => c + (STEPS + 1) / 2);
+  const ms = (name) => times.map((t) => median(t[name].flat()));
+  const all = linearity(contexts, ms('simdformer'));
+  const ort = linearity(contexts, ms('ort'));
+  const residuals = times[0].simdformer.map((_, r) => linearity(contexts, times.map((t) => median(t.simdformer[r]))).residual);
+  const line = {
+    ms: ms('simdformer'), ortMs: ms('ort'), simdformer: all, ort,
+    residualPerRound: { median: median(residuals), min: Math.min(...residuals), max: Math.max(...residuals) },
+    weightShare: xs.map((x, i) => ({ context: contexts[i], share: all.a / (all.a + all.b * x) })),
+    bandwidthGBs: { weights: bytes.weights / all.a / 1e6, cache: bytes.cachePerContextToken / all.b / 1e6 },
+  };
+  console.log(`step ${label} vs context (simdformer), median per context ${line.ms.map((t) => t.toFixed(2)).join(' / ')} ms: t(c) = a + b*c through c = ${contexts[0]} and ${contexts.at(-1)} `
+    + `(c = keys seen, mean of the timed steps): a = ${all.a.toFixed(2)} ms, b = ${(all.b * 1000).toFixed(2)} us per context token`);
+  console.log(`  middle point c = ${contexts[1]}: measured ${line.ms[1].toFixed(2)} ms, line ${all.predicted.toFixed(2)} ms, residual ${(100 * all.residual).toFixed(1)} % `
+    + `(per round: median ${(100 * line.residualPerRound.median).toFixed(1)} %, range ${(100 * line.residualPerRound.min).toFixed(1)} .. ${(100 * line.residualPerRound.max).toFixed(1)} %)`);
+  console.log(`  weight-streaming share a/t(c): ${line.weightShare.map((w) => `${w.context}: ${(100 * w.share).toFixed(0)} %`).join(', ')}; `
+    + `implied bandwidth: weights ${(bytes.weights / 1e6).toFixed(0)} MB / a = ${line.bandwidthGBs.weights.toFixed(1)} GB/s, `
+    + `K/V ${bytes.cachePerContextToken} B per context token / b = ${line.bandwidthGBs.cache.toFixed(1)} GB/s`);
+  console.log(`  onnxruntime-web (${line.ortMs.map((t) => t.toFixed(2)).join(' / ')} ms): a = ${ort.a.toFixed(2)} ms, b = ${(ort.b * 1000).toFixed(2)} us per context token, middle residual ${(100 * ort.residual).toFixed(1)} %`);
+  console.log(`  (super-linear growth, t = a + b*c + q*c^2, puts the middle point below the line by q*${Math.round(quadraticGap(xs))} ms: `
+    + `a negative residual beyond the per-round range; linear growth leaves it within that range of 0)`);
+  return line;
+}
+
+// How far the chord of c^2 through the end points lies above c^2 at the middle point.
+function quadraticGap([x0, x1, x2]) {
+  return x0 * x0 + ((x2 * x2 - x0 * x0) * (x1 - x0)) / (x2 - x0) - x1 * x1;
 }
 
 // ---- 2. the encoder-decoder generate --------------------------------------------------------
@@ -178,37 +267,79 @@ function randomTransformer({ d, heads, ff, layers, vocab, maxLen }) {
   return { bytes, config };
 }
 
+// nn.Transformer-sized (the base model of "Attention is all you need": d 512, 8 heads, 6 + 6
+// layers), a 128-token source, 32 and 64 generated tokens, no attention maps recorded. With
+// `before` (the package built from an earlier commit) both run the same checkpoint, interleaved.
 async function benchEncoderDecoder(sf, before) {
-  const shape = { d: 256, heads: 8, ff: 1024, layers: 4, vocab: 4000, maxLen: 512 };
+  const shape = { d: 512, heads: 8, ff: 2048, layers: 6, vocab: 8000, maxLen: 512 };
+  const srcLength = 128;
+  const generated = quick ? [32] : [32, 64];
   const { bytes, config } = randomTransformer(shape);
   const engines = { after: sf.loadModelSync(bytes, config) };
   if (before) engines.before = before.loadModelSync(bytes, config);
+  const names = Object.keys(engines);
   const next = lcg(3);
-  const src = Array.from({ length: 128 }, () => 3 + Math.floor(next() * (shape.vocab - 3)));
-  const lengths = quick ? [32, 128] : [32, 128, 256];
-  const rows = [];
-  for (const maxLength of lengths) {
-    const tokens = {};
-    for (const [name, m] of Object.entries(engines)) tokens[name] = Array.from(m.generate(src, { maxLength }).tokens);  // warm-up
-    if (before && tokens.before.join() !== tokens.after.join()) console.log(`  note: before/after tokens differ at maxLength ${maxLength}`);
-    const times = Object.fromEntries(Object.keys(engines).map((k) => [k, []]));
-    for (let r = 0; r < ROUNDS; r++) {
-      for (const name of r % 2 ? Object.keys(engines).reverse() : Object.keys(engines)) {
+  const src = Array.from({ length: srcLength }, () => 3 + Math.floor(next() * (shape.vocab - 3)));
+  const run = (name, n) => Array.from(engines[name].generate(src, { maxLength: n + 1, returnAttention: false }).tokens);
+  // Warm-up, and the correctness check: both builds must pick the same tokens.
+  const tokens = {};
+  for (const name of names) tokens[name] = run(name, Math.max(...generated));
+  const sameTokens = before ? tokens.before.join() === tokens.after.join() : null;
+  let firstDifference = -1;
+  if (before && !sameTokens) firstDifference = tokens.after.findIndex((t, i) => t !== tokens.before[i]);
+  if (tokens.after.length !== Math.max(...generated) + 1) throw new Error(`generate stopped early: ${tokens.after.length - 1} tokens`);
+  // times[name][n][round] -> ms for the whole generate call (source encoding included).
+  const times = Object.fromEntries(names.map((k) => [k, Object.fromEntries(generated.map((n) => [n, []]))]));
+  const cpuTimes = Object.fromEntries(names.map((k) => [k, Object.fromEntries(generated.map((n) => [n, []]))]));  // the same, CPU ms
+  const load = [os.loadavg()[0]];
+  for (let r = 0; r < ROUNDS; r++) {
+    for (const n of r % 2 ? [...generated].reverse() : generated) {
+      for (const name of r % 2 ? [...names].reverse() : names) {
         const t0 = performance.now();
-        const out = engines[name].generate(src, { maxLength });
-        times[name].push((performance.now() - t0) / (out.tokens.length - 1));
+        const c0 = cpuMs();
+        run(name, n);
+        times[name][n].push(performance.now() - t0);
+        cpuTimes[name][n].push(cpuMs() - c0);
       }
     }
-    const row = { srcLength: src.length, maxLength, generated: tokens.after.length - 1 };
-    for (const name of Object.keys(engines)) row[name] = { msPerToken: median(times[name]), p10: quantile(times[name], 0.1), p90: quantile(times[name], 0.9) };
-    if (before) row.speedup = row.before.msPerToken / row.after.msPerToken;
-    rows.push(row);
-    console.log(`encoder-decoder d=${shape.d}, ${shape.layers}+${shape.layers} layers, source 128, ${row.generated} tokens: `
-      + Object.keys(engines).map((k) => `${k} ${row[k].msPerToken.toFixed(3)} ms/token`).join(', ')
-      + (before ? ` (${row.speedup.toFixed(2)}x)` : ''));
+    load.push(os.loadavg()[0]);
   }
+  const rows = generated.map((n) => {
+    const row = { srcLength, generated: n };
+    for (const name of names) {
+      const perToken = times[name][n].map((t) => t / n);
+      row[name] = { msPerToken: median(perToken), p10: quantile(perToken, 0.1), p90: quantile(perToken, 0.9), cpuMsPerToken: median(cpuTimes[name][n]) / n };
+    }
+    if (before) row.speedup = median(times.before[n].map((t, r) => t / times.after[n][r]));  // same-round ratios
+    if (before) row.speedupCpu = median(cpuTimes.before[n].map((t, r) => t / cpuTimes.after[n][r]));
+    console.log(`encoder-decoder d=${shape.d}, ${shape.layers}+${shape.layers} layers, source ${srcLength}, ${n} tokens: `
+      + names.map((k) => `${k} ${row[k].msPerToken.toFixed(2)} ms/token (whole generate / ${n})`).join(', ')
+      + (before ? `; before/after ${row.speedup.toFixed(2)}x (median of same-round ratios)` : '')
+      + `; CPU ms/token ${names.map((k) => `${k} ${row[k].cpuMsPerToken.toFixed(2)}`).join(', ')}` + (before ? ` (${row.speedupCpu.toFixed(2)}x)` : ''));
+    return row;
+  });
+  // The decoding step alone: the extra time of 64 over 32 tokens (the encoder's share cancels).
+  let step = null;
+  if (generated.length === 2) {
+    const [n0, n1] = generated;
+    const marginal = (t, name, r) => (t[name][n1][r] - t[name][n0][r]) / (n1 - n0);
+    step = {};
+    for (const name of names) {
+      step[name] = { msPerToken: median(times[name][n1].map((_, r) => marginal(times, name, r))),
+        cpuMsPerToken: median(times[name][n1].map((_, r) => marginal(cpuTimes, name, r))) };
+    }
+    if (before) {
+      step.speedup = median(times.before[n1].map((_, r) => marginal(times, 'before', r) / marginal(times, 'after', r)));
+      step.speedupCpu = median(times.before[n1].map((_, r) => marginal(cpuTimes, 'before', r) / marginal(cpuTimes, 'after', r)));
+    }
+    console.log(`  per decoding step (tokens ${n0 + 1}..${n1}, (t(${n1}) - t(${n0})) / ${n1 - n0} per round): `
+      + names.map((k) => `${k} ${step[k].msPerToken.toFixed(2)} ms`).join(', ') + (before ? `; before/after ${step.speedup.toFixed(2)}x` : '')
+      + `; CPU ${names.map((k) => `${k} ${step[k].cpuMsPerToken.toFixed(2)} ms`).join(', ')}` + (before ? ` (${step.speedupCpu.toFixed(2)}x)` : ''));
+  }
+  if (before) console.log(`  tokens: ${sameTokens ? `the same ${tokens.after.length - 1} generated tokens from both builds` : `differ from position ${firstDifference}`}`);
+  console.log(`  load average (1 min) over the rounds: ${load.map((l) => l.toFixed(1)).join(' ')}`);
   for (const m of Object.values(engines)) m.dispose();
-  return { shape, rows };
+  return { shape, srcLength, rows, step, sameTokens, firstDifference, tokens: tokens.after, loadavg: load };
 }
 
 async function main() {
@@ -217,11 +348,11 @@ async function main() {
   const sf = await init({ simd: true });
   const beforeDir = arg('--before');
   const before = beforeDir ? await (await import(pathToFileURL(join(resolve(beforeDir), 'node.mjs')).href)).init({ simd: true }) : null;
-  console.log(`machine: ${process.arch}, ${(await import('node:os')).cpus()[0].model}, Node ${process.version}; simdformer ${sf.arch}; `
-    + `onnxruntime-web ${ort.env.versions?.web ?? ''} (wasm, 1 thread); ${ROUNDS} rounds x ${STEPS} steps per context`);
+  console.log(`machine: ${process.arch}, ${os.cpus()[0].model}, Node ${process.version}; simdformer ${sf.arch}; `
+    + `onnxruntime-web ${ort.env.versions?.web ?? ''} (wasm, 1 thread); ${ROUNDS} rounds x ${STEPS} steps per context; load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
   const result = { rounds: ROUNDS, steps: STEPS };
   if (!args.includes('--encdec-only')) result.gpt2 = await benchGpt2(sf);
-  result.encoderDecoder = await benchEncoderDecoder(sf, before);
+  if (!args.includes('--gpt2-only')) result.encoderDecoder = await benchEncoderDecoder(sf, before);
   mkdirSync(join(HERE, '.cache'), { recursive: true });
   const out = arg('--json') ?? join(HERE, '.cache', 'decode.json');
   writeFileSync(out, JSON.stringify(result, null, 1));

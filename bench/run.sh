@@ -29,7 +29,8 @@ node bench/threads.mjs --threads 2          # 1 vs 2 threads, and against onnxru
 node bench/verify_hf_transformersjs.mjs      # the transformers.js folders load and match PyTorch
 node bench/embed.mjs                         # text -> embedding, simdformer vs transformers.js (Chromium + Node)
 node bench/int8-layer.mjs                    # int8 BERT-base layer vs f32 and onnxruntime-web int8
-node bench/decode.mjs $quick                 # token-by-token decoding: GPT-2-small vs onnxruntime-web, encoder-decoder generate
+# token-by-token decoding: GPT-2-small vs onnxruntime-web, encoder-decoder generate (BENCH_BEFORE=<old dist>: before/after)
+node bench/decode.mjs $quick ${BENCH_BEFORE:+--before "$BENCH_BEFORE"}
 echo "ceiling loop as assembled (wasm-objdump):"
 wasm-objdump -d bench/.cache/ceiling.wasm | sed -n '/loop/,/br_if/p' | cut -c40- | awk '{print $1}' | sort | uniq -c | sort -rn
 cmake --preset native-release -DSIMDFORMER_BUILD_BENCH=ON >/dev/null

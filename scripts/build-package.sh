@@ -22,4 +22,11 @@ cp $T.mjs $T.wasm $T.worker.js dist/
 cp $T.worker.js dist/simdformer-threads.worker.cjs
 cp bindings/js/*.mjs bindings/js/*.cjs bindings/js/*.d.ts bindings/js/*.d.cts dist/
 chmod +x dist/cli.mjs
+# The demo page's worker imports the browser entry as one file: served unbundled, its ~25 modules
+# arrive in 4-5 rounds of requests before the engine can even start compiling. The wasm glue and
+# the tokenizer library stay separate files, loaded on demand as from dist/browser.mjs.
+ESBUILD=node_modules/.bin/esbuild
+if [[ ! -x "$ESBUILD" ]]; then echo "$ESBUILD is missing: run npm ci first" >&2; exit 1; fi
+"$ESBUILD" dist/browser.mjs --bundle --format=esm --platform=browser --log-level=warning \
+  '--external:./simdformer*.mjs' --external:@huggingface/tokenizers --outfile=dist/browser.bundle.mjs
 echo "dist/ built: $(du -sh dist | cut -f1)"

@@ -6,7 +6,7 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 stale=0
-if [ ! -f dist/simdformer.wasm ] || [ ! -f dist/simdformer-scalar.wasm ]; then
+if [ ! -f dist/simdformer.wasm ] || [ ! -f dist/simdformer-scalar.wasm ] || [ ! -f dist/browser.bundle.mjs ]; then
   stale=1
 elif [ -n "$(find src bindings CMakeLists.txt cmake -newer dist/simdformer.wasm -type f -print -quit)" ]; then
   stale=1

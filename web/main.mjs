@@ -17,7 +17,8 @@ const $ = (id) => document.getElementById(id);
 const TEXT_TOKENS = 64;  // longest text shown: more tokens make unreadable pictures (announced)
 
 // ---- the worker ----------------------------------------------------------------------------------
-const worker = new Worker(new URL('./worker.mjs', import.meta.url), { type: 'module' });
+// index.html started it (and so the engine's download and compile) before this module loaded.
+const worker = window.simdformerWorker;
 const pending = new Map();
 let nextId = 1;
 worker.onmessage = ({ data }) => {
@@ -692,8 +693,8 @@ $('export-png').addEventListener('click', () => {
   download('attention.png', exportPng($('heatmap'), title, `“${$('text').value}”`));
 });
 
-// The engine compiles while the first model downloads: the worker queues the load behind init.
-const engine = call('init', { simd: new URLSearchParams(location.search).get('simd') === 'off' ? false : 'auto' }).then((ready) => {
+// The engine compiles while the first model downloads: the worker queues the load behind it.
+const engine = call('init').then((ready) => {
   $('build').textContent = ready.simd ? 'wasm SIMD128' : 'wasm scalar';
   state.build = ready.simd ? 'simd' : 'scalar';
   state.ready = true;

@@ -1,12 +1,29 @@
 // Runs simdformer off the main thread: the page stays responsive while models load and run.
 // Messages: {id, type, ...} -> {id, ok: true, ...} or {id, ok: false, error, code}; while a model
 // loads, {id, progress: {stage, loaded, total, file?}} messages come first.
-import { init } from '/dist/browser.mjs';
-import { randomTransformer } from './random-model.mjs';
-
-let sf = null;
-let engine = null;  // init()'s promise: messages that arrive before it settles wait for it
+// index.html starts this worker before the page's own modules load (worker.mjs?<the page's
+// query>, so ?simd=off reaches it) and the engine starts at once, not when 'init' arrives: every
+// round of requests before the wasm compiles delays the first picture.
 const TOKENIZERS = '/node_modules/@huggingface/tokenizers/dist/tokenizers.mjs';
+
+// The package's browser entry as one file (scripts/build-package.sh: one request, not ~25 in
+// 4-5 rounds), requested together with the SIMD128 build's glue and bytes, which nearly every
+// browser runs: only the scalar fallback waits for the entry's SIMD check. The glue is the module
+// the entry imports itself (same URL), so it is fetched once.
+async function startEngine(simd) {
+  if (simd) import('/dist/simdformer.mjs').catch(() => {});  // a failure shows in init's own import
+  const simdBytes = simd ? fetch('/dist/simdformer.wasm').then((r) => (r.ok ? r.arrayBuffer() : undefined), () => undefined) : null;
+  const { init, wasmSimdSupported } = await import('/dist/browser.bundle.mjs');
+  // Import maps do not reach module workers: say where the tokenizer library is served.
+  const tokenizers = () => import(TOKENIZERS);
+  if (!simd || !wasmSimdSupported()) return init({ simd: false, tokenizers });
+  const wasmBinary = await simdBytes;
+  return init({ simd: true, tokenizers, ...(wasmBinary ? { wasmBinary } : {}) });
+}
+const query = new URL(self.location.href).searchParams;
+const engine = startEngine(query.get('simd') !== 'off');
+engine.catch(() => {});  // reported by the replies that wait for it
+let sf = null;
 let model = null;   // the current Model (torch dialect) or TextModel (Hugging Face folder)
 let textSource = null;  // what the current TextModel was loaded from (for the f32 / int8 comparison)
 
@@ -25,6 +42,7 @@ async function loadTorch(source) {
     bytes = source.bytes;
     config = source.config;
   } else {
+    const { randomTransformer } = await import('./random-model.mjs');
     ({ bytes, config } = randomTransformer(source));
   }
   const next = await sf.loadModel(bytes, config);
@@ -34,8 +52,9 @@ async function loadTorch(source) {
 
 // The files of a bundled folder, fetched at once (and the tokenizer library imported) while the
 // engine compiles; loadPretrained then reads them as objects, through the same loader.
+const folderUrl = (url) => new URL(url.endsWith('/') ? url : `${url}/`, self.location.href);
 async function prefetchFolder(url) {
-  const base = new URL(url.endsWith('/') ? url : `${url}/`, self.location.href);
+  const base = folderUrl(url);
   const get = async (name, bytes) => {
     const r = await fetch(new URL(name, base));
     if (r.status === 404) return undefined;
@@ -47,23 +66,60 @@ async function prefetchFolder(url) {
   return { config, weights, tokenizer, tokenizerConfig };
 }
 
+// The model the page opens on (GPT-2, checked in index.html, unless ?model= names another
+// bundled one) is fetched from the start too, and loaded as soon as the engine and its files are
+// here: main.mjs asks for it only once its own modules have loaded. {url, files, loaded} (loaded:
+// {model, ms} with the default weights), or null.
+let firstFolder = import('./catalogue.mjs').then(({ BUNDLED }) => {
+  const m = BUNDLED[query.get('model') ?? 'gpt2'];
+  if (!m) return null;
+  const files = prefetchFolder(m.url);
+  const loaded = Promise.all([engine, files]).then(async ([s, from]) => {
+    const started = performance.now();
+    const model = await s.loadPretrained(from);
+    return { model, ms: performance.now() - started };
+  });
+  files.catch(() => {});  // both reported by the load that uses them
+  loaded.catch(() => {});
+  return { url: folderUrl(m.url).href, files, loaded };
+}, () => null);
+
+// Every load first settles the start-up one. A bundled folder (url) gets {files} (promised),
+// plus {loaded} when start-up already loads what it asks for (the first folder, default
+// weights); any other load frees that early model once it is loaded, and a bundled folder is
+// then fetched now, while the engine may still compile. Other loads (url null) get null.
+async function bundledFolder(url, weights) {
+  const first = await firstFolder;
+  firstFolder = null;
+  const same = first !== null && url !== null && first.url === folderUrl(url).href;
+  if (same && !weights) return first;
+  first?.loaded.then(({ model }) => model.dispose(), () => {});
+  if (url === null) return null;
+  return { files: same ? first.files : prefetchFolder(url) };
+}
+
 // A Hugging Face folder: a URL of the page's bundled models, or the user's files. Dropped
 // files arrive as {path, file}: the folder-relative path is restored for loadPretrained.
 async function loadText(source, progress) {
-  const from = source.kind === 'hf-url' ? await (source.prefetched ?? prefetchFolder(source.url))
-    : source.files.map(({ path, file }) => {
-      if (path) Object.defineProperty(file, 'webkitRelativePath', { value: path });
-      return file;
-    });
+  const bundled = source.kind === 'hf-url' ? await source.prefetched : null;
+  const from = bundled ? await bundled.files : source.files.map(({ path, file }) => {
+    if (path) Object.defineProperty(file, 'webkitRelativePath', { value: path });
+    return file;
+  });
   model?.dispose();  // free its memory first: the new one may need it, and a failure leaves none
   model = null;
   const started = performance.now();
-  model = await sf.loadPretrained(from, { onProgress: progress, ...(source.weights ? { weights: source.weights } : {}) });
+  let loadMs;
+  if (bundled?.loaded) ({ model, ms: loadMs } = await bundled.loaded);
+  else {
+    model = await sf.loadPretrained(from, { onProgress: progress, ...(source.weights ? { weights: source.weights } : {}) });
+    loadMs = performance.now() - started;
+  }
   textSource = from;
   return {
     kind: 'text', info: model.info, maxLength: model.maxLength, maskToken: model.tokenizer.maskToken ?? null,
     canGenerate: typeof model.generateText === 'function' && model.info.has_lm_head === true,
-    loadMs: performance.now() - started, liveBytes: sf.liveBytes,
+    loadMs, liveBytes: sf.liveBytes,
   };
 }
 
@@ -151,12 +207,7 @@ async function generate({ text, maxNewTokens }, post) {
 }
 
 const handlers = {
-  async init(data) {
-    // Import maps do not reach module workers: say where the tokenizer library is served.
-    engine ??= init({ simd: data.simd ?? 'auto', tokenizers: () => import(TOKENIZERS) });
-    sf = await engine;
-    return { simd: sf.simd, arch: sf.arch };
-  },
+  init: () => ({ simd: sf.simd, arch: sf.arch }),
   load: (data, progress) => (data.source.kind === 'hf-url' || data.source.kind === 'files' ? loadText(data.source, progress) : loadTorch(data.source)),
   run: (data) => runTorch(data),
   text: (data) => runText(data),
@@ -169,12 +220,9 @@ self.onmessage = async ({ data }) => {
   try {
     const handler = handlers[data.type];
     if (!handler) throw new Error(`unknown message ${data.type}`);
-    if (data.type !== 'init') {
-      if (!engine) throw new Error('the engine is not initialised');
-      // A bundled folder downloads while the engine compiles (the first picture comes sooner).
-      if (data.type === 'load' && data.source.kind === 'hf-url') data.source.prefetched = prefetchFolder(data.source.url);
-      sf = await engine;
-    }
+    // A bundled folder downloads while the engine compiles (the first picture comes sooner).
+    if (data.type === 'load') data.source.prefetched = bundledFolder(data.source.kind === 'hf-url' ? data.source.url : null, data.source.weights);
+    sf = await engine;
     const progress = (p) => self.postMessage({ id: data.id, progress: { stage: p.stage, loaded: p.loaded, total: p.total, file: p.file } });
     const post = (event) => self.postMessage({ id: data.id, progress: event });
     const reply = await handler(data, progress, post);

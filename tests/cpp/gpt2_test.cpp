@@ -11,21 +11,8 @@
 #include <new>
 
 #include "simdformer/model/sampler.h"
+#include "allocation_count.h"
 #include "test_util.h"
-
-// Counts heap allocations made by this thread while enabled (allocation-free decoding steps).
-namespace {
-thread_local bool g_counting = false;
-thread_local size_t g_allocations = 0;
-}  // namespace
-
-void* operator new(size_t n) {
-    if (g_counting) ++g_allocations;
-    if (void* p = std::malloc(n ? n : 1)) return p;
-    throw std::bad_alloc();
-}
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete(void* p, size_t) noexcept { std::free(p); }
 
 namespace simdformer::test {
 namespace {
@@ -344,13 +331,13 @@ TEST(Gpt2Decoding, StepsAllocateNothing) {
     r.sampler.temperature = 0.8f;
     r.sampler.top_p = 0.9f;
     const size_t live = Buffer::live_bytes();
-    g_allocations = 0;
-    g_counting = true;
-    Status st = m.decode_begin(r, ws);
-    while (st.is_ok() && !ws.decode_done()) st = m.decode_step(ws);
-    g_counting = false;
+    Status st;
+    const size_t allocations = allocations_during([&] {
+        st = m.decode_begin(r, ws);
+        while (st.is_ok() && !ws.decode_done()) st = m.decode_step(ws);
+    });
     SF_ASSERT_OK(st);
-    EXPECT_EQ(g_allocations, 0u);
+    EXPECT_EQ(allocations, 0u);
     EXPECT_EQ(Buffer::live_bytes(), live);
 }
 

@@ -5,21 +5,8 @@
 #include <cstdlib>
 #include <new>
 
+#include "allocation_count.h"
 #include "test_util.h"
-
-// Counts heap allocations made by this thread while enabled (allocation-free forward test).
-namespace {
-thread_local bool g_counting = false;
-thread_local size_t g_allocations = 0;
-}  // namespace
-
-void* operator new(size_t n) {
-    if (g_counting) ++g_allocations;
-    if (void* p = std::malloc(n ? n : 1)) return p;
-    throw std::bad_alloc();
-}
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete(void* p, size_t) noexcept { std::free(p); }
 
 namespace simdformer::test {
 namespace {
@@ -301,14 +288,14 @@ TEST(Properties, ForwardAndGenerateAllocateNothing) {
     fr.need_weights = true;
     SF_ASSERT_OK(m.forward(fr, ws));  // warm-up
     const size_t live = Buffer::live_bytes();
-    g_allocations = 0;
-    g_counting = true;
-    const Status a = m.forward(fr, ws);
-    const Status b = m.generate(gr, ws);
-    g_counting = false;
+    Status a, b;
+    const size_t allocations = allocations_during([&] {
+        a = m.forward(fr, ws);
+        b = m.generate(gr, ws);
+    });
     SF_ASSERT_OK(a);
     SF_ASSERT_OK(b);
-    EXPECT_EQ(g_allocations, 0u);
+    EXPECT_EQ(allocations, 0u);
     EXPECT_EQ(Buffer::live_bytes(), live);
 }
 
