@@ -111,6 +111,17 @@ void operator delete(void* p) noexcept {
     std::free(p);
 }
 void operator delete(void* p, size_t) noexcept { operator delete(p); }
+// The nothrow forms go through the ones above, as the standard library's do: otherwise a
+// sanitizer's own nothrow new would hand out memory that the replaced delete frees (the entry
+// layer's reserves are taken with nothrow new and released with plain delete).
+void* operator new(size_t n, const std::nothrow_t&) noexcept {
+    try {
+        return operator new(n);
+    } catch (...) {
+        return nullptr;
+    }
+}
+void operator delete(void* p, const std::nothrow_t&) noexcept { operator delete(p); }
 
 namespace simdformer::test {
 namespace {
