@@ -6,6 +6,7 @@
 
 #include "simdformer/config.h"
 #include "simdformer/io/json_limits.h"
+#include "simdformer/io/json_object.h"
 
 namespace simdformer {
 namespace {
@@ -105,7 +106,7 @@ std::string model_kind_name(ModelKind kind) { return name_of(kKinds, kind); }
 std::string activation_name(Activation act) { return name_of(kActivations, act); }
 
 std::string model_config_to_json(const ModelConfig& c) {
-    json j = {{"model_type", model_kind_name(c.kind)},
+    json j = json_object({{"model_type", model_kind_name(c.kind)},
               {"d_model", c.d_model},
               {"nhead", c.nhead},
               {"dim_feedforward", c.dim_feedforward},
@@ -121,7 +122,7 @@ std::string model_config_to_json(const ModelConfig& c) {
               {"positional", name_of(kPositionals, c.positional)},
               {"scale_embedding", c.scale_embedding},
               {"bos_token", c.bos_token},
-              {"eos_token", c.eos_token}};
+              {"eos_token", c.eos_token}});
     return j.dump();
 }
 

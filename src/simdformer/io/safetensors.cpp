@@ -6,6 +6,7 @@
 #include <set>
 
 #include "simdformer/io/json_limits.h"
+#include "simdformer/io/json_object.h"
 
 namespace simdformer {
 namespace {
@@ -178,14 +179,22 @@ Result<SafetensorsHeader> read_safetensors_header(ByteSource& source, size_t sha
 Result<std::string> describe_safetensors(const uint8_t* data, size_t size) {
     MemorySource source(data, size);
     SF_ASSIGN_OR_RETURN(SafetensorsHeader h, read_safetensors_header(source, 0));
-    json tensors = json::array();
+    // Built in place, with no temporary holding a copy of the list: if an allocation fails, the
+    // partial value is released bottom-up (ParsedJson) instead of by a destructor that allocates.
+    ParsedJson out;
+    out.value = json::object();
+    json& tensors = out.value["tensors"] = json::array();
     uint64_t parameters = 0;
     for (const TensorInfo& t : h.tensors) {
         parameters += t.elements;
-        tensors.push_back({{"name", t.name}, {"dtype", dtype_name(t.dtype)}, {"shape", t.shape}});
+        json& entry = tensors.emplace_back(json::object());
+        entry["name"] = t.name;
+        entry["dtype"] = dtype_name(t.dtype);
+        entry["shape"] = t.shape;
     }
-    json out = {{"tensors", tensors}, {"metadata", h.metadata}, {"parameters", parameters}};
-    return out.dump();
+    out.value["metadata"] = h.metadata;
+    out.value["parameters"] = parameters;
+    return out.value.dump();
 }
 
 std::vector<uint8_t> write_safetensors(const std::vector<std::pair<std::string, std::pair<Shape, const float*>>>& tensors,
@@ -200,7 +209,7 @@ std::vector<uint8_t> write_safetensors(const std::vector<std::pair<std::string, 
     size_t offset = 0;
     for (const auto& [name, t] : tensors) {
         const size_t count = count_of(t.first);
-        header[name] = {{"dtype", "F32"}, {"shape", t.first}, {"data_offsets", {offset, offset + 4 * count}}};
+        header[name] = json_object({{"dtype", "F32"}, {"shape", t.first}, {"data_offsets", {offset, offset + 4 * count}}});
         offset += 4 * count;
     }
     const std::string text = header.dump();

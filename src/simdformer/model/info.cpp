@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "simdformer/model/model_impl.h"
+#include "simdformer/io/json_object.h"
 
 namespace simdformer {
 namespace {
@@ -25,7 +26,7 @@ double shortest(float f) {
 }
 
 json text_info(const TextConfig& t) {
-    return {{"architecture", architecture_name(t.architecture)},
+    return json_object({{"architecture", architecture_name(t.architecture)},
             {"model_type", t.model_type},
             {"d_model", t.d_model},
             {"n_layers", t.n_layers},
@@ -39,11 +40,11 @@ json text_info(const TextConfig& t) {
             {"eos_token_id", token_id(t.eos_token_id)},
             {"hidden_act", t.hidden_act},
             {"layer_norm_eps", shortest(t.layer_norm_eps)},
-            {"causal", t.causal}};
+            {"causal", t.causal}});
 }
 
 json torch_info(const ModelConfig& c) {
-    return {{"architecture", "torch"},
+    return json_object({{"architecture", "torch"},
             {"model_type", model_kind_name(c.kind)},
             {"d_model", c.d_model},
             {"n_layers", c.num_encoder_layers + c.num_decoder_layers},
@@ -57,7 +58,7 @@ json torch_info(const ModelConfig& c) {
             {"eos_token_id", token_id(c.eos_token)},
             {"hidden_act", activation_name(c.activation)},
             {"layer_norm_eps", shortest(c.layer_norm_eps)},
-            {"causal", false}};
+            {"causal", false}});
 }
 
 }  // namespace
