@@ -57,10 +57,10 @@ done
 
 # libFuzzer natively, then the same targets in 32-bit wasm under ASan + UBSan (wasm-asan, built
 # above by its ctest preset; scripts/fuzz.sh says how it differs).
-echo "== fuzzing (libFuzzer, ASan + UBSan, ${FUZZ_SECONDS:-60} s per target; wasm-asan, ${WASM_FUZZ_SECONDS:-25} s per target)"
+echo "== fuzzing (libFuzzer, ASan + UBSan, ${FUZZ_SECONDS:-40} s per target; wasm-asan, ${WASM_FUZZ_SECONDS:-20} s per target)"
 fuzz_ok=1
-bash scripts/fuzz.sh "${FUZZ_SECONDS:-60}" | tee build/fuzz.log || fuzz_ok=0
-FUZZ_PRESETS=wasm-asan bash scripts/fuzz.sh "${WASM_FUZZ_SECONDS:-25}" | tee -a build/fuzz.log || fuzz_ok=0
+bash scripts/fuzz.sh "${FUZZ_SECONDS:-40}" | tee build/fuzz.log || fuzz_ok=0
+FUZZ_PRESETS=wasm-asan bash scripts/fuzz.sh "${WASM_FUZZ_SECONDS:-20}" | tee -a build/fuzz.log || fuzz_ok=0
 if [ "$fuzz_ok" -eq 1 ]; then
   record fuzz "$(grep -c ', OK$' build/fuzz.log)" 0
 else
