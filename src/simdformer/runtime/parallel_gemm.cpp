@@ -9,6 +9,18 @@ namespace simdformer::runtime {
 namespace {
 constexpr size_t kRowGrain = 4;  // rows per task in a row split: the micro-kernel's tile height
 std::atomic<double> g_min_macs{kParallelMinMacs};
+
+// Row split, shared by both weight formats: gemm(rows, a, c, epilogue) runs on tasks of kRowGrain
+// rows of A and C, with the epilogue's residual moved to the task's first row.
+template <class Gemm>
+void split_rows(size_t m, const float* a, size_t lda, float* c, size_t ldc, const kernels::Epilogue& ep, Gemm gemm) {
+    parallel_for((m + kRowGrain - 1) / kRowGrain, [&](size_t t0, size_t t1) {
+        const size_t row0 = t0 * kRowGrain, row1 = std::min(m, t1 * kRowGrain);
+        kernels::Epilogue e = ep;
+        if (e.residual) e.residual += row0 * e.ld_residual;
+        gemm(row1 - row0, a + row0 * lda, c + row0 * ldc, e);
+    });
+}
 }  // namespace
 
 double parallel_min_macs() { return g_min_macs.load(std::memory_order_relaxed); }
@@ -38,11 +50,8 @@ void gemm_f32_packed(size_t m, size_t n, size_t k, const float* a, size_t lda, c
         return;
     }
     // Row split (narrow C): tasks of kRowGrain rows.
-    parallel_for((m + kRowGrain - 1) / kRowGrain, [&](size_t t0, size_t t1) {
-        const size_t row0 = t0 * kRowGrain, row1 = std::min(m, t1 * kRowGrain);
-        kernels::Epilogue e = ep;
-        if (e.residual) e.residual += row0 * e.ld_residual;
-        kernels::gemm_f32_packed(row1 - row0, n, k, a + row0 * lda, lda, packed_b, c + row0 * ldc, ldc, e);
+    split_rows(m, a, lda, c, ldc, ep, [&](size_t rows, const float* a_rows, float* c_rows, const kernels::Epilogue& e) {
+        kernels::gemm_f32_packed(rows, n, k, a_rows, lda, packed_b, c_rows, ldc, e);
     });
 }
 
@@ -55,11 +64,8 @@ void gemm_qd8_qc8w(size_t m, size_t n, size_t k, const float* a, size_t lda, con
     }
     // Row split only: every thread streams all the (4x smaller) int8 weights, and a column split
     // would need the int8 panel layout here.
-    parallel_for((m + kRowGrain - 1) / kRowGrain, [&](size_t t0, size_t t1) {
-        const size_t row0 = t0 * kRowGrain, row1 = std::min(m, t1 * kRowGrain);
-        kernels::Epilogue e = ep;
-        if (e.residual) e.residual += row0 * e.ld_residual;
-        kernels::gemm_qd8_qc8w(row1 - row0, n, k, a + row0 * lda, lda, packed_b, c + row0 * ldc, ldc, e);
+    split_rows(m, a, lda, c, ldc, ep, [&](size_t rows, const float* a_rows, float* c_rows, const kernels::Epilogue& e) {
+        kernels::gemm_qd8_qc8w(rows, n, k, a_rows, lda, packed_b, c_rows, ldc, e);
     });
 }
 
