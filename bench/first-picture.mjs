@@ -1,10 +1,10 @@
 // Time to the demo's first picture (GPT-2), in fresh headless Chromium profiles: a measurement,
 // not a test. Several checkouts (each with web/, dist/ and node_modules/) are measured in turn,
 // round after round, so that a busy machine slows all of them alike.
-//   node tests/e2e/first-picture.mjs [--runs 7] [ROOT ...]   (default ROOT: this checkout)
-import { demoMounts, startServer } from '../../web/serve.mjs';
-import { launch } from '../js/chromium.mjs';
-import { ROOT } from '../js/helpers.mjs';
+//   node bench/first-picture.mjs [--runs 7] [ROOT ...]   (default ROOT: this checkout)
+import { demoMounts, startServer } from '../web/serve.mjs';
+import { launch } from '../tests/js/chromium.mjs';
+import { ROOT } from '../tests/js/helpers.mjs';
 
 const args = process.argv.slice(2);
 const at = args.indexOf('--runs');
