@@ -7,6 +7,7 @@
 //   runs.mjs         running the model on the input, the output lines
 //   render.mjs       the heatmap, head view, model view and mask buttons
 //   actions.mjs      generation, the f32 / int8 comparison, exports
+//   url-state.mjs    the view in the page's URL, so that a link reproduces it
 // Text models (GPT-2, BERT, any Hugging Face folder) and torch-dialect models (digit reversal,
 // random playground, a user's safetensors file) share the views; errors appear next to the
 // control that caused them, and every failure or model change clears the previous picture.
@@ -17,6 +18,7 @@ import { render, renderKinds } from './page/render.mjs';
 import { call } from './page/rpc.mjs';
 import { runSteps, schedule } from './page/runs.mjs';
 import { $, showError, state } from './page/state.mjs';
+import { applyRandomOptions } from './page/url-state.mjs';
 
 document.querySelectorAll('input[name=model]').forEach((r) => r.addEventListener('change', () => selectModel(r.value)));
 for (const id of ['rand-d', 'rand-h', 'rand-l', 'rand-seed']) $(id).addEventListener('change', () => loadRandom().catch((e) => showError(e.message, 'page')));
@@ -53,7 +55,9 @@ const engine = call('init').then((ready) => {
   state.ready = true;
   state.timeline.engineReady = performance.now();
 }, (e) => showError(`cannot start the engine: ${e.message}`, 'page'));
-// ?model=bert (or reverse, random, file) opens another model: links can point at one view.
+// ?model=bert (or reverse, random, file) opens another model, and the rest of a link's view
+// (web/page/url-state.mjs) follows it.
+applyRandomOptions();
 const asked = document.querySelector(`input[name=model][value="${CSS.escape(new URLSearchParams(location.search).get('model') ?? '')}"]`);
 if (asked) asked.checked = true;
 await Promise.all([engine, selectModel(document.querySelector('input[name=model]:checked').value)]);

@@ -145,3 +145,40 @@ test('five models in turn: every label, hint, note and head line describes the l
     previous = now;
   }
 });
+
+test('a link reproduces a view: model, text, view, layer and head in the URL, and back', async () => {
+  const text = 'A stitch in [MASK] saves nine.';
+  const link = `${server.url}?model=bert&text=${encodeURIComponent(text)}&view=encoder&layer=2&head=3`;
+  const view = (p) => p.evaluate(() => ({
+    choice: document.querySelector('input[name=model]:checked')?.value, text: document.getElementById('text').value,
+    layer: window.__demo.layer, head: window.__demo.head, kind: window.__demo.kind, search: location.search,
+    title: document.getElementById('heatmap-title').textContent,
+    map: Array.from(window.__demo.result.encoder[window.__demo.layer][window.__demo.head].data),
+  }));
+  const open = async (url) => {
+    const p = await browser.newPage();
+    await p.goto(url);
+    await p.waitForFunction(() => window.__demo?.ready && window.__demo.runs > 0 && window.__demo.model === 'bert', null, { timeout: 60000 });
+    return p;
+  };
+  const first = await open(link);
+  let v = await view(first);
+  assert.deepEqual([v.choice, v.text, v.kind, v.layer, v.head], ['bert', text, 'encoder', 2, 3]);
+  assert.match(v.title, /layer 2, head 3/);
+  // Choosing another head rewrites the URL in place.
+  await first.selectOption('#head', '1');
+  await first.waitForFunction(() => new URLSearchParams(location.search).get('head') === '1');
+  v = await view(first);
+  const params = new URLSearchParams(v.search);
+  assert.deepEqual(Object.fromEntries(params), { model: 'bert', text, view: 'encoder', layer: '2', head: '1' });
+  // The rewritten URL opens the same picture in a fresh page.
+  const second = await open(`${server.url}${v.search}`);
+  const w = await view(second);
+  assert.deepEqual([w.choice, w.text, w.kind, w.layer, w.head], ['bert', text, 'encoder', 2, 1]);
+  assert.deepEqual(w.map, v.map);
+  // Out-of-range values are clamped to what the model has, not an error.
+  const third = await open(`${server.url}?model=bert&layer=99&head=-4&view=cross`);
+  const x = await view(third);
+  assert.deepEqual([x.kind, x.layer, x.head], ['encoder', 3, 0]);
+  for (const p of [first, second, third]) await p.close();
+});

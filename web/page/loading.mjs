@@ -8,6 +8,7 @@ import { isCurrent, showLoaded, textModelHelp, torchModelHelp, updateLoaded } fr
 import { call } from './rpc.mjs';
 import { clearPicture, schedule } from './runs.mjs';
 import { $, clearErrors, showError, state } from './state.mjs';
+import { takeInitialText } from './url-state.mjs';
 
 const FILE_HELP = 'text for a Hugging Face model; token ids (or a length) for a torch-dialect file';
 
@@ -96,13 +97,15 @@ export async function selectModel(kind) {
 async function loadBundled(kind) {
   const m = BUNDLED[kind];
   const record = { choice: kind, name: `fortune-${kind}`, help: m.help };
-  $('text').value = m.example;
+  $('text').value = takeInitialText() ?? m.example;
   describeBundled(m.url).then((d) => updateLoaded(record, { about: d.metrics, heads: d.heads }));
   await loadText({ kind: 'hf-url', url: m.url }, record);
 }
 
 async function loadReverse() {
-  if (!/^[0-9]{2,10}$/.test($('text').value)) $('text').value = '0123456789';
+  const linked = takeInitialText();
+  if (linked !== null) $('text').value = linked;
+  else if (!/^[0-9]{2,10}$/.test($('text').value)) $('text').value = '0123456789';
   const [config, vocab] = await Promise.all([fetch('models/reverse/config.json').then((r) => r.json()),
                                              fetch('models/reverse/vocab.json').then((r) => r.json())]);
   await loadTorch({ kind: 'url', url: 'models/reverse/model.safetensors', config }, vocab,
@@ -113,7 +116,9 @@ export async function loadRandom() {
   const d = Number($('rand-d').value), h = Number($('rand-h').value);
   const record = { choice: 'random', name: `random d${d} h${h}`, help: 'any text (up to 48 characters); weights are random' };
   if (d % h) { beginLoad(record); state.loading = false; showError(`d_model=${d} is not divisible by ${h} heads`); return; }
-  if (/^[0-9]+$/.test($('text').value)) $('text').value = 'attention is all you need';
+  const linked = takeInitialText();
+  if (linked !== null) $('text').value = linked;
+  else if (/^[0-9]+$/.test($('text').value)) $('text').value = 'attention is all you need';
   await loadTorch({ kind: 'random', d_model: d, nhead: h, layers: Number($('rand-l').value), seed: Number($('rand-seed').value) || 0 },
                   RANDOM_VOCAB, record);
 }

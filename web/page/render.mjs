@@ -8,6 +8,7 @@ import { drawHeadView } from '../views/headview.mjs';
 import { drawModelView } from '../views/modelview.mjs';
 import { runSteps, schedule } from './runs.mjs';
 import { $, state } from './state.mjs';
+import { applyPendingView, syncUrl } from './url-state.mjs';
 
 const KIND_NAMES = { encoder: 'encoder self-attention', decoder: 'decoder self-attention (causal)', cross: 'cross-attention (decoder → encoder)' };
 export function kindName(k) {
@@ -22,6 +23,7 @@ export function renderKinds() {
   const current = select.value;
   select.replaceChildren(...available.map((k) => new Option(kindName(k), k)));
   state.kind = available.includes(current) ? current : available[0];
+  applyPendingView(available, (k) => state.result[k]);
   select.value = state.kind;
   const layers = state.result[state.kind];
   fillSelect($('layer'), layers.length, (i) => `layer ${i}`, Math.min(state.layer, layers.length - 1));
@@ -62,6 +64,7 @@ export function render() {
     runSteps();
   }, shared ? (l) => tops[l] : null);
   renderMaskTokens(cols);
+  syncUrl();
 }
 
 function renderHeadToggles(n) {
