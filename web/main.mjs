@@ -27,7 +27,7 @@ for (const id of ['score', 'normalize', 'causal']) $(id).addEventListener('chang
 $('kind').addEventListener('change', () => { state.kind = $('kind').value; renderKinds(); render(); });
 $('layer').addEventListener('change', () => { state.layer = Number($('layer').value); render(); runSteps(); });
 $('head').addEventListener('change', () => { state.head = Number($('head').value); render(); runSteps(); });
-$('scale-mode').addEventListener('change', () => render());
+for (const id of ['scale-mode', 'zoom']) $(id).addEventListener('change', () => render());
 $('weights').addEventListener('change', changePrecision);
 $('generate').addEventListener('click', generateTokens);
 $('query').addEventListener('change', () => {

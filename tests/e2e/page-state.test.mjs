@@ -4,7 +4,8 @@
 // status, the measured-pattern line and the output belong to that model alone. Folders are dropped
 // while another Model choice is marked, as a user who drags a folder onto the page does.
 import assert from 'node:assert/strict';
-import { readFileSync, readdirSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 
@@ -181,4 +182,85 @@ test('a link reproduces a view: model, text, view, layer and head in the URL, an
   const x = await view(third);
   assert.deepEqual([x.kind, x.layer, x.head], ['encoder', 3, 0]);
   for (const p of [first, second, third]) await p.close();
+});
+
+// A BERT folder that takes 512 tokens: the 2-layer fixture with its position table grown to 512
+// rows (the first 40 kept) and its limits raised.
+function bert512Folder() {
+  const src = join(DATA, 'hf', 'bert');
+  const dir = mkdtempSync(join(tmpdir(), 'simdformer-bert512-'));
+  const config = JSON.parse(readFileSync(join(src, 'config.json'), 'utf8'));
+  writeFileSync(join(dir, 'config.json'), JSON.stringify({ ...config, max_position_embeddings: 512 }));
+  const tc = JSON.parse(readFileSync(join(src, 'tokenizer_config.json'), 'utf8'));
+  writeFileSync(join(dir, 'tokenizer_config.json'), JSON.stringify({ ...tc, model_max_length: 512 }));
+  copyFileSync(join(src, 'tokenizer.json'), join(dir, 'tokenizer.json'));
+  const bytes = readFileSync(join(src, 'model.safetensors'));
+  const n = Number(bytes.readBigUInt64LE(0));
+  const header = JSON.parse(bytes.subarray(8, 8 + n).toString('utf8'));
+  const tensors = [];
+  for (const [name, t] of Object.entries(header)) {
+    if (name === '__metadata__') continue;
+    let data = bytes.subarray(8 + n + t.data_offsets[0], 8 + n + t.data_offsets[1]);
+    let shape = t.shape;
+    if (name === 'embeddings.position_embeddings.weight') {
+      const grown = new Float32Array(512 * shape[1]).map((_, i) => 0.02 * Math.sin(i * 0.37));
+      grown.set(new Float32Array(data.buffer.slice(data.byteOffset, data.byteOffset + data.byteLength)));
+      data = Buffer.from(grown.buffer);
+      shape = [512, shape[1]];
+    }
+    tensors.push({ name, dtype: t.dtype, shape, data });
+  }
+  let offset = 0;
+  const out = { __metadata__: header.__metadata__ };
+  for (const t of tensors) { out[t.name] = { dtype: t.dtype, shape: t.shape, data_offsets: [offset, offset + t.data.length] }; offset += t.data.length; }
+  const text = Buffer.from(JSON.stringify(out));
+  const size = Buffer.alloc(8);
+  size.writeBigUInt64LE(BigInt(text.length));
+  writeFileSync(join(dir, 'model.safetensors'), Buffer.concat([size, text, ...tensors.map((t) => t.data)]));
+  return dir;
+}
+
+test('512 tokens: every layer and head drawn on canvases, with hover values, zoom and scrolling', async () => {
+  const dir = bert512Folder();
+  try {
+    await page.check('input[value=file]');
+    let n = await demo(() => window.__demo.runs);
+    await page.setInputFiles('#file-input', readdirSync(dir).map((f) => join(dir, f)));
+    await waitForRun(n);
+    n = await demo(() => window.__demo.runs);
+    const steps = await demo(() => window.__demo.stepRuns);
+    await page.fill('#text', Array.from({ length: 150 }, (_, i) => `the cat number ${i} sat on the mat`).join(' '));
+    await waitForRun(n);
+    await page.waitForFunction((s) => window.__demo.stepRuns > s, steps, { timeout: 30000 });
+    const s = await demo(() => ({
+      tokens: window.__demo.labels.encoder[0].length, note: document.getElementById('input-note').textContent,
+      cells: document.querySelectorAll('#modelview .cell').length, svgShown: getComputedStyle(document.getElementById('headview')).display !== 'none',
+      svgNodes: document.querySelectorAll('#headview *').length, canvasShown: !document.getElementById('headview-canvas').hidden,
+      headLines: window.__demo.headLines, heatmapHeight: document.getElementById('heatmap').height,
+      viewNodes: document.querySelectorAll('.views *').length, stepRows: document.querySelectorAll('#steps tr[data-key]').length,
+      drawMs: window.__demo.drawMs, stepsDrawMs: window.__demo.stepsDrawMs,
+    }));
+    console.log(`# 512 tokens x 2 layers x 4 heads: views drawn ${s.drawMs.toFixed(0)} ms after the encode returned, step view ${s.stepsDrawMs.toFixed(0)} ms (logged, not asserted)`);
+    assert.equal(s.tokens, 512);
+    assert.match(s.note, /the page shows the first 512/);
+    assert.equal(s.cells, 8);
+    assert.deepEqual([s.svgShown, s.svgNodes, s.canvasShown], [false, 0, true]);
+    assert.ok(s.headLines > 512, `${s.headLines} lines`);
+    assert.ok(s.heatmapHeight > 0);
+    assert.ok(s.viewNodes < 3000, `${s.viewNodes} DOM nodes in the views`);
+    assert.equal(s.stepRows, 32);
+    // Hover names the cell under the pointer, at 1-2 px per cell too.
+    const box = await page.locator('#heatmap').boundingBox();
+    await page.mouse.move(box.x + box.width * 0.7, box.y + box.height * 0.6);
+    assert.match(await page.textContent('#tooltip'), /^pos \d+ ".+" → pos \d+ ".+": \d\.\d+$/);
+    mkdirSync(join(ROOT, 'tests', 'artifacts'), { recursive: true });
+    await page.screenshot({ path: join(ROOT, 'tests', 'artifacts', 'demo-512-tokens.png') });
+    // Zoom makes the cells larger and the heatmap scrolls inside its frame.
+    await page.selectOption('#zoom', '8');
+    const scroll = await demo(() => { const w = document.querySelector('.heatmap-wrap'); return { sw: w.scrollWidth, cw: w.clientWidth, sh: w.scrollHeight, ch: w.clientHeight }; });
+    assert.ok(scroll.sw > scroll.cw && scroll.sh > scroll.ch, JSON.stringify(scroll));
+    await page.selectOption('#zoom', '1');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

@@ -47,13 +47,13 @@ export function render() {
   const canvas = $('heatmap');
   const scale = window.devicePixelRatio || 1;
   const shared = $('scale-mode').value === 'layer';
-  canvas.width = Math.round(Math.min(560, canvas.parentElement.clientWidth || 480) * scale);
-  geometry = drawHeatmap(canvas, map, rows, cols, { scale, top: shared ? layerTop(layers[state.layer]) : null });
+  const available = Math.min(520, canvas.parentElement.clientWidth || 480);
+  geometry = drawHeatmap(canvas, map, rows, cols, { scale, available, zoom: Number($('zoom').value), top: shared ? layerTop(layers[state.layer]) : null });
   state.colorTop = geometry.top;
   drawColorBar($('colorbar'), geometry.top, shared);
   $('heatmap-title').textContent = `Heatmap — ${kindName(state.kind)}, layer ${state.layer}, head ${state.head}`;
   renderHeadToggles(layers[state.layer].length);
-  state.headLines = drawHeadView($('headview'), layers[state.layer], state.visible, rows, cols);
+  state.headLines = drawHeadView({ svg: $('headview'), canvas: $('headview-canvas') }, layers[state.layer], state.visible, rows, cols, scale);
   const tops = layers.map((heads) => layerTop(heads));
   state.thumbnails = drawModelView($('modelview'), layers, state, (l, h) => {
     state.layer = l;
@@ -126,7 +126,11 @@ $('heatmap').addEventListener('mousemove', (e) => {
   const map = state.result[state.kind][state.layer][state.head];
   const [rows, cols] = state.labels[state.kind];
   tip.textContent = hoverText(hit.q, rows[hit.q], hit.k, cols[hit.k], map.data[hit.q * map.shape[1] + hit.k]);
-  tip.style.left = `${e.offsetX + 12}px`;
+  // Inside the scrolling frame: left of the pointer in the frame's right half, so it is not clipped.
+  const frame = canvas.parentElement;
+  const right = e.offsetX - frame.scrollLeft > frame.clientWidth / 2;
+  tip.style.left = right ? '' : `${e.offsetX + 12}px`;
+  tip.style.right = right ? `${frame.clientWidth - e.offsetX + 12}px` : '';
   tip.style.top = `${e.offsetY + 12}px`;
   tip.hidden = false;
 });

@@ -19,6 +19,9 @@ export function clearPicture() {
   const canvas = $('heatmap');
   canvas.getContext('2d').clearRect(0, 0, canvas.width, canvas.height);
   canvas.height = 0;
+  const lines = $('headview-canvas');
+  lines.getContext('2d').clearRect(0, 0, lines.width, lines.height);
+  lines.height = 0;
   for (const id of ['headview', 'modelview', 'steps', 'colorbar', 'mask-tokens', 'head-toggles', 'output', 'query', 'generated']) $(id).replaceChildren();
   $('heatmap-title').textContent = 'Heatmap';
   $('steps-panel').hidden = true;
@@ -76,6 +79,7 @@ async function runText() {
   try {
     const r = await call('text', { text, maxLength });
     if (serial !== runSerial) return;
+    const replied = performance.now();
     clearErrors();
     const labels = tokenLabels(text, r.tokens, r.offsets);
     state.text = { text, maxLength, tokens: r.tokens, ids: r.ids, labels };
@@ -90,6 +94,7 @@ async function runText() {
     state.queryText = text;
     finishRun(r.ms);
     renderTextOutput(r, labels);
+    state.drawMs = performance.now() - replied;  // every view of every layer and head, after the encode returned
     await runSteps();
   } catch (e) {
     if (serial === runSerial) { clearPicture(); showError(e.message); }
@@ -109,7 +114,9 @@ export async function runSteps() {
     $('steps-panel').hidden = false;
     $('query').replaceChildren(...labels.map((l, i) => new Option(`pos ${i} "${l}"`, i)));
     $('query').value = String(state.query);
+    const started = performance.now();
     drawSteps($('steps'), s, labels, state.query);
+    state.stepsDrawMs = performance.now() - started;
   } catch (e) {
     if (serial === runSerial) showError(`step-by-step view: ${e.message}`, 'page');
   }

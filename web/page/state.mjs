@@ -1,7 +1,7 @@
 // Everything the page shows, in one object (exposed as window.__demo for the end-to-end tests),
 // and the messages next to where the user acted.
 export const $ = (id) => document.getElementById(id);
-export const TEXT_TOKENS = 64;  // longest text shown: more tokens make unreadable pictures (announced)
+export const TEXT_TOKENS = 512;  // longest text shown (announced when cut): every view draws up to here
 
 export const state = {
   ready: false, runs: 0, model: 'gpt2', family: null, config: null, info: null, vocab: null, result: null, labels: null,

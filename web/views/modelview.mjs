@@ -1,6 +1,6 @@
 // Model view: a grid of thumbnails, one per layer (rows) and head (columns). topOf(layer) gives
 // the layer's shared colour scale; without it each thumbnail uses its own largest weight.
-import { weightColor } from './colors.mjs';
+import { largestMagnitude, paintPixels } from './colors.mjs';
 
 export function drawModelView(container, layers, selected, onPick, topOf = null) {
   container.replaceChildren();
@@ -13,16 +13,9 @@ export function drawModelView(container, layers, selected, onPick, topOf = null)
     cell.className = 'cell' + (l === selected.layer && h === selected.head ? ' selected' : '');
     cell.dataset.layer = l;
     cell.dataset.head = h;
-    const canvas = document.createElement('canvas');
     const [nq, nk] = shape;
-    canvas.width = nk;
-    canvas.height = nq;
-    const ctx = canvas.getContext('2d');
-    const top = topOf ? topOf(l) : Math.max(1e-6, ...data);
-    for (let q = 0; q < nq; q++) for (let k = 0; k < nk; k++) {
-      ctx.fillStyle = weightColor(data[q * nk + k] / top);
-      ctx.fillRect(k, q, 1, 1);
-    }
+    const top = topOf ? topOf(l) : largestMagnitude(data);
+    const canvas = paintPixels(document.createElement('canvas'), nq, nk, (q, k) => data[q * nk + k] / top);
     const label = document.createElement('div');
     label.className = 'label';
     label.textContent = `L${l} H${h}`;

@@ -3,7 +3,7 @@
 // every value v_j, the output b = Σ_j α_j v_j; then the same for all queries at once in matrix
 // form, Q K V → S = QKᵀ·scale (+ mask) → A = softmax(S) → B = A V, masked cells marked.
 // Every number shown carries its full value in data-value(s), so tests can compare it.
-import { signedColor, weightColor } from './colors.mjs';
+import { largestMagnitude, paintPixels, signedColor, weightColor } from './colors.mjs';
 
 const fmt = (x) => (x === -Infinity ? '−∞' : x.toFixed(3));
 
@@ -38,6 +38,15 @@ function number(x, name) {
 
 const row = (s, dh, i) => s.subarray(i * dh, (i + 1) * dh);
 
+// Every key up to 64 tokens; for longer inputs the 32 with the largest weights (a row of the
+// table per key is a few hundred DOM nodes), in position order.
+const ALL_KEYS = 64, TOP_KEYS = 32;
+function keysToShow(weights) {
+  const keys = Array.from(weights.keys());
+  if (keys.length <= ALL_KEYS) return keys;
+  return keys.sort((a, b) => weights[b] - weights[a]).slice(0, TOP_KEYS).sort((a, b) => a - b);
+}
+
 /** box: container; s: an attentionSteps result; labels: token labels; query: the token index. */
 export function drawSteps(box, s, labels, query) {
   const n = s.tokens.length, dh = s.dHead;
@@ -54,7 +63,11 @@ export function drawSteps(box, s, labels, query) {
   const head = el('tr');
   for (const h of ['pos', 'token', 'key kⱼ', 'a(q, kⱼ)', 'αⱼ', 'value vⱼ', 'αⱼ vⱼ']) head.appendChild(el('th', '', h));
   table.appendChild(head);
-  for (let j = 0; j < n; j++) {
+  const shown = keysToShow(s.weights.subarray(query * n, (query + 1) * n));
+  if (shown.length < n) {
+    box.insertBefore(el('p', 'hint', `The ${shown.length} keys with the largest weights of ${n}, in order; every key enters the sum b below.`), qLine);
+  }
+  for (const j of shown) {
     const visible = s.mask[query * n + j] === 1;
     const tr = el('tr', visible ? '' : 'masked');
     tr.dataset.key = String(j);
@@ -109,15 +122,17 @@ function matrixForm(s, labels, query) {
     canvas.height = n * px;
     canvas.dataset.name = name;
     const ctx = canvas.getContext('2d');
-    const top = Math.max(1e-6, ...Array.from(data).filter(Number.isFinite).map(Math.abs));
-    for (let i = 0; i < n; i++) {
-      for (let c = 0; c < cols; c++) {
-        const x = data[i * cols + c];
-        const masked = useMask && s.mask[i * n + c] === 0;
-        ctx.fillStyle = masked ? '#c9ced6' : kind === 'weights' ? weightColor(x / top) : signedColor(x / top);
-        ctx.fillRect(c * px, i * px, px, px);
-        if (masked && px >= 5) {
-          ctx.strokeStyle = '#8a929c';
+    const top = largestMagnitude(data);
+    const masked = (i, c) => useMask && s.mask[i * n + c] === 0;
+    const pixels = paintPixels(document.createElement('canvas'), n, cols, (i, c) => data[i * cols + c] / top,
+                               { kind: kind === 'weights' ? 'weights' : 'signed', grey: masked });
+    ctx.imageSmoothingEnabled = false;
+    ctx.drawImage(pixels, 0, 0, cols * px, n * px);
+    if (px >= 5) {  // masked cells crossed, where they are large enough to show it
+      ctx.strokeStyle = '#8a929c';
+      for (let i = 0; i < n; i++) {
+        for (let c = 0; c < cols; c++) {
+          if (!masked(i, c)) continue;
           ctx.beginPath();
           ctx.moveTo(c * px, (i + 1) * px);
           ctx.lineTo((c + 1) * px, i * px);
