@@ -1,5 +1,7 @@
 // The models that open with the page, and what the page says about them: the held-out metrics
 // and the measured head patterns that the training script wrote next to each model.
+import { fetchKept } from './model-store.mjs';
+
 export const BUNDLED = {
   gpt2: {
     url: 'models/fortune-gpt2/', example: 'The meaning of life is to find your gift. The meaning of life is',
@@ -12,7 +14,7 @@ export const BUNDLED = {
 };
 
 async function json(url) {
-  const r = await fetch(url);
+  const r = await fetchKept(url);
   return r.ok ? r.json() : null;
 }
 

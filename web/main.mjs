@@ -7,6 +7,7 @@
 //   runs.mjs         running the model on the input, the output lines
 //   render.mjs       the heatmap, head view, model view and mask buttons
 //   actions.mjs      generation, the f32 / int8 comparison, exports
+//   kept-models.mjs  the models kept in this browser for offline use (web/model-store.mjs, web/sw.js)
 //   url-state.mjs    the view in the page's URL, so that a link reproduces it
 // Text models (GPT-2, BERT, any Hugging Face folder) and torch-dialect models (digit reversal,
 // random playground, a user's safetensors file) share the views; errors appear next to the
@@ -61,3 +62,5 @@ applyRandomOptions();
 const asked = document.querySelector(`input[name=model][value="${CSS.escape(new URLSearchParams(location.search).get('model') ?? '')}"]`);
 if (asked) asked.checked = true;
 await Promise.all([engine, selectModel(document.querySelector('input[name=model]:checked').value)]);
+// Offline from the second visit on (web/sw.js), registered once the first picture is under way.
+navigator.serviceWorker?.register('sw.js').catch((e) => console.warn(`simdformer demo: no offline copy (${e.message})`));

@@ -4,6 +4,8 @@
 // index.html starts this worker before the page's own modules load (worker.mjs?<the page's
 // query>, so ?simd=off reaches it) and the engine starts at once, not when 'init' arrives: every
 // round of requests before the wasm compiles delays the first picture.
+import { fetchKept } from './model-store.mjs';
+
 const TOKENIZERS = '/node_modules/@huggingface/tokenizers/dist/tokenizers.mjs';
 
 // The package's browser entry as one file (scripts/build-package.sh: one request, not ~25 in
@@ -36,7 +38,7 @@ function replace(next) {
 async function loadTorch(source) {
   let bytes, config;
   if (source.kind === 'url') {
-    bytes = new Uint8Array(await (await fetch(source.url)).arrayBuffer());
+    bytes = new Uint8Array(await (await fetchKept(source.url)).arrayBuffer());
     config = source.config;
   } else if (source.kind === 'bytes') {
     bytes = source.bytes;
@@ -56,7 +58,7 @@ const folderUrl = (url) => new URL(url.endsWith('/') ? url : `${url}/`, self.loc
 async function prefetchFolder(url) {
   const base = folderUrl(url);
   const get = async (name, bytes) => {
-    const r = await fetch(new URL(name, base));
+    const r = await fetchKept(new URL(name, base));
     if (r.status === 404) return undefined;
     if (!r.ok) throw new Error(`cannot fetch ${name} from ${base}: HTTP ${r.status}`);
     return bytes ? new Uint8Array(await r.arrayBuffer()) : r.text();

@@ -3,7 +3,9 @@
 // beginLoad(record): the previous model's picture, errors and labels go at once, and the record
 // (web/page/loaded-model.mjs) is what the page says about the model from then on.
 import { BUNDLED, describeBundled } from '../catalogue.mjs';
+import { fetchKept } from '../model-store.mjs';
 import { RANDOM_VOCAB } from '../random-model.mjs';
+import { showKeptModels } from './kept-models.mjs';
 import { isCurrent, showLoaded, textModelHelp, torchModelHelp, updateLoaded } from './loaded-model.mjs';
 import { call } from './rpc.mjs';
 import { clearPicture, schedule } from './runs.mjs';
@@ -50,6 +52,7 @@ async function loadTorch(source, vocab, record, prepareInput = () => {}) {
   $('torch-options').hidden = false;
   prepareInput(r);
   schedule();
+  showKeptModels();
   return r;
 }
 
@@ -75,6 +78,7 @@ export async function loadText(source, record, onProgress, prepareInput = () => 
   $('precision').hidden = false;
   prepareInput(r);
   schedule();
+  showKeptModels();
   return r;
 }
 
@@ -106,8 +110,8 @@ async function loadReverse() {
   const linked = takeInitialText();
   if (linked !== null) $('text').value = linked;
   else if (!/^[0-9]{2,10}$/.test($('text').value)) $('text').value = '0123456789';
-  const [config, vocab] = await Promise.all([fetch('models/reverse/config.json').then((r) => r.json()),
-                                             fetch('models/reverse/vocab.json').then((r) => r.json())]);
+  const [config, vocab] = await Promise.all([fetchKept('models/reverse/config.json').then((r) => r.json()),
+                                             fetchKept('models/reverse/vocab.json').then((r) => r.json())]);
   await loadTorch({ kind: 'url', url: 'models/reverse/model.safetensors', config }, vocab,
                   { choice: 'reverse', name: 'reverse digits', help: '2 to 10 digits: the model writes them backwards' });
 }

@@ -1,0 +1,73 @@
+// The demo page as a tool people keep open: the models it loaded are kept in the browser (Cache
+// API) and listed with size, date and a delete button; a second visit works with the server
+// stopped (web/sw.js keeps the page, the engine and the tokenizer library).
+import assert from 'node:assert/strict';
+import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { after, before, test } from 'node:test';
+
+import { demoMounts, startServer } from '../../web/serve.mjs';
+import { launch } from '../js/chromium.mjs';
+import { ROOT } from '../js/helpers.mjs';
+
+let server, browser, page;
+
+before(async () => {
+  server = await startServer({ mounts: demoMounts(ROOT) });
+  browser = await launch();
+  page = await browser.newPage();
+  await page.goto(server.url);
+  await page.waitForFunction(() => window.__demo?.ready && window.__demo.runs > 0, null, { timeout: 60000 });
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+const kept = () => page.evaluate(() => ({
+  items: Array.from(document.querySelectorAll('#kept-list li'), (li) => ({ folder: li.dataset.folder, text: li.textContent })),
+  total: document.getElementById('kept-total').textContent,
+}));
+
+test('the service worker keeps every file the page is served from web/', () => {
+  const sw = readFileSync(join(ROOT, 'web', 'sw.js'), 'utf8');
+  const listed = new Set(JSON.parse(`[${sw.match(/const PAGE = \[([\s\S]*?)\];/)[1].replace(/'/g, '"').replace(/,\s*$/, '')}]`));
+  const walk = (dir) => readdirSync(dir).flatMap((f) => (statSync(join(dir, f)).isDirectory() ? (f === 'models' ? [] : walk(join(dir, f))) : [join(dir, f)]));
+  const served = walk(join(ROOT, 'web')).map((f) => `/${relative(join(ROOT, 'web'), f)}`)
+    .filter((f) => /\.(mjs|css|html)$/.test(f) && f !== '/serve.mjs');
+  for (const f of served) assert.ok(listed.has(f), `web/sw.js does not keep ${f}`);
+});
+
+test('loaded models are listed with size and date, and the total', async () => {
+  await page.waitForFunction(() => document.querySelectorAll('#kept-list li').length >= 1, null, { timeout: 20000 });
+  const n = await page.evaluate(() => window.__demo.runs);
+  await page.check('input[value=bert]');
+  await page.waitForFunction((r) => window.__demo.runs > r, n, { timeout: 30000 });
+  await page.waitForFunction(() => document.querySelectorAll('#kept-list li').length >= 2, null, { timeout: 20000 });
+  const k = await kept();
+  const names = k.items.map((i) => i.folder).sort();
+  assert.deepEqual(names, ['/models/fortune-bert/', '/models/fortune-gpt2/']);
+  for (const i of k.items) assert.match(i.text, /^fortune-(bert|gpt2) · 1\.\d\d MB · \w{3} \d+, \d{4}.* delete$/, i.text);
+  assert.match(k.total, /^2 models, 3\.\d\d MB in all$/);
+});
+
+test('a second visit opens without the network', async () => {
+  // The page's own files are kept once the service worker has installed.
+  await page.evaluate(() => navigator.serviceWorker.ready);
+  await page.waitForFunction(async () => (await (await caches.open('simdformer-page')).keys()).length > 20, null, { timeout: 20000 });
+  await server.close();
+  server = null;
+  const offline = await browser.newPage();
+  await offline.goto(page.url().replace(/\?.*/, '') + '?model=bert');
+  await offline.waitForFunction(() => window.__demo?.ready && window.__demo.runs > 0, null, { timeout: 60000 });
+  const s = await offline.evaluate(() => ({ error: window.__demo.error, model: window.__demo.model, tokens: window.__demo.labels.encoder[0].length }));
+  assert.deepEqual([s.error, s.model], ['', 'bert']);
+  assert.ok(s.tokens > 5);
+  // Forgetting a model takes it off the list and out of the cache.
+  await offline.click('#kept-list li[data-folder="/models/fortune-gpt2/"] button');
+  await offline.waitForFunction(() => document.querySelectorAll('#kept-list li').length === 1);
+  const left = await offline.evaluate(async () => (await (await caches.open('simdformer-models')).keys()).map((r) => new URL(r.url).pathname));
+  assert.ok(left.length > 0 && left.every((p) => p.startsWith('/models/fortune-bert/')), left.join(' '));
+  await offline.close();
+});

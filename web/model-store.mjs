@@ -1,0 +1,53 @@
+// Models the page loaded, kept in the browser (Cache API, cache "simdformer-models"): the bundled
+// models' files are fetched through fetchKept, which answers from the cache when it can and keeps
+// what it fetched, so a second visit loads them without the network (web/sw.js keeps the page
+// itself). The page lists what is kept (keptModels), with sizes and dates, and can forget a model.
+// The Cache API rather than the origin-private file system: the service worker that makes the page
+// work offline reads the same cache, and a cached Response keeps its headers (type, length).
+export const MODEL_CACHE = 'simdformer-models';
+const KEPT_AT = 'x-simdformer-kept-at';
+const available = () => typeof caches !== 'undefined';
+
+// fetch() for a file of a page-served model folder: the kept copy, else the network (kept when OK).
+export async function fetchKept(url) {
+  if (!available()) return fetch(url);
+  const cache = await caches.open(MODEL_CACHE);
+  const kept = await cache.match(url);
+  if (kept) return kept;
+  const r = await fetch(url);
+  if (!r.ok) return r;
+  // Kept while the caller reads the network's copy: the first picture does not wait for the cache.
+  const copy = r.clone();
+  const headers = new Headers(copy.headers);
+  headers.set(KEPT_AT, new Date().toISOString());
+  cache.put(url, new Response(copy.body, { status: copy.status, headers })).catch(() => {});  // a full disk keeps nothing
+  return r;
+}
+
+// [{ folder: 'models/fortune-gpt2/', name: 'fortune-gpt2', files, bytes, date }], newest first.
+export async function keptModels() {
+  if (!available()) return [];
+  const cache = await caches.open(MODEL_CACHE);
+  const byFolder = new Map();
+  for (const request of await cache.keys()) {
+    const path = new URL(request.url).pathname;
+    const folder = path.slice(0, path.lastIndexOf('/') + 1);
+    const r = await cache.match(request);
+    const entry = byFolder.get(folder) ?? { folder, name: folder.split('/').filter(Boolean).pop(), files: 0, bytes: 0, date: '' };
+    entry.files++;
+    entry.bytes += r.headers.has('content-length') ? Number(r.headers.get('content-length')) : (await r.blob()).size;
+    const at = r.headers.get(KEPT_AT) ?? '';
+    if (at > entry.date) entry.date = at;
+    byFolder.set(folder, entry);
+  }
+  return [...byFolder.values()].sort((a, b) => b.date.localeCompare(a.date));
+}
+
+// Removes every kept file of one folder (as keptModels names it).
+export async function forgetModel(folder) {
+  if (!available()) return;
+  const cache = await caches.open(MODEL_CACHE);
+  for (const request of await cache.keys()) {
+    if (new URL(request.url).pathname.startsWith(folder)) await cache.delete(request);
+  }
+}
