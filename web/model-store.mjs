@@ -7,6 +7,11 @@
 export const MODEL_CACHE = 'simdformer-models';
 const KEPT_AT = 'x-simdformer-kept-at';
 const available = () => typeof caches !== 'undefined';
+const pending = new Set();  // copies being written
+
+// Resolves when every copy fetchKept started in this global is written (a list shown after a
+// load then has all of its files).
+export const keptSettled = () => Promise.all([...pending]);
 
 // fetch() for a file of a page-served model folder: the kept copy, else the network (kept when OK).
 export async function fetchKept(url) {
@@ -20,7 +25,9 @@ export async function fetchKept(url) {
   const copy = r.clone();
   const headers = new Headers(copy.headers);
   headers.set(KEPT_AT, new Date().toISOString());
-  cache.put(url, new Response(copy.body, { status: copy.status, headers })).catch(() => {});  // a full disk keeps nothing
+  const put = cache.put(url, new Response(copy.body, { status: copy.status, headers })).catch(() => {});  // a full disk keeps nothing
+  pending.add(put);
+  put.finally(() => pending.delete(put));
   return r;
 }
 

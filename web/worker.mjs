@@ -4,7 +4,7 @@
 // index.html starts this worker before the page's own modules load (worker.mjs?<the page's
 // query>, so ?simd=off reaches it) and the engine starts at once, not when 'init' arrives: every
 // round of requests before the wasm compiles delays the first picture.
-import { fetchKept } from './model-store.mjs';
+import { fetchKept, keptSettled } from './model-store.mjs';
 
 const TOKENIZERS = '/node_modules/@huggingface/tokenizers/dist/tokenizers.mjs';
 
@@ -49,6 +49,7 @@ async function loadTorch(source) {
   }
   const next = await sf.loadModel(bytes, config);
   replace(next);
+  await keptSettled();  // the page lists the kept models next
   return { kind: 'torch', config: model.config, parameterCount: model.parameterCount };
 }
 
@@ -118,6 +119,7 @@ async function loadText(source, progress) {
     loadMs = performance.now() - started;
   }
   textSource = from;
+  await keptSettled();  // the page lists the kept models next
   return {
     kind: 'text', info: model.info, maxLength: model.maxLength, maskToken: model.tokenizer.maskToken ?? null,
     canGenerate: typeof model.generateText === 'function' && model.info.has_lm_head === true,
