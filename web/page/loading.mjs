@@ -84,6 +84,7 @@ export async function loadText(source, record, onProgress, prepareInput = () => 
 
 // A Model choice (radio button).
 export async function selectModel(kind) {
+  clearErrors();  // messages about the previous model or input no longer apply
   try {
     if (BUNDLED[kind]) await loadBundled(kind);
     else if (kind === 'reverse') await loadReverse();
@@ -107,13 +108,15 @@ async function loadBundled(kind) {
 }
 
 async function loadReverse() {
+  const record = { choice: 'reverse', name: 'reverse digits', help: '2 to 10 digits: the model writes them backwards' };
+  beginLoad(record);  // the previous model's picture, errors and labels go now, not once the config is here
   const linked = takeInitialText();
   if (linked !== null) $('text').value = linked;
   else if (!/^[0-9]{2,10}$/.test($('text').value)) $('text').value = '0123456789';
   const [config, vocab] = await Promise.all([fetchKept('models/reverse/config.json').then((r) => r.json()),
                                              fetchKept('models/reverse/vocab.json').then((r) => r.json())]);
-  await loadTorch({ kind: 'url', url: 'models/reverse/model.safetensors', config }, vocab,
-                  { choice: 'reverse', name: 'reverse digits', help: '2 to 10 digits: the model writes them backwards' });
+  if (!isCurrent(record)) return;  // another model was chosen meanwhile
+  await loadTorch({ kind: 'url', url: 'models/reverse/model.safetensors', config }, vocab, record);
 }
 
 export async function loadRandom() {
