@@ -47,8 +47,7 @@ void parse_json(std::string_view text, ParsedJson* out) {
     // The DOM builder json::parse uses, but writing into *out: json::parse keeps its result in a
     // local that an exception would destroy with nlohmann's allocating destructor.
     nlohmann::detail::json_sax_dom_parser<nlohmann::json> builder(out->value, /*allow_exceptions_=*/false);
-    if (!nlohmann::json::sax_parse(text.begin(), text.end(), &builder, nlohmann::json::input_format_t::json,
-                                   /*strict=*/true)) {
+    if (!sax_parse_json(text, &builder)) {
         release_json(out->value);
         out->value = nlohmann::json(nlohmann::json::value_t::discarded);
     }

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string_view>
+#include <utility>
 
 #include "simdformer/status.h"
 
@@ -39,6 +40,18 @@ struct ParsedJson {
     ~ParsedJson() { release_json(value); }
     nlohmann::json value;
 };
+
+// SAX-parses a JSON text (strict: one value, nothing after it) into sax. json::sax_parse takes the
+// input format as a run-time argument, so every SAX type it is called with also instantiates
+// nlohmann's CBOR / MessagePack / UBJSON / BSON reader (about 30 KB of wasm per build) though only
+// JSON is ever read here; this is its JSON branch alone.
+template <class Sax>
+bool sax_parse_json(std::string_view text, Sax* sax) {
+    auto input = nlohmann::detail::input_adapter(text.data(), text.data() + text.size());
+    using Parser = nlohmann::detail::parser<nlohmann::json, decltype(input)>;
+    return Parser(std::move(input), nullptr, /*allow_exceptions_=*/true, /*skip_comments=*/false)
+        .sax_parse(sax, /*strict=*/true);
+}
 
 // Parses text (checked with check_json_limits first) into out->value, which is discarded
 // (is_discarded()) when the text is not JSON. The partial value of a failed parse lives in *out,

@@ -122,7 +122,7 @@ Status parse_header_json(const char* text, size_t n, ParsedJson* out) {
     if (j.is_discarded()) return Status::io("not a safetensors file: the header is not valid JSON");
     if (!j.is_object()) return Status::io("not a safetensors file: the header is not a JSON object");
     DuplicateKeyFinder keys;
-    (void)json::sax_parse(text, text + n, &keys, json::input_format_t::json, /*strict=*/true);
+    (void)sax_parse_json(std::string_view(text, n), &keys);
     if (!keys.duplicate.empty()) return Status::io("the header names tensor '" + keys.duplicate + "' more than once");
     return Status::ok();
 }
