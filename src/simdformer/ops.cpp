@@ -1,11 +1,31 @@
-// LinearOp: the public, validating wrapper of a Linear layer.
+// ops.h: the single layers usable on their own, validating every argument: layer_norm() over
+// caller arrays (no learned state) and LinearOp, the wrapper of a packed Linear layer.
+#include "simdformer/ops.h"
+
+#include <cmath>
 #include <string>
 
-#include "simdformer/layers/linear.h"
-#include "simdformer/ops.h"
+#include "simdformer/buffer.h"
 #include "simdformer/detail/validate.h"
+#include "simdformer/kernels/kernels.h"
+#include "simdformer/layers/linear.h"
 
 namespace simdformer {
+
+Status layer_norm(size_t rows, size_t d, const float* x, const float* gamma, const float* beta, float eps, float* y) {
+    if (!x || !gamma || !beta || !y) return Status::invalid("layer_norm: x, gamma, beta and y are required");
+    size_t n;
+    if (rows == 0 || d == 0)
+        return Status::invalid("layer_norm: rows=" + std::to_string(rows) + " and d=" + std::to_string(d) + " must be positive");
+    if (!checked_mul(rows, d, &n) || n > kMaxBufferFloats)
+        return Status::oom("layer_norm: rows=" + std::to_string(rows) + " x d=" + std::to_string(d) + " is too large");
+    if (!(eps > 0.0f) || !std::isfinite(eps)) return Status::invalid("layer_norm: eps must be a positive number");
+    SF_RETURN_IF_ERROR(check_finite(x, n, "layer_norm: x"));
+    SF_RETURN_IF_ERROR(check_finite(gamma, d, "layer_norm: gamma"));
+    SF_RETURN_IF_ERROR(check_finite(beta, d, "layer_norm: beta"));
+    kernels::layernorm_rows_f32(rows, d, x, d, gamma, beta, eps, y, d);
+    return Status::ok();
+}
 
 LinearOp::LinearOp() = default;
 LinearOp::~LinearOp() = default;

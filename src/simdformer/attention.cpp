@@ -1,5 +1,6 @@
-// The standalone attention operation: the same head steps as MultiHeadAttention
-// (layers/attention_head.h), on one head with caller-given Q, K, V (no projections).
+// attention.h: the standalone attention operation (the same head steps as MultiHeadAttention,
+// layers/attention_head.h, on one head with caller-given Q, K, V: no projections) and the
+// sinusoidal positional table.
 #include "simdformer/attention.h"
 
 #include <algorithm>
