@@ -56,16 +56,37 @@ val reply(int code) { return val(code == 0 ? "" : entry::reply_text()); }
 // A JSON text on success, else the error reply (the JS wrapper tells them apart by the '{').
 val json_reply(int code, const std::string& json) { return code == 0 ? val(json.c_str()) : reply(code); }
 
-entry::SequenceArgs sequence(const val& o) {
-    entry::SequenceArgs s;
-    s.n_seq = num(o, "nSeq");
-    s.embeddings = num(o, "embeddings");
-    s.tokens = num(o, "tokens");
-    s.key_padding = num(o, "keyPadding");
-    s.attn_mask = num(o, "attnMask");
-    s.causal = flag(o, "causal");
-    return s;
+// Argument objects read by their tables (entry/args.h): each field by its JS name and kind; a
+// missing field reads as undefined (NaN, an empty text), which the checks reject or default.
+entry::SequenceArgs read_sequence(const val& o, const char* key);
+Number read_number(const val& o, const char* key) { return num(o, key); }
+Number read_flag(const val& o, const char* key) { return flag(o, key); }
+TextArg read_text(const val& o, const char* key) { return text(o, key); }
+#define SF_READ_ARG(kind, member, js, init) a.member = read_##kind(o, #js);
+#define SF_READ_ARGS(Args, table)  \
+    Args read_##Args(const val& o) { \
+        entry::Args a;               \
+        table(SF_READ_ARG)           \
+        return a;                    \
+    }
+entry::SequenceArgs read_sequence(const val& parent, const char* key) {
+    const val o = field(parent, key);
+    entry::SequenceArgs a;
+    SF_SEQUENCE_ARGS(SF_READ_ARG)
+    return a;
 }
+using entry::AttentionArgs;
+using entry::DecodeArgs;
+using entry::ForwardArgs;
+using entry::GenerateArgs;
+using entry::TextArgs;
+SF_READ_ARGS(ForwardArgs, SF_FORWARD_ARGS)
+SF_READ_ARGS(GenerateArgs, SF_GENERATE_ARGS)
+SF_READ_ARGS(TextArgs, SF_TEXT_ARGS)
+SF_READ_ARGS(DecodeArgs, SF_DECODE_ARGS)
+SF_READ_ARGS(AttentionArgs, SF_ATTENTION_ARGS)
+#undef SF_READ_ARGS
+#undef SF_READ_ARG
 
 // Reads checkpoint bytes through read(shard, offset, length, destPtr) -> true | false.
 class JsShardReader : public entry::ShardReader {
@@ -117,57 +138,14 @@ public:
         return reply(e_.reserve(number_of(max_batch), number_of(max_src), number_of(max_tgt), flag_of(record)));
     }
 
-    val forward(val o) {
-        entry::ForwardArgs a;
-        a.n_batch = num(o, "nBatch");
-        a.src = sequence(field(o, "src"));
-        a.tgt = sequence(field(o, "tgt"));
-        a.key = num(o, "key");
-        a.value = num(o, "value");
-        a.n_seq_k = num(o, "nSeqK");
-        a.key_padding_k = num(o, "keyPaddingK");
-        a.memory = num(o, "memory");
-        a.n_seq_memory = num(o, "nSeqMemory");
-        a.memory_key_padding = num(o, "memoryKeyPadding");
-        a.score = text(o, "score");
-        a.normalize = text(o, "normalize");
-        a.need_weights = flag(o, "needWeights");
-        a.encoder_only = flag(o, "encoderOnly");
-        return reply(e_.forward(a));
-    }
+    val forward(val o) { return reply(e_.forward(read_ForwardArgs(o))); }
 
     // Decoding is driven from JavaScript one step at a time (generateBegin or decodeBegin, then
     // decodeStep until decodeDone, then generateFinish for transformers, always decodeEnd): C++
     // never calls back into JavaScript while a step runs.
-    val generate_begin(val o) {
-        entry::GenerateArgs a;
-        a.n_batch = num(o, "nBatch");
-        a.src = sequence(field(o, "src"));
-        a.max_length = num(o, "maxLength");
-        a.bos = num(o, "bos");
-        a.eos = num(o, "eos");
-        a.score = text(o, "score");
-        a.normalize = text(o, "normalize");
-        a.need_weights = flag(o, "needWeights");
-        return reply(e_.generate_begin(a));
-    }
+    val generate_begin(val o) { return reply(e_.generate_begin(read_GenerateArgs(o))); }
 
-    val decode_begin(val o) {
-        entry::DecodeArgs a;
-        a.n_batch = num(o, "nBatch");
-        a.n_seq = num(o, "nSeq");
-        a.tokens = num(o, "tokens");
-        a.attention_mask = num(o, "attentionMask");
-        a.max_new_tokens = num(o, "maxNewTokens");
-        a.temperature = num(o, "temperature");
-        a.top_k = num(o, "topK");
-        a.top_p = num(o, "topP");
-        a.seed = num(o, "seed");
-        a.stop_tokens = num(o, "stopTokens");
-        a.n_stop_tokens = num(o, "nStopTokens");
-        a.pad_token = num(o, "padToken");
-        return reply(e_.decode_begin(a));
-    }
+    val decode_begin(val o) { return reply(e_.decode_begin(read_DecodeArgs(o))); }
 
     val decode_step() { return reply(e_.decode_step()); }
     val generate_finish() { return reply(e_.generate_finish()); }
@@ -188,21 +166,7 @@ public:
         return o;
     }
 
-    val forward_text(val o) {
-        entry::TextArgs a;
-        a.n_batch = num(o, "nBatch");
-        a.n_seq = num(o, "nSeq");
-        a.tokens = num(o, "tokens");
-        a.token_types = num(o, "tokenTypes");
-        a.attention_mask = num(o, "attentionMask");
-        a.need_weights = flag(o, "needWeights");
-        a.need_pooler = flag(o, "needPooler");
-        a.logits_rows = num(o, "logitsRows");
-        a.n_logits_rows = num(o, "nLogitsRows");
-        a.probe_out = num(o, "probeOut");
-        a.probe_layer = num(o, "probeLayer");
-        return reply(e_.forward_text(a));
-    }
+    val forward_text(val o) { return reply(e_.forward_text(read_TextArgs(o))); }
 
     // Results of the last call, as addresses and counts (0 when absent).
     double output() const { return ws() ? double(uintptr_t(ws()->output())) : 0; }
@@ -257,28 +221,7 @@ Handle* create_handle() {
 ModelHandle* create_model_handle() { return create_handle<ModelHandle>(); }
 LinearHandle* create_linear_handle() { return create_handle<LinearHandle>(); }
 
-val attention_op(val o) {
-    entry::AttentionArgs a;
-    a.n_seq_q = num(o, "nSeqQ");
-    a.n_seq_k = num(o, "nSeqK");
-    a.d_k = num(o, "dK");
-    a.d_v = num(o, "dV");
-    a.q = num(o, "q");
-    a.k = num(o, "k");
-    a.v = num(o, "v");
-    a.score = text(o, "score");
-    a.normalize = text(o, "normalize");
-    a.additive_dim = num(o, "additiveDim");
-    a.w_q = num(o, "wQ");
-    a.w_k = num(o, "wK");
-    a.w_v = num(o, "wV");
-    a.key_padding = num(o, "keyPadding");
-    a.attn_mask = num(o, "attnMask");
-    a.causal = flag(o, "causal");
-    a.out = num(o, "out");
-    a.weights = num(o, "weights");
-    return reply(entry::attention(a));
-}
+val attention_op(val o) { return reply(entry::attention(read_AttentionArgs(o))); }
 
 val layer_norm_op(val rows, val d, val x, val gamma, val beta, val eps, val y) {
     return reply(entry::layer_norm(number_of(rows), number_of(d), number_of(x), number_of(gamma), number_of(beta),

@@ -157,7 +157,7 @@ int ModelEntry::reserve(Number max_batch, Number max_src, Number max_tgt, Number
         SF_RETURN_IF_ERROR(size(max_src, "maxSrcLength", 1, kMaxSize, &limits.max_src_len));
         SF_RETURN_IF_ERROR(size(max_tgt, "maxTgtLength", 1, kMaxSize, &limits.max_tgt_len));
         SF_RETURN_IF_ERROR(flag(record_attention, "recordAttention", &limits.record_attention));
-        return ensure_workspace(limits);
+        return model_->ensure_workspace(&ws_, limits);
     });
 }
 
@@ -166,7 +166,7 @@ int ModelEntry::reserve(Number max_batch, Number max_src, Number max_tgt, Number
 Status ModelEntry::check_sequence_arrays(const SequenceArgs& s, const char* side, size_t n_batch, size_t n_keys,
                                          SequenceInput* out) const {
     const std::string name(side);
-    SF_RETURN_IF_ERROR(size(s.n_seq, (name + ".nSeq").c_str(), 0, kMaxSize, &out->n_seq));
+    SF_RETURN_IF_ERROR(size(s.n_seq, (name + "." + s.n_seq_js).c_str(), 0, kMaxSize, &out->n_seq));
     uint64_t rows = 0, values = 0, mask = 0;
     SF_RETURN_IF_ERROR(product({n_batch, out->n_seq}, side, kMaxArrayBytes, &rows));
     SF_RETURN_IF_ERROR(product({rows, model_->config().d_model}, side, kMaxArrayBytes, &values));
@@ -175,7 +175,7 @@ Status ModelEntry::check_sequence_arrays(const SequenceArgs& s, const char* side
     SF_RETURN_IF_ERROR(array_of(s.tokens, rows, (name + ".tokens").c_str(), true, &out->tokens));
     SF_RETURN_IF_ERROR(array_of(s.key_padding, rows, (name + ".keyPadding").c_str(), true, &out->key_padding));
     SF_RETURN_IF_ERROR(array_of(s.attn_mask, mask, (name + ".attnMask").c_str(), true, &out->attn_mask));
-    return flag(s.causal, (name + ".causal").c_str(), &out->causal);
+    return flag(s.causal, (name + "." + s.causal_js).c_str(), &out->causal);
 }
 
 int ModelEntry::forward(const ForwardArgs& a) {
@@ -185,12 +185,12 @@ int ModelEntry::forward(const ForwardArgs& a) {
         const size_t d = model_->config().d_model;
         ForwardRequest r;
         SF_RETURN_IF_ERROR(attention_options(a.score, a.normalize, &r.options));
-        SF_RETURN_IF_ERROR(size(a.n_batch, "nBatch", 1, kMaxSize, &r.n_batch));
-        SF_RETURN_IF_ERROR(size(a.n_seq_k, "nSeqK", 0, kMaxSize, &r.n_seq_k));
-        SF_RETURN_IF_ERROR(size(a.n_seq_memory, "nSeqMemory", 0, kMaxSize, &r.n_seq_memory));
+        SF_RETURN_IF_ERROR(size(a.n_batch, a.n_batch_js, 1, kMaxSize, &r.n_batch));
+        SF_RETURN_IF_ERROR(size(a.n_seq_k, a.n_seq_k_js, 0, kMaxSize, &r.n_seq_k));
+        SF_RETURN_IF_ERROR(size(a.n_seq_memory, a.n_seq_memory_js, 0, kMaxSize, &r.n_seq_memory));
         const bool own_keys = a.key != 0;
-        SF_RETURN_IF_ERROR(check_sequence_arrays(a.src, "src", r.n_batch, own_keys ? r.n_seq_k : 0, &r.src));
-        SF_RETURN_IF_ERROR(check_sequence_arrays(a.tgt, "tgt", r.n_batch, 0, &r.tgt));
+        SF_RETURN_IF_ERROR(check_sequence_arrays(a.src, a.src_js, r.n_batch, own_keys ? r.n_seq_k : 0, &r.src));
+        SF_RETURN_IF_ERROR(check_sequence_arrays(a.tgt, a.tgt_js, r.n_batch, 0, &r.tgt));
         uint64_t key_rows = 0, key_values = 0, memory_rows = 0, memory_values = 0;
         SF_RETURN_IF_ERROR(product({r.n_batch, r.n_seq_k}, "key", kMaxArrayBytes, &key_rows));
         SF_RETURN_IF_ERROR(product({key_rows, d}, "key", kMaxArrayBytes, &key_values));
@@ -201,8 +201,8 @@ int ModelEntry::forward(const ForwardArgs& a) {
         SF_RETURN_IF_ERROR(array_of(a.key_padding_k, key_rows, "keyPaddingK", true, &r.key_padding_k));
         SF_RETURN_IF_ERROR(array_of(a.memory, memory_values, "memory", true, &r.memory));
         SF_RETURN_IF_ERROR(array_of(a.memory_key_padding, memory_rows, "memoryKeyPadding", true, &r.memory_key_padding));
-        SF_RETURN_IF_ERROR(flag(a.need_weights, "needWeights", &r.need_weights));
-        SF_RETURN_IF_ERROR(flag(a.encoder_only, "encoderOnly", &r.encoder_only));
+        SF_RETURN_IF_ERROR(flag(a.need_weights, a.need_weights_js, &r.need_weights));
+        SF_RETURN_IF_ERROR(flag(a.encoder_only, a.encoder_only_js, &r.encoder_only));
         return model_->forward(r, *ws_);
     });
 }
@@ -210,12 +210,12 @@ int ModelEntry::forward(const ForwardArgs& a) {
 // generate's and generateBegin's arguments, checked.
 Status ModelEntry::check_generate(const GenerateArgs& a, GenerateRequest* r) const {
     SF_RETURN_IF_ERROR(attention_options(a.score, a.normalize, &r->options));
-    SF_RETURN_IF_ERROR(size(a.n_batch, "nBatch", 1, kMaxSize, &r->n_batch));
-    SF_RETURN_IF_ERROR(check_sequence_arrays(a.src, "src", r->n_batch, 0, &r->src));
-    SF_RETURN_IF_ERROR(size(a.max_length, "maxLength", 0, kMaxSize, &r->max_length));
-    SF_RETURN_IF_ERROR(integer_or_default(a.bos, "bos", &r->bos));
-    SF_RETURN_IF_ERROR(integer_or_default(a.eos, "eos", &r->eos));
-    return flag(a.need_weights, "needWeights", &r->need_weights);
+    SF_RETURN_IF_ERROR(size(a.n_batch, a.n_batch_js, 1, kMaxSize, &r->n_batch));
+    SF_RETURN_IF_ERROR(check_sequence_arrays(a.src, a.src_js, r->n_batch, 0, &r->src));
+    SF_RETURN_IF_ERROR(size(a.max_length, a.max_length_js, 0, kMaxSize, &r->max_length));
+    SF_RETURN_IF_ERROR(integer_or_default(a.bos, a.bos_js, &r->bos));
+    SF_RETURN_IF_ERROR(integer_or_default(a.eos, a.eos_js, &r->eos));
+    return flag(a.need_weights, a.need_weights_js, &r->need_weights);
 }
 
 int ModelEntry::generate(const GenerateArgs& a, StepCallback on_step, void* user) {
@@ -245,32 +245,23 @@ int ModelEntry::decode_begin(const DecodeArgs& a) {
         if (!model_) return Status::invalid("no model loaded");
         SF_RETURN_IF_ERROR(idle("decodeBegin"));
         DecodeRequest r;
-        SF_RETURN_IF_ERROR(size(a.n_batch, "nBatch", 1, kMaxSize, &r.n_batch));
-        SF_RETURN_IF_ERROR(size(a.n_seq, "nSeq", 0, kMaxSize, &r.n_seq));  // 0: the core names the empty prompt
-        SF_RETURN_IF_ERROR(size(a.max_new_tokens, "maxNewTokens", 0, kMaxSize, &r.max_new_tokens));
-        uint64_t tokens = 0, context = 0, seed = 0;
+        SF_RETURN_IF_ERROR(size(a.n_batch, a.n_batch_js, 1, kMaxSize, &r.n_batch));
+        SF_RETURN_IF_ERROR(size(a.n_seq, a.n_seq_js, 0, kMaxSize, &r.n_seq));  // 0: the core names the empty prompt
+        SF_RETURN_IF_ERROR(size(a.max_new_tokens, a.max_new_tokens_js, 0, kMaxSize, &r.max_new_tokens));
+        uint64_t tokens = 0, seed = 0;
         SF_RETURN_IF_ERROR(product({r.n_batch, r.n_seq}, "tokens", kMaxArrayBytes, &tokens));
         SF_RETURN_IF_ERROR(array_of(a.tokens, tokens, "tokens", tokens == 0, &r.tokens));
         SF_RETURN_IF_ERROR(array_of(a.attention_mask, tokens, "attentionMask", true, &r.attention_mask));
-        SF_RETURN_IF_ERROR(size(a.n_stop_tokens, "nStopTokens", 0, kMaxSize, &r.n_stop_tokens));
+        SF_RETURN_IF_ERROR(size(a.n_stop_tokens, a.n_stop_tokens_js, 0, kMaxSize, &r.n_stop_tokens));
         SF_RETURN_IF_ERROR(array_of(a.stop_tokens, r.n_stop_tokens, "stopTokens", r.n_stop_tokens == 0, &r.stop_tokens));
-        SF_RETURN_IF_ERROR(finite(a.temperature, "temperature", &r.sampler.temperature));
-        SF_RETURN_IF_ERROR(size(a.top_k, "topK", 0, kMaxSize, &r.sampler.top_k));
-        SF_RETURN_IF_ERROR(finite(a.top_p, "topP", &r.sampler.top_p));
-        SF_RETURN_IF_ERROR(integer(a.seed, "seed", 0, kMaxExactInteger, &seed));
+        SF_RETURN_IF_ERROR(finite(a.temperature, a.temperature_js, &r.sampler.temperature));
+        SF_RETURN_IF_ERROR(size(a.top_k, a.top_k_js, 0, kMaxSize, &r.sampler.top_k));
+        SF_RETURN_IF_ERROR(finite(a.top_p, a.top_p_js, &r.sampler.top_p));
+        SF_RETURN_IF_ERROR(integer(a.seed, a.seed_js, 0, kMaxExactInteger, &seed));
         r.sampler.seed = seed;
-        SF_RETURN_IF_ERROR(integer_or_default(a.pad_token, "padToken", &r.pad_token));
-        // Cache positions per item: the prompt and every new token (each below 2^32: no overflow).
-        context = uint64_t(r.n_seq) + r.max_new_tokens;
-        if (context > kMaxSize)
-            return Status::invalid("nSeq + maxNewTokens = " + std::to_string(context) + " exceeds " + std::to_string(kMaxSize));
-        WorkspaceLimits limits;
-        limits.max_batch = r.n_batch;
-        limits.max_src_len = std::max<size_t>(r.n_seq, 1);
-        limits.max_tgt_len = 1;
-        limits.record_attention = false;
-        limits.max_context = size_t(context);
-        SF_RETURN_IF_ERROR(ensure_workspace(limits));
+        SF_RETURN_IF_ERROR(integer_or_default(a.pad_token, a.pad_token_js, &r.pad_token));
+        SF_ASSIGN_OR_RETURN(const WorkspaceLimits limits, workspace_limits(r));
+        SF_RETURN_IF_ERROR(model_->ensure_workspace(&ws_, limits));
         return model_->decode_begin(r, *ws_);
     });
 }
@@ -311,29 +302,23 @@ int ModelEntry::forward_text(const TextArgs& a) {
         if (!model_) return Status::invalid("no model loaded");
         SF_RETURN_IF_ERROR(idle("forwardText"));
         TextRequest r;
-        SF_RETURN_IF_ERROR(size(a.n_batch, "nBatch", 1, kMaxSize, &r.n_batch));
-        SF_RETURN_IF_ERROR(size(a.n_seq, "nSeq", 1, kMaxSize, &r.n_seq));
-        SF_RETURN_IF_ERROR(size(a.n_logits_rows, "nLogitsRows", 0, kMaxSize, &r.n_logits_rows));
+        SF_RETURN_IF_ERROR(size(a.n_batch, a.n_batch_js, 1, kMaxSize, &r.n_batch));
+        SF_RETURN_IF_ERROR(size(a.n_seq, a.n_seq_js, 1, kMaxSize, &r.n_seq));
+        SF_RETURN_IF_ERROR(size(a.n_logits_rows, a.n_logits_rows_js, 0, kMaxSize, &r.n_logits_rows));
         uint64_t tokens = 0;
         SF_RETURN_IF_ERROR(product({r.n_batch, r.n_seq}, "tokens", kMaxArrayBytes, &tokens));
         SF_RETURN_IF_ERROR(array_of(a.tokens, tokens, "tokens", false, &r.tokens));
         SF_RETURN_IF_ERROR(array_of(a.token_types, tokens, "tokenTypes", true, &r.token_types));
         SF_RETURN_IF_ERROR(array_of(a.attention_mask, tokens, "attentionMask", true, &r.attention_mask));
         SF_RETURN_IF_ERROR(array_of(a.logits_rows, r.n_logits_rows, "logitsRows", true, &r.logits_rows));
-        SF_RETURN_IF_ERROR(flag(a.need_weights, "needWeights", &r.need_weights));
-        SF_RETURN_IF_ERROR(flag(a.need_pooler, "needPooler", &r.need_pooler));
+        SF_RETURN_IF_ERROR(flag(a.need_weights, a.need_weights_js, &r.need_weights));
+        SF_RETURN_IF_ERROR(flag(a.need_pooler, a.need_pooler_js, &r.need_pooler));
         // The probe: layer probe_layer's q, k, v and context, [4, B * n, d_model] (checked by the core).
         uint64_t probe = 0;
-        SF_RETURN_IF_ERROR(size(a.probe_layer, "probeLayer", 0, kMaxSize, &r.probe_layer));
+        SF_RETURN_IF_ERROR(size(a.probe_layer, a.probe_layer_js, 0, kMaxSize, &r.probe_layer));
         SF_RETURN_IF_ERROR(product({4, tokens, model_->config().d_model}, "probeOut", kMaxArrayBytes, &probe));
         SF_RETURN_IF_ERROR(array_of(a.probe_out, probe, "probeOut", true, &r.probe_out));
-        WorkspaceLimits limits;
-        limits.max_batch = r.n_batch;
-        limits.max_src_len = r.n_seq;
-        limits.max_tgt_len = 1;
-        limits.record_attention = r.need_weights;
-        limits.max_logits_rows = r.n_logits_rows;
-        SF_RETURN_IF_ERROR(ensure_workspace(limits));
+        SF_RETURN_IF_ERROR(model_->ensure_workspace(&ws_, workspace_limits(r)));
         return model_->forward_text(r, *ws_);
     });
 }
@@ -345,29 +330,6 @@ const AttentionMap* ModelEntry::attention(Number kind, Number layer) const {
                                                                         : ws_->decoder_cross_attention();
     const size_t i = size_t(layer);
     return i < maps.size() && maps[i].data ? &maps[i] : nullptr;
-}
-
-// The workspace grows to the union of what was asked so far; it is re-created only when the
-// current one does not fit (the old one is freed first: the new one may need that memory).
-Status ModelEntry::ensure_workspace(WorkspaceLimits want) {
-    if (ws_) {
-        const WorkspaceLimits& l = ws_->limits();
-        if (l.max_batch >= want.max_batch && l.max_src_len >= want.max_src_len && l.max_tgt_len >= want.max_tgt_len &&
-            (l.record_attention || !want.record_attention) && l.max_logits_rows >= want.max_logits_rows &&
-            l.max_context >= want.max_context)
-            return Status::ok();
-        want.max_batch = std::max(want.max_batch, l.max_batch);
-        want.max_src_len = std::max(want.max_src_len, l.max_src_len);
-        want.max_tgt_len = std::max(want.max_tgt_len, l.max_tgt_len);
-        want.record_attention = want.record_attention || l.record_attention;
-        want.max_logits_rows = std::max(want.max_logits_rows, l.max_logits_rows);
-        want.max_context = std::max(want.max_context, l.max_context);
-    }
-    ws_.reset();
-    auto ws = model_->make_workspace(want);
-    if (!ws.is_ok()) return ws.status();
-    ws_ = std::move(ws).value();
-    return Status::ok();
 }
 
 }  // namespace simdformer::entry

@@ -74,7 +74,6 @@ public:
     const AttentionMap* attention(Number kind, Number layer) const;
 
 private:
-    Status ensure_workspace(WorkspaceLimits want);
     // busy while a decoding is in progress: `what` would reuse (or re-create) its workspace.
     Status idle(const char* what) const;
     Status check_generate(const GenerateArgs& a, GenerateRequest* r) const;

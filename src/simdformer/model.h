@@ -18,6 +18,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -141,6 +142,12 @@ struct WorkspaceLimits {
                                    // decode_begin/decode_step (prompt + new tokens); 0: no cache
 };
 
+// The workspace one call needs: forward_text (rows, record_attention, logits rows) and
+// decode_begin (the prompt, and a cache of prompt + max_new_tokens positions per item; fails when
+// that exceeds 2^32 - 1).
+WorkspaceLimits workspace_limits(const TextRequest& request);
+Result<WorkspaceLimits> workspace_limits(const DecodeRequest& request);
+
 class Model {
 public:
     Model();
@@ -171,6 +178,11 @@ public:
     std::string info_json() const;
 
     Result<Workspace> make_workspace(const WorkspaceLimits& limits) const;
+    // The sizing policy of callers that keep one workspace per model across calls of every size
+    // (the JavaScript bindings): *ws grows to the union of everything asked so far, and is
+    // re-created (the old one freed first: the new one may need its memory) only when it does
+    // not fit `want`. A failure leaves *ws empty.
+    Status ensure_workspace(std::optional<Workspace>* ws, const WorkspaceLimits& want) const;
 
     // One forward pass. Output (ws.output()): the attention output for multihead_attention,
     // the encoder output for encoder kinds, the decoder output for decoder kinds and

@@ -3,7 +3,9 @@
 // allocation-free forward, weights on/off).
 #include <atomic>
 #include <cstdlib>
+#include <limits>
 #include <new>
+#include <optional>
 
 #include "allocation_count.h"
 #include "test_util.h"
@@ -251,6 +253,44 @@ TEST(Properties, BatchOutputEqualsOneByOneBitForBit) {
         SF_ASSERT_OK(m.forward(one, ws));
         for (size_t i = 0; i < 7 * 12; ++i) ASSERT_EQ(ws.output()[i], batch[b * 7 * 12 + i]) << "item " << b;
     }
+}
+
+// The bindings' sizing policy: a workspace kept across calls grows to the union of every
+// request, and is kept (not re-created) when it already fits.
+TEST(Properties, EnsureWorkspaceGrowsToTheUnionAndKeepsWhatFits) {
+    const Model m = load_case("encoder");
+    std::optional<Workspace> ws;
+    SF_ASSERT_OK(m.ensure_workspace(&ws, {2, 4, 0, false}));
+    ASSERT_TRUE(ws.has_value());
+    SF_ASSERT_OK(m.ensure_workspace(&ws, {1, 7, 0, true}));
+    EXPECT_EQ(ws->limits().max_batch, 2u);
+    EXPECT_EQ(ws->limits().max_src_len, 7u);
+    EXPECT_TRUE(ws->limits().record_attention);
+    const size_t bytes = ws->bytes();
+    const float* before = ws->output();
+    SF_ASSERT_OK(m.ensure_workspace(&ws, {1, 3, 0, false}));  // fits: the same buffers
+    EXPECT_EQ(ws->output(), before);
+    EXPECT_EQ(ws->bytes(), bytes);
+    // A request that cannot be met leaves no workspace (the next call makes one).
+    EXPECT_EQ(m.ensure_workspace(&ws, {size_t{1} << 30, 7, 0, true}).code(), StatusCode::kOutOfMemory);
+    EXPECT_FALSE(ws.has_value());
+    SF_ASSERT_OK(m.ensure_workspace(&ws, {1, 3, 0, false}));
+    EXPECT_EQ(ws->limits().max_src_len, 3u);
+}
+
+TEST(Properties, DecodeLimitsRefuseAContextPast32Bits) {
+    DecodeRequest r;
+    r.n_batch = 1;
+    r.n_seq = 5;
+    r.max_new_tokens = 7;
+    auto ok = workspace_limits(r);
+    SF_ASSERT_OK(ok.status());
+    EXPECT_EQ(ok.value().max_context, 12u);
+    EXPECT_EQ(ok.value().max_src_len, 5u);
+    r.max_new_tokens = size_t(std::numeric_limits<uint32_t>::max());
+    const auto too_long = workspace_limits(r);
+    ASSERT_FALSE(too_long.is_ok());
+    EXPECT_NE(too_long.status().message().find("nSeq + maxNewTokens"), std::string::npos);
 }
 
 TEST(Properties, RecordingWeightsDoesNotChangeTheOutput) {

@@ -277,3 +277,60 @@ Result<Workspace> Model::make_workspace(const WorkspaceLimits& requested) const 
 }
 
 }  // namespace simdformer
+
+namespace simdformer {
+namespace {
+
+bool fits(const WorkspaceLimits& have, const WorkspaceLimits& want) {
+    return have.max_batch >= want.max_batch && have.max_src_len >= want.max_src_len &&
+           have.max_tgt_len >= want.max_tgt_len && (have.record_attention || !want.record_attention) &&
+           have.max_logits_rows >= want.max_logits_rows && have.max_context >= want.max_context;
+}
+
+WorkspaceLimits union_of(const WorkspaceLimits& a, const WorkspaceLimits& b) {
+    WorkspaceLimits u;
+    u.max_batch = std::max(a.max_batch, b.max_batch);
+    u.max_src_len = std::max(a.max_src_len, b.max_src_len);
+    u.max_tgt_len = std::max(a.max_tgt_len, b.max_tgt_len);
+    u.record_attention = a.record_attention || b.record_attention;
+    u.max_logits_rows = std::max(a.max_logits_rows, b.max_logits_rows);
+    u.max_context = std::max(a.max_context, b.max_context);
+    return u;
+}
+
+}  // namespace
+
+WorkspaceLimits workspace_limits(const TextRequest& r) {
+    WorkspaceLimits limits;
+    limits.max_batch = r.n_batch;
+    limits.max_src_len = r.n_seq;
+    limits.max_tgt_len = 1;
+    limits.record_attention = r.need_weights;
+    limits.max_logits_rows = r.n_logits_rows;
+    return limits;
+}
+
+Result<WorkspaceLimits> workspace_limits(const DecodeRequest& r) {
+    // Cache positions per item: the prompt and every new token, each count below 2^32.
+    constexpr uint64_t kMaxContext = (uint64_t{1} << 32) - 1;
+    const uint64_t context = uint64_t(r.n_seq) + uint64_t(r.max_new_tokens);
+    if (r.n_seq > kMaxContext || r.max_new_tokens > kMaxContext || context > kMaxContext)
+        return Status::invalid("nSeq + maxNewTokens = " + std::to_string(context) + " exceeds " + std::to_string(kMaxContext));
+    WorkspaceLimits limits;
+    limits.max_batch = r.n_batch;
+    limits.max_src_len = std::max<size_t>(r.n_seq, 1);
+    limits.max_tgt_len = 1;
+    limits.record_attention = false;
+    limits.max_context = size_t(context);
+    return limits;
+}
+
+Status Model::ensure_workspace(std::optional<Workspace>* ws, const WorkspaceLimits& want) const {
+    if (*ws && fits((*ws)->limits(), want)) return Status::ok();
+    const WorkspaceLimits grown = *ws ? union_of((*ws)->limits(), want) : want;
+    ws->reset();
+    SF_ASSIGN_OR_RETURN(*ws, make_workspace(grown));
+    return Status::ok();
+}
+
+}  // namespace simdformer
