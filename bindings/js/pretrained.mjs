@@ -5,7 +5,7 @@
 // through a synchronous read(shard, offset, length, destPtr) callback, which copies them from
 // the file (Node: fs.readSync on an open descriptor) or from JS memory (browser: the downloaded
 // or dropped file) straight into the destination in the wasm heap.
-import { CallHeap, createHandle } from './heap.mjs';
+import { CallHeap, createHandle, heapView } from './heap.mjs';
 import { SimdformerError, check, fail, jsonReply } from './errors.mjs';
 import { filesFileSet, isFileList, objectFileSet, urlFileSet } from './file-sets.mjs';
 import { describe, func, readOptions, value, weightsFormat } from './options.mjs';
@@ -154,7 +154,7 @@ export function loadWeights(module, configText, { indexText, shards }, { progres
         throw new SimdformerError(`read of ${length} bytes at ${offset} is outside ${s ? s.name : `shard ${shard}`}`, 'io_error');
       }
       if (signal?.aborted) throw signal.reason;
-      s.file.readInto(offset, new Uint8Array(module.HEAPU8.buffer, destPtr, length));  // a fresh view: memory may have grown
+      s.file.readInto(offset, heapView(module, Uint8Array, destPtr, length));
       return true;
     } catch (e) {
       failure ??= e;

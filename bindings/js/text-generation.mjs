@@ -4,7 +4,7 @@
 // while a step runs, so onToken may stream, return false to stop, throw, or await; an
 // AbortSignal stops the run at the next step; nothing in wasm memory outlives the call.
 import { check, fail } from './errors.mjs';
-import { CallHeap, copyF32, copyI32 } from './heap.mjs';
+import { CallHeap, copyF32, copyI32, copyU8 } from './heap.mjs';
 import { nextTurn } from './next-turn.mjs';
 import { describe, func, integer, oneOf, readOptions, value } from './options.mjs';
 
@@ -174,7 +174,7 @@ export async function generateText(ctx, input, options) {
       check(handle.decodeStep(), 'generateText');
       const step = handle.decodeSteps() - 1;
       const chosen = copyI32(module, handle.stepTokens(), B);
-      const ended = module.HEAPU8.slice(handle.stepFinished(), handle.stepFinished() + B);
+      const ended = copyU8(module, handle.stepFinished(), B);
       const maps = o.returnAttention ? stepMaps(module, handle, info.n_layers) : null;
       let cancelled = false;
       for (let b = 0; b < B && !cancelled; b++) {
