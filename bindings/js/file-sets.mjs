@@ -168,9 +168,9 @@ async function fileBytes(file, name, signal) {
   if (Object.prototype.toString.call(buffer) !== '[object ArrayBuffer]') {
     fail(`${name}: arrayBuffer() gave ${describe(buffer)}, not an ArrayBuffer`, 'io_error');
   }
-  const bytes = viewOf(buffer, `${name}'s arrayBuffer()`);
-  if (bytes.length !== file.size) fail(`${name}: the file says it has ${file.size} bytes but arrayBuffer() gave ${bytes.length}`, 'io_error');
-  return bytes;
+  // (A detached buffer has byteLength 0.)
+  if (buffer.byteLength !== file.size) fail(`${name}: the file says it has ${file.size} bytes but arrayBuffer() gave ${buffer.byteLength}`, 'io_error');
+  return viewOf(buffer, `${name}'s arrayBuffer()`);
 }
 
 // Text of a JSON file's bytes (too large to be a string is an error, not a RangeError).

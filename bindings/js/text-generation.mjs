@@ -3,6 +3,7 @@
 // returns one token per prompt, and decodeEnd closes the run. C++ never calls into JavaScript
 // while a step runs, so onToken may stream, return false to stop, throw, or await; an
 // AbortSignal stops the run at the next step; nothing in wasm memory outlives the call.
+import { abortReason, untilAborted } from './abortable.mjs';
 import { check, fail } from './errors.mjs';
 import { CallHeap, copyF32, copyI32, copyU8 } from './heap.mjs';
 import { nextTurn } from './next-turn.mjs';
@@ -41,6 +42,7 @@ function promptIds(prompt, i, tokenizer, info) {
   const where = i === null ? 'generateText: prompt' : `generateText: prompt ${i}`;
   if (typeof prompt === 'string') {
     const ids = tokenizer.encodeOne(prompt, Number.MAX_SAFE_INTEGER).ids;
+    if (ids.length >= info.max_positions) tooLong(where, ids.length, info);
     if (ids.length) return ids;
     // An empty text starts from bos, as Hugging Face's generate does without input_ids.
     if (Number.isSafeInteger(info.bos_token_id)) return Int32Array.of(info.bos_token_id);
@@ -52,7 +54,12 @@ function promptIds(prompt, i, tokenizer, info) {
     return id;
   });
   if (!ids.length) fail(`${where} has no token ids`);
+  if (ids.length >= info.max_positions) tooLong(where, ids.length, info);
   return ids;
+}
+
+function tooLong(where, n, info) {
+  fail(`${where} is too long: ${n} tokens, and the model has ${info.max_positions} positions (the prompt plus at least one new token must fit)`);
 }
 
 /** -> {prompts: Int32Array[], batch}: a text or ids, or an array of texts or of id lists. */
@@ -90,13 +97,14 @@ function readSampling(o) {
 }
 
 function checkSignal(signal) {
-  if (signal !== undefined && !(typeof signal === 'object' && signal !== null && typeof signal.aborted === 'boolean')) {
+  if (signal !== undefined && !(typeof signal === 'object' && signal !== null && typeof signal.aborted === 'boolean'
+      && typeof signal.addEventListener === 'function')) {
     fail(`generateText: signal must be an AbortSignal, got ${describe(signal)}`);
   }
 }
 
 function throwIfAborted(signal) {
-  if (signal?.aborted) throw signal.reason ?? new Error('generateText was aborted');
+  if (signal?.aborted) throw abortReason(signal);
 }
 
 // This step's attention of every layer, [B, h, nSeqK] each, copied out of the workspace.
@@ -138,8 +146,7 @@ export async function generateText(ctx, input, options) {
   const stop = readStop(o.stop, info);
   const sampler = readSampling(o);
   const longest = prompts.reduce((m, p) => Math.max(m, p.length), 0);
-  const room = info.max_positions - longest;
-  if (room < 1) fail(`generateText: the prompt has ${longest} tokens; the model has only ${info.max_positions} positions`);
+  const room = info.max_positions - longest;  // >= 1: promptIds refuses longer prompts
   const maxNewTokens = o.maxNewTokens ?? Math.min(20, room);
   if (maxNewTokens > room) {
     fail(`generateText: the prompt's ${longest} tokens + maxNewTokens ${maxNewTokens} exceed the model's ${info.max_positions} positions`);
@@ -204,7 +211,8 @@ export async function generateText(ctx, input, options) {
         }
         if (o.onToken) {
           let r = o.onToken({ index: b, step, id, token, text: delta, ...(attention ? { attention } : {}) });
-          if (r && typeof r.then === 'function') r = await r;
+          // An abort settles the call now: a pending callback's result no longer matters.
+          if (r && typeof r.then === 'function') r = await untilAborted(r, o.signal);
           if (r === false) cancelled = true;
         }
       }
