@@ -129,7 +129,11 @@ export class TextTokenizer {
     return this.#library('decode', () => this.#tokenizer.decode(list, { skip_special_tokens: skip }));
   }
 
-  idToToken(id) { return this.#tokenizer.id_to_token(id) ?? null; }
+  /** The token of an id in [0, rows), or null when the vocabulary has none for it. */
+  idToToken(id) {
+    if (!Number.isSafeInteger(id) || id < 0 || id >= this.#rows) fail(`idToToken: id must be a token id in [0, ${this.#rows}), got ${describe(id)}`);
+    return this.#tokenizer.id_to_token(id) ?? null;
+  }
 
   // A call into the tokenizer library: its own errors (a tokenizer.json it cannot run) become a
   // SimdformerError naming tokenizer.json.
@@ -219,6 +223,7 @@ export class TextTokenizer {
    * ids, typeIds [B, n] (padded with padId / 0) and attentionMask [B, n] (1 = real token).
    */
   encodeBatch(inputs, maxLength) {
+    if (!Array.isArray(inputs)) fail(`encodeBatch: inputs must be an array of texts or [text, textPair] pairs, got ${describe(inputs)}`);
     const sequences = inputs.map((x) => this.encodeOne(x, maxLength));
     const n = sequences.reduce((m, s) => (s.length > m ? s.length : m), 0);
     const B = sequences.length;

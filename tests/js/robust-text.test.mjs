@@ -122,13 +122,20 @@ describe('errors are SimdformerErrors naming the file or argument', () => {
     m.dispose();
   });
 
-  test('tokenizer.decode: null, strings, ids outside the vocabulary are refused; [] is empty text', async () => {
+  test('tokenizer.decode / idToToken / encodeBatch: null, strings, ids outside the vocabulary are refused; [] is empty text', async () => {
     const m = await sf.loadPretrained(BERT);
     for (const ids of [null, undefined, 'abc', 5, [1, 'x'], [1.5], [-1], [626], [2 ** 32]]) {
       assert.throws(() => m.tokenizer.decode(ids), error(/decode: ids/), JSON.stringify(ids));
     }
     assert.throws(() => m.tokenizer.decode([1], { skipSpecialTokens: 'yes' }), error(/skipSpecialTokens/));
     assert.equal(m.tokenizer.decode([]), '');
+    for (const id of ['__proto__', 'length', -1, 1.5, 626, null]) {
+      assert.throws(() => m.tokenizer.idToToken(id), error(/idToToken: id/), String(id));
+    }
+    assert.equal(m.tokenizer.idToToken(2), '[CLS]');
+    for (const inputs of [null, 'text', { length: 2 }]) {
+      assert.throws(() => m.tokenizer.encodeBatch(inputs, 10), error(/encodeBatch: inputs/), String(inputs));
+    }
     assert.equal(m.tokenizer.decode(new Int32Array([2, 3]), { skipSpecialTokens: true }), '');
     m.dispose();
   });
