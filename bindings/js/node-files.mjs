@@ -28,20 +28,21 @@ function checkRegular(stat, path) {
  * The one way this package opens a file on disk: {fd, size} of a regular file, null when it
  * does not exist; an io_error naming the path for a folder, FIFO, socket, device or unreadable
  * file. It is checked with stat *before* the open and with fstat on the open descriptor.
+ * shown: the path to name in errors (the name the user knows, when path is its real path).
  */
-export function openRegularFile(path) {
+export function openRegularFile(path, shown = path) {
   let fd;
   try {
-    checkRegular(statSync(path), path);
+    checkRegular(statSync(path), shown);
     fd = openSync(path, OPEN_FLAGS);
     const stat = fstatSync(fd);
-    checkRegular(stat, path);
+    checkRegular(stat, shown);
     return { fd, size: stat.size };
   } catch (e) {
     if (fd !== undefined) closeSync(fd);
     if (absent(e)) return null;
     if (e?.name === 'SimdformerError') throw e;
-    return fail(`cannot open ${path}: ${e?.code ?? e?.message}`, 'io_error');
+    return fail(`cannot open ${shown}: ${e?.code ?? e?.message}`, 'io_error');
   }
 }
 
@@ -60,13 +61,13 @@ function readFully(fd, dest, offset, path, size) {
 }
 
 /** A regular file's text (UTF-8), null when it does not exist. */
-export function readRegularText(path) {
-  const file = openRegularFile(path);
+export function readRegularText(path, shown = path) {
+  const file = openRegularFile(path, shown);
   if (!file) return null;
   try {
-    if (file.size > MAX_TEXT_BYTES) fail(`${path} has ${file.size} bytes, more than the ${MAX_TEXT_BYTES} a JSON or text file may have`, 'io_error');
+    if (file.size > MAX_TEXT_BYTES) fail(`${shown} has ${file.size} bytes, more than the ${MAX_TEXT_BYTES} a JSON or text file may have`, 'io_error');
     const bytes = Buffer.alloc(file.size);
-    readFully(file.fd, bytes, 0, path, file.size);
+    readFully(file.fd, bytes, 0, shown, file.size);
     return bytes.toString('utf8');
   } finally {
     closeSync(file.fd);
@@ -117,11 +118,11 @@ export function folderFileSet(folder) {
     label: root,
     async text(name, namedBy) {
       const f = realFile(name, namedBy);
-      return f && readRegularText(f.real);
+      return f && readRegularText(f.real, f.path);
     },
     async binary(name, namedBy) {
       const f = realFile(name, namedBy);
-      const file = f && openRegularFile(f.real);
+      const file = f && openRegularFile(f.real, f.path);
       if (!file) return null;
       fds.push(file.fd);
       return { size: file.size, readInto: (offset, dest) => readFully(file.fd, dest, offset, f.path, file.size) };
