@@ -62,6 +62,7 @@ export async function loadPretrained(module, source, options, { localFolder }) {
 
 function openSource(source, { localFolder, signal, progress }) {
   if (typeof source === 'string') {
+    if (source === '') fail("loadPretrained: source is an empty string (give a folder path or a URL; '.' is the current folder)");
     if (isUrlText(source) || !localFolder) return urlFileSet(source, { signal, progress });
     return localFolder(source);
   }

@@ -224,6 +224,10 @@ describe('paths stay inside the folder', async () => {
     }
   });
 
+  test("an empty source string is an error, not the current folder", async () => {
+    await assert.rejects(sf.loadPretrained(''), refused(/empty string/, 'invalid_argument'));
+  });
+
   test('the heap is flat after all the refusals', async () => {
     const before = sf.mallocBytes;
     for (let i = 0; i < 3; i++) {
