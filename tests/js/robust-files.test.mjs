@@ -295,4 +295,14 @@ describe('special files never block', () => {
       assert.match(r.stderr, /simdformer: .*model\.safetensors is not a regular file/);
     }
   });
+
+  test('the CLI\'s --config and --input FIFOs are usage errors at once', () => {
+    const fifo = join(withFifo('config.json'), 'config.json');
+    for (const args of [['info', '--model', join(DATA, 'encoder.safetensors'), '--config', fifo], ['embed', '--model', BERT, '--input', fifo]]) {
+      const r = spawnSync(process.execPath, [join(DIST, 'cli.mjs'), ...args], { encoding: 'utf8', timeout: 20000 });
+      assert.equal(r.error, undefined, `${args[0]}: ${r.error?.code}`);
+      assert.equal(r.status, 2, r.stderr);
+      assert.match(r.stderr, /cannot read .*is not a regular file/);
+    }
+  });
 });
