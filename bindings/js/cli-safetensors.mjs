@@ -1,16 +1,18 @@
 // Command-line commands for single .safetensors files in simdformer's nn.Transformer format:
 // info (also for files without a config: the tensor list), encode and generate.
-import { readFile, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 
 import { UsageError, count, json, table } from './cli-format.mjs';
+import { readRegularText } from './node-files.mjs';
 
 async function readJson(path, what) {
   let text;
   try {
-    text = await readFile(path, 'utf8');
+    text = readRegularText(path);  // a FIFO or a folder is an error, never a hang
   } catch (e) {
-    throw new UsageError(`cannot read ${what} '${path}': ${e.code ?? e.message}`);
+    throw new UsageError(`cannot read ${what} '${path}': ${e.message}`);
   }
+  if (text === null) throw new UsageError(`cannot read ${what} '${path}': ENOENT`);
   try {
     return JSON.parse(text);
   } catch (e) {

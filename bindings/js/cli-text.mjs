@@ -1,8 +1,9 @@
 // Command-line commands for Hugging Face model folders: info (folders and .safetensors files),
 // embed, fill-mask and generate (folders; .safetensors files go to the nn.Transformer generate).
-import { readFile, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 
 import { UsageError, count, json, preview, short, table } from './cli-format.mjs';
+import { readRegularText } from './node-files.mjs';
 import { fileInfo, safetensorsCommands } from './cli-safetensors.mjs';
 
 const requireModel = (a, what = '<folder>') => { if (!a.model) throw new UsageError(`--model ${what} is required`); };
@@ -28,10 +29,11 @@ async function texts(a) {
   if (a.input) {
     let content;
     try {
-      content = await readFile(a.input, 'utf8');
+      content = readRegularText(a.input);  // a FIFO or a folder is an error, never a hang
     } catch (e) {
-      throw new UsageError(`cannot read --input '${a.input}': ${e.code ?? e.message}`);
+      throw new UsageError(`cannot read --input '${a.input}': ${e.message}`);
     }
+    if (content === null) throw new UsageError(`cannot read --input '${a.input}': ENOENT`);
     list.push(...content.split(/\r?\n/).filter((line) => line.trim() !== ''));
   }
   if (!list.length) throw new UsageError('give the text with --text "..." (repeatable) or --input <file> (one text per line)');

@@ -1,13 +1,17 @@
 // Where a Hugging Face model folder comes from, behind one small interface ("file set"):
 //   label                      what to call the source in messages
-//   text(name)                 -> Promise<string | null>   (null: the file is absent)
-//   binary(name)               -> Promise<{size, readInto(offset, dest: Uint8Array)} | null>
-//   exists(name)               -> Promise<boolean>   (without reading the file)
+//   text(name, namedBy?)       -> Promise<string | null>   (null: the file is absent)
+//   binary(name, namedBy?)     -> Promise<{size, readInto(offset, dest: Uint8Array)} | null>
+//   exists(name, namedBy?)     -> Promise<boolean>   (without reading the file)
 //   close()
+// Every kind passes each name through insideFolder (file-names.mjs) first; namedBy says which
+// file named it (modules.json, the shard index) for the error when the name leaves the folder.
 // readInto is synchronous: the C++ loader pulls tensor bytes through a synchronous callback.
 // Browser-safe kinds live here (base URL, dropped File objects, in-memory objects); the Node
 // folder kind is in node-files.mjs so browser bundles never see node:fs.
+import { untilAborted } from './abortable.mjs';
 import { fail } from './errors.mjs';
+import { insideFolder } from './file-names.mjs';
 import { describe } from './options.mjs';
 
 /** Bytes already in JS memory, served in slices. */
@@ -35,10 +39,20 @@ export function urlFileSet(base, { signal, progress }) {
   } catch {
     fail(`loadPretrained: '${text}' is not a URL${page ? '' : ' (relative URLs need a page to resolve against)'}`);
   }
-  const get = async (name) => {
+  // The URL of a file: each segment percent-encoded (a literal '%' stays a '%'), and checked to
+  // stay below the base, whatever the URL parser made of it.
+  const urlOf = (name, namedBy) => {
+    const url = new URL(insideFolder(name, namedBy).split('/').map(encodeURIComponent).join('/'), root);
+    if (url.origin !== root.origin || !url.pathname.startsWith(root.pathname)) {
+      fail(`${namedBy ?? 'loadPretrained'} names ${describe(name)}, which resolves to ${url.href}, outside ${root.href}`);
+    }
+    return url;
+  };
+  const get = async (name, namedBy) => {
+    const url = urlOf(name, namedBy);
     let response;
     try {
-      response = await fetch(new URL(name, root), { signal });
+      response = await fetch(url, { signal });
     } catch (e) {
       if (signal?.aborted) throw signal.reason;
       fail(`cannot fetch ${name} from ${root}: ${e.message}`, 'io_error');
@@ -49,17 +63,18 @@ export function urlFileSet(base, { signal, progress }) {
   };
   return {
     label: root.href,
-    async text(name) {
-      const r = await get(name);
-      return r === null ? null : r.text();
+    async text(name, namedBy) {
+      const r = await get(name, namedBy);
+      return r === null ? null : memoryText(await download(r, name, () => {}, signal));
     },
-    async binary(name) {
-      const r = await get(name);
+    async binary(name, namedBy) {
+      const r = await get(name, namedBy);
       return r === null ? null : memoryBinary(await download(r, name, progress, signal));
     },
-    async exists(name) {
+    async exists(name, namedBy) {
+      const url = urlOf(name, namedBy);
       try {
-        const r = await fetch(new URL(name, root), { method: 'HEAD', signal });
+        const r = await fetch(url, { method: 'HEAD', signal });
         return r.ok;
       } catch {
         return false;
@@ -74,7 +89,13 @@ async function download(response, name, progress, signal) {
   const declared = Number(response.headers.get('content-length'));
   const total = Number.isSafeInteger(declared) && declared > 0 ? declared : 0;
   if (!response.body) {
-    const bytes = new Uint8Array(await response.arrayBuffer());
+    let bytes;
+    try {
+      bytes = new Uint8Array(await response.arrayBuffer());
+    } catch (e) {
+      if (signal?.aborted) throw signal.reason;
+      fail(`${name}: the download failed: ${e?.message ?? e}`, 'io_error');
+    }
     progress({ stage: 'download', file: name, loaded: bytes.length, total: bytes.length });
     return bytes;
   }
@@ -92,7 +113,7 @@ async function download(response, name, progress, signal) {
   } catch (e) {
     await reader.cancel().catch(() => {});
     if (signal?.aborted) throw signal.reason;
-    throw e;
+    fail(`${name}: the download failed: ${e?.message ?? e}`, 'io_error');
   }
   if (total && loaded !== total) fail(`${name}: received ${loaded} bytes, the server announced ${total}`, 'io_error');
   if (chunks.length === 1) return chunks[0];
@@ -109,7 +130,7 @@ async function download(response, name, progress, signal) {
  * ("folder/1_Pooling/config.json"): they are found by that path without the folder's own name.
  * Plain File objects are found by their name.
  */
-export function filesFileSet(files) {
+export function filesFileSet(files, { signal }) {
   const byName = new Map();
   for (const f of Array.from(files)) {
     if (!isBlobLike(f)) fail(`a dropped file list must hold File objects, got ${describe(f)}`);
@@ -118,19 +139,47 @@ export function filesFileSet(files) {
     if (byName.has(name)) fail(`two files named ${name} were given`);
     byName.set(name, f);
   }
+  const find = (name, namedBy) => byName.get(insideFolder(name, namedBy));
   return {
     label: 'the given files',
-    async text(name) {
-      const f = byName.get(name);
-      return f ? utf8(new Uint8Array(await f.arrayBuffer())) : null;
+    async text(name, namedBy) {
+      const f = find(name, namedBy);
+      return f ? memoryText(await fileBytes(f, name, signal)) : null;
     },
-    async binary(name) {
-      const f = byName.get(name);
-      return f ? memoryBinary(new Uint8Array(await f.arrayBuffer())) : null;
+    async binary(name, namedBy) {
+      const f = find(name, namedBy);
+      return f ? memoryBinary(await fileBytes(f, name, signal)) : null;
     },
-    async exists(name) { return byName.has(name); },
+    async exists(name, namedBy) { return find(name, namedBy) !== undefined; },
     close() {},
   };
+}
+
+// A File's bytes, checked: File-like objects may lie (arrayBuffer() resolving to something else,
+// a detached buffer, fewer or more bytes than `size`), and the wait ends when the load aborts.
+async function fileBytes(file, name, signal) {
+  let buffer;
+  try {
+    buffer = await untilAborted(file.arrayBuffer(), signal);
+  } catch (e) {
+    if (signal?.aborted) throw signal.reason;
+    fail(`cannot read ${name} from the given files: ${e?.message ?? e}`, 'io_error');
+  }
+  if (Object.prototype.toString.call(buffer) !== '[object ArrayBuffer]') {
+    fail(`${name}: arrayBuffer() gave ${describe(buffer)}, not an ArrayBuffer`, 'io_error');
+  }
+  // (A detached buffer has byteLength 0.)
+  if (buffer.byteLength !== file.size) fail(`${name}: the file says it has ${file.size} bytes but arrayBuffer() gave ${buffer.byteLength}`, 'io_error');
+  return viewOf(buffer, `${name}'s arrayBuffer()`);
+}
+
+// Text of a JSON file's bytes (too large to be a string is an error, not a RangeError).
+function memoryText(bytes) {
+  try {
+    return utf8(bytes);
+  } catch (e) {
+    return fail(`a file of ${bytes.length} bytes cannot be read as text: ${e?.message ?? e}`, 'io_error');
+  }
 }
 
 const isBlobLike = (f) => f !== null && typeof f === 'object' && typeof f.arrayBuffer === 'function' && typeof f.size === 'number'
@@ -157,7 +206,7 @@ export function objectFileSet(source) {
   const json = (name, v) => {
     if (v === undefined) return;
     if (typeof v === 'string') files.set(name, { text: v });
-    else if (isBytes(v)) files.set(name, { text: utf8(toBytes(v)) });
+    else if (isBytes(v)) files.set(name, { text: memoryText(viewOf(v, name)) });
     else if (v !== null && typeof v === 'object') files.set(name, { text: jsonText(v, name) });
     else fail(`loadPretrained: ${name} must be an object, JSON text or bytes, got ${describe(v)}`);
   };
@@ -167,27 +216,36 @@ export function objectFileSet(source) {
   json('model.safetensors.index.json', own('index'));
   const weights = own('weights');
   if (isBytes(weights)) {
-    files.set('model.safetensors', { bytes: toBytes(weights) });
+    files.set('model.safetensors', { bytes: viewOf(weights, 'weights') });
   } else if (weights !== null && typeof weights === 'object' && !Array.isArray(weights)) {
     for (const [name, bytes] of Object.entries(weights)) {
       if (!isBytes(bytes)) fail(`loadPretrained: weights['${name}'] must be bytes, got ${describe(bytes)}`);
-      files.set(name, { bytes: toBytes(bytes) });
+      files.set(insideFolder(name, 'weights'), { bytes: viewOf(bytes, `weights['${name}']`) });
     }
   } else if (weights !== undefined) {
     fail(`loadPretrained: weights must be bytes or {fileName: bytes}, got ${describe(weights)}`);
   }
+  const find = (name, namedBy) => files.get(insideFolder(name, namedBy));
   return {
     label: 'the given objects',
-    async text(name) { return files.get(name)?.text ?? (files.get(name)?.bytes ? utf8(files.get(name).bytes) : null); },
-    async binary(name) { const f = files.get(name); return f?.bytes ? memoryBinary(f.bytes) : null; },
-    async exists(name) { return files.has(name); },
+    async text(name, namedBy) { const f = find(name, namedBy); return f ? f.text ?? memoryText(f.bytes) : null; },
+    async binary(name, namedBy) { const f = find(name, namedBy); return f?.bytes ? memoryBinary(f.bytes) : null; },
+    async exists(name, namedBy) { return find(name, namedBy) !== undefined; },
     close() {},
   };
 }
 
 const isBytes = (v) => v instanceof ArrayBuffer || ArrayBuffer.isView(v);
-const toBytes = (v) => (v instanceof Uint8Array ? v : v instanceof ArrayBuffer ? new Uint8Array(v)
-  : new Uint8Array(v.buffer, v.byteOffset, v.byteLength));
+
+// Bytes as a Uint8Array over the same memory; a detached buffer is an error naming `what`.
+function viewOf(v, what) {
+  try {
+    if (v instanceof Uint8Array) return v;
+    return v instanceof ArrayBuffer ? new Uint8Array(v) : new Uint8Array(v.buffer, v.byteOffset, v.byteLength);
+  } catch (e) {
+    return fail(`loadPretrained: ${what} cannot be read (a detached ArrayBuffer?): ${e?.message ?? e}`);
+  }
+}
 
 function jsonText(value, name) {
   try {

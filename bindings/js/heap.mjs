@@ -1,7 +1,28 @@
 // Copies between JavaScript arrays and wasm memory. Every allocation of a call is freed in the
-// call's finally block; views of the heap are made fresh for each copy (memory growth detaches
-// old ones) and results leave as copies, so users never hold a view that can go stale.
+// call's finally block; views of the heap are made fresh for each copy, after the allocation that
+// may grow memory (heapView), and results leave as copies, so no view can go stale.
 import { fail } from './errors.mjs';
+
+/**
+ * The wasm memory's bytes as they are now. In the pthreads build any thread may grow memory
+ * (a worker's malloc), and the glue refreshes Module.HEAPU8 only when its own code next runs: a
+ * view taken from it can be shorter than memory, so this build's buffer comes from the Memory
+ * itself (its glue exports Module.wasmMemory). The one-thread build grows only inside calls made
+ * from this thread, and its glue replaces HEAPU8 as it grows.
+ */
+export function heapBuffer(module) {
+  return module.wasmMemory ? module.wasmMemory.buffer : module.HEAPU8.buffer;
+}
+
+/** A view of `count` elements of Type at byte address `pointer`; never short, never stale. */
+export function heapView(module, Type, pointer, count) {
+  const buffer = heapBuffer(module);
+  const bytes = count * Type.BYTES_PER_ELEMENT;
+  if (!Number.isSafeInteger(pointer) || pointer < 0 || pointer % Type.BYTES_PER_ELEMENT !== 0 || pointer + bytes > buffer.byteLength) {
+    fail(`internal error: ${bytes} bytes at ${pointer} are outside the wasm memory of ${buffer.byteLength} bytes`, 'internal');
+  }
+  return new Type(buffer, pointer, count);
+}
 
 // wasm32's malloc takes a 32-bit size: anything larger would wrap to a small block.
 const MAX_ALLOCATION = 2 ** 32 - 1;
@@ -26,21 +47,21 @@ export class CallHeap {
   f32(values) {
     if (!values) return 0;
     const p = this.alloc(values.length * 4);
-    this.module.HEAPF32.set(values, p >>> 2);
+    heapView(this.module, Float32Array, p, values.length).set(values);
     return p;
   }
 
   i32(values) {
     if (!values) return 0;
     const p = this.alloc(values.length * 4);
-    this.module.HEAP32.set(values, p >>> 2);
+    heapView(this.module, Int32Array, p, values.length).set(values);
     return p;
   }
 
   u8(values) {
     if (!values) return 0;
     const p = this.alloc(values.length);
-    this.module.HEAPU8.set(values, p);
+    heapView(this.module, Uint8Array, p, values.length).set(values);
     return p;
   }
 
@@ -68,12 +89,7 @@ export function createHandle(module, kind) {
   return handle;
 }
 
-export function copyF32(module, pointer, count) {
-  const start = pointer >>> 2;
-  return module.HEAPF32.slice(start, start + count);
-}
-
-export function copyI32(module, pointer, count) {
-  const start = pointer >>> 2;
-  return module.HEAP32.slice(start, start + count);
-}
+// Copies out of wasm memory (into ordinary, unshared ArrayBuffers).
+export const copyF32 = (module, pointer, count) => heapView(module, Float32Array, pointer, count).slice();
+export const copyI32 = (module, pointer, count) => heapView(module, Int32Array, pointer, count).slice();
+export const copyU8 = (module, pointer, count) => heapView(module, Uint8Array, pointer, count).slice();

@@ -388,8 +388,10 @@ export interface TextTokenizer {
   readonly maskToken: string | null;
   readonly maskId: number | null;
   readonly padId: number;
+  /** maxLength: an integer, special tokens included (a huge one keeps every token); anything else is a SimdformerError. */
   encodeOne(input: TextInput, maxLength: number): EncodedText;
   encodeBatch(inputs: readonly TextInput[], maxLength: number): EncodedBatch;
+  /** ids: an array or typed array of integers in [0, the model's embedding rows); [] gives ''. */
   decode(ids: ArrayLike<number>, options?: { skipSpecialTokens?: boolean }): string;
   idToToken(id: number): string | null;
 }

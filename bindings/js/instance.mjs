@@ -1,7 +1,7 @@
 // Simdformer: one loaded wasm module as users see it (created by init() in the Node and browser
 // entries). It loads models and runs the standalone operations.
 import { check, fail, jsonReply, translateInternalErrors } from './errors.mjs';
-import { CallHeap } from './heap.mjs';
+import { CallHeap, heapBuffer } from './heap.mjs';
 import { asBytes } from './inputs.mjs';
 import { createLinear } from './linear-layer.mjs';
 import { Model } from './model.mjs';
@@ -43,7 +43,7 @@ export class Simdformer {
   /** Bytes of model weights and workspaces currently held in wasm memory. */
   get liveBytes() { return this.#module.liveBytes(); }
   /** Current size of the wasm memory (it only grows). */
-  get heapBytes() { return this.#module.HEAPU8.length; }
+  get heapBytes() { return heapBuffer(this.#module).byteLength; }
   /** Bytes of wasm memory allocated right now (everything malloc handed out and not taken back). */
   get mallocBytes() { return this.#module.mallocBytes(); }
   /** The highest liveBytes since the module started or resetPeakLiveBytes() (a load's peak). */

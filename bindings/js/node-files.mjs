@@ -1,55 +1,133 @@
 // A model folder on disk (Node.js): small JSON files are read whole; weight files are opened and
 // read on demand with fs.readSync, straight into the destination the loader hands over, so a
 // checkpoint is never held whole in memory.
-import { closeSync, existsSync, fstatSync, openSync, readSync, statSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+//
+// Two rules keep a hostile folder from doing harm:
+//  - every file is where its name says: inside the folder, also after following symlinks
+//    (insideFolder checks the name, realFile where the name really leads);
+//  - only regular files are opened (openRegularFile): opening a FIFO blocks until a writer comes,
+//    which with openSync stops the whole process and with fs.promises never settles.
+import { closeSync, constants, fstatSync, openSync, readSync, realpathSync, statSync } from 'node:fs';
+import { basename, dirname, join, resolve, sep } from 'node:path';
 
 import { fail } from './errors.mjs';
+import { insideFolder } from './file-names.mjs';
+
+const absent = (e) => e?.code === 'ENOENT' || e?.code === 'ENOTDIR';
+// O_NONBLOCK: a file swapped for a FIFO between the stat and the open still cannot block the
+// open (Windows has no FIFOs and no such flag).
+const OPEN_FLAGS = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0);
+const MAX_TEXT_BYTES = 256 * 2 ** 20;  // JSON files this large are not configs or tokenizers
+
+function checkRegular(stat, path) {
+  if (stat.isDirectory()) fail(`${path} is not a file but a folder`, 'io_error');
+  if (!stat.isFile()) fail(`${path} is not a regular file (a FIFO, socket or device); simdformer reads only regular files`, 'io_error');
+}
+
+/**
+ * The one way this package opens a file on disk: {fd, size} of a regular file, null when it
+ * does not exist; an io_error naming the path for a folder, FIFO, socket, device or unreadable
+ * file. It is checked with stat *before* the open and with fstat on the open descriptor.
+ * shown: the path to name in errors (the name the user knows, when path is its real path).
+ */
+export function openRegularFile(path, shown = path) {
+  let fd;
+  try {
+    checkRegular(statSync(path), shown);
+    fd = openSync(path, OPEN_FLAGS);
+    const stat = fstatSync(fd);
+    checkRegular(stat, shown);
+    return { fd, size: stat.size };
+  } catch (e) {
+    if (fd !== undefined) closeSync(fd);
+    if (absent(e)) return null;
+    if (e?.name === 'SimdformerError') throw e;
+    return fail(`cannot open ${shown}: ${e?.code ?? e?.message}`, 'io_error');
+  }
+}
+
+/** Reads length bytes at offset of an open file into dest (all of them, or an io_error). */
+function readFully(fd, dest, offset, path, size) {
+  for (let done = 0; done < dest.length;) {
+    let n;
+    try {
+      n = readSync(fd, dest, done, dest.length - done, offset + done);
+    } catch (e) {
+      fail(`cannot read ${path}: ${e?.code ?? e?.message}`, 'io_error');
+    }
+    if (n === 0) fail(`${path}: unexpected end of file at byte ${offset + done} of ${size}`, 'io_error');
+    done += n;
+  }
+}
+
+/** A regular file's text (UTF-8), null when it does not exist. */
+export function readRegularText(path, shown = path) {
+  const file = openRegularFile(path, shown);
+  if (!file) return null;
+  try {
+    if (file.size > MAX_TEXT_BYTES) fail(`${shown} has ${file.size} bytes, more than the ${MAX_TEXT_BYTES} a JSON or text file may have`, 'io_error');
+    const bytes = Buffer.alloc(file.size);
+    readFully(file.fd, bytes, 0, shown, file.size);
+    return bytes.toString('utf8');
+  } finally {
+    closeSync(file.fd);
+  }
+}
+
+// Where a folder's files may really be: the folder itself, and for a snapshot of the Hugging
+// Face hub cache (<cache>/models--org--name/snapshots/<revision>/, whose files are symlinks to
+// ../../blobs/<hash>) that repository's blobs folder, as huggingface_hub lays it out.
+function allowedRoots(realRoot) {
+  const repo = dirname(dirname(realRoot));
+  const isSnapshot = basename(dirname(realRoot)) === 'snapshots' && /^(models|datasets|spaces)--/.test(basename(repo));
+  return isSnapshot ? [realRoot, join(repo, 'blobs')] : [realRoot];
+}
 
 export function folderFileSet(folder) {
   const root = resolve(folder);
-  let stat;
+  let realRoot;
   try {
-    stat = statSync(root);
+    if (!statSync(root).isDirectory()) fail(`'${folder}' is not a folder (loadPretrained takes the folder holding config.json)`, 'io_error');
+    realRoot = realpathSync(root);
   } catch (e) {
-    fail(`cannot open model folder '${folder}': ${e.code ?? e.message}`, 'io_error');
+    if (e?.name === 'SimdformerError') throw e;
+    fail(`cannot open model folder '${folder}': ${e?.code ?? e?.message}`, 'io_error');
   }
-  if (!stat.isDirectory()) fail(`'${folder}' is not a folder (loadPretrained takes the folder holding config.json)`, 'io_error');
+  const roots = allowedRoots(realRoot);
+  // The real path of a named file (symlinks followed), null when it does not exist.
+  // The real path of a named file (symlinks followed), null when it does not exist. An absent
+  // file's nearest existing folder is checked too: a symlinked folder out must not even be probed.
+  const realFile = (name, namedBy) => {
+    const path = join(root, insideFolder(name, namedBy));
+    for (let at = path; ; at = dirname(at)) {
+      let real;
+      try {
+        real = realpathSync(at);
+      } catch (e) {
+        if (absent(e) && at !== root) continue;
+        return fail(`cannot open ${path}: ${e?.code ?? e?.message}`, 'io_error');
+      }
+      if (!roots.some((r) => real === r || real.startsWith(r + sep))) {
+        fail(`${at} leads to ${real}, outside the model folder ${root} (a symlink out of the folder)${namedBy ? `; named by ${namedBy}` : ''}`);
+      }
+      return at === path ? { path, real } : null;
+    }
+  };
   const fds = [];
-  const absent = (e) => e.code === 'ENOENT' || e.code === 'ENOTDIR';
   return {
     label: root,
-    async text(name) {
-      try {
-        return await readFile(join(root, name), 'utf8');
-      } catch (e) {
-        if (absent(e)) return null;
-        return fail(`cannot read ${join(root, name)}: ${e.code ?? e.message}`, 'io_error');
-      }
+    async text(name, namedBy) {
+      const f = realFile(name, namedBy);
+      return f && readRegularText(f.real, f.path);
     },
-    async binary(name) {
-      let fd;
-      try {
-        fd = openSync(join(root, name), 'r');
-      } catch (e) {
-        if (absent(e)) return null;
-        return fail(`cannot open ${join(root, name)}: ${e.code ?? e.message}`, 'io_error');
-      }
-      fds.push(fd);
-      const { size } = fstatSync(fd);
-      return {
-        size,
-        readInto(offset, dest) {
-          for (let done = 0; done < dest.length;) {
-            const n = readSync(fd, dest, done, dest.length - done, offset + done);
-            if (n === 0) fail(`${name}: unexpected end of file at byte ${offset + done} of ${size}`, 'io_error');
-            done += n;
-          }
-        },
-      };
+    async binary(name, namedBy) {
+      const f = realFile(name, namedBy);
+      const file = f && openRegularFile(f.real, f.path);
+      if (!file) return null;
+      fds.push(file.fd);
+      return { size: file.size, readInto: (offset, dest) => readFully(file.fd, dest, offset, f.path, file.size) };
     },
-    async exists(name) { return existsSync(join(root, name)); },
+    async exists(name, namedBy) { return realFile(name, namedBy) !== null; },
     close() {
       for (const fd of fds.splice(0)) closeSync(fd);
     },

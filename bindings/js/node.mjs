@@ -1,6 +1,7 @@
 // Node.js entry (ESM). Reads the .wasm with fs and hands the bytes to the Emscripten glue,
 // which cannot fetch a file path under Node 18+ itself.
-import { open, readFile } from 'node:fs/promises';
+import { closeSync, read } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 
 import { BUNDLED_MODELS, bundledModelUrl } from './bundled-models.mjs';
@@ -8,50 +9,46 @@ import { SimdformerError, fail } from './errors.mjs';
 import { Model } from './model.mjs';
 import { TextModel } from './text-model.mjs';
 import { Simdformer, initOptions, instantiate } from './instance.mjs';
-import { folderFileSet } from './node-files.mjs';
+import { folderFileSet, openRegularFile } from './node-files.mjs';
 import { nodeCores, withCommonJsNames } from './node-threads.mjs';
 import { chooseSimd, wasmSimdSupported } from './simd-detect.mjs';
 import { resolveThreads, startThreads, threadedModuleOptions, unrefWorkers } from './threads.mjs';
 
 export { BUNDLED_MODELS, Model, Simdformer, SimdformerError, TextModel, bundledModelUrl, wasmSimdSupported };
 
-// Reads a model from bytes or a file path, reporting progress in chunks.
+// Reads a model from bytes or a file path, reporting progress in chunks. Only a regular file is
+// opened (openRegularFile): a FIFO would block the open forever.
 async function readSource(source, progress) {
   if (source instanceof Uint8Array || source instanceof ArrayBuffer || ArrayBuffer.isView(source)) return source;
   if (source instanceof URL && source.protocol === 'file:') source = fileURLToPath(source);
   if (typeof source !== 'string') {
     throw new SimdformerError('model source must be bytes or a file path in Node.js');
   }
-  let file;
+  const file = openRegularFile(source);
+  if (!file) throw new SimdformerError(`cannot open model file '${source}': ENOENT`, 'io_error');
   try {
-    file = await open(source, 'r');
-  } catch (e) {
-    throw new SimdformerError(`cannot open model file '${source}': ${e.code ?? e.message}`, 'io_error');
-  }
-  try {
-    const stat = await file.stat();
-    if (!stat.isFile()) {
-      throw new SimdformerError(`'${source}' is not a file (loadModel takes a .safetensors file; loadPretrained takes a Hugging Face folder)`, 'io_error');
-    }
-    const { size } = stat;
-    const bytes = new Uint8Array(size);
+    const bytes = new Uint8Array(file.size);
     const chunk = 1 << 22;
-    for (let offset = 0; offset < size;) {
+    for (let offset = 0; offset < file.size;) {
       let bytesRead;
       try {
-        ({ bytesRead } = await file.read(bytes, offset, Math.min(chunk, size - offset), offset));
+        ({ bytesRead } = await readAt(file.fd, bytes, offset, Math.min(chunk, file.size - offset)));
       } catch (e) {
         throw new SimdformerError(`cannot read model file '${source}': ${e.code ?? e.message}`, 'io_error');
       }
-      if (bytesRead === 0) break;
+      if (bytesRead === 0) throw new SimdformerError(`model file '${source}' ended at byte ${offset} of ${file.size}`, 'io_error');
       offset += bytesRead;
-      progress({ stage: 'read', loaded: offset, total: size });
+      progress({ stage: 'read', loaded: offset, total: file.size });
     }
     return bytes;
   } finally {
-    await file.close();
+    closeSync(file.fd);
   }
 }
+
+const readAt = (fd, bytes, offset, length) => new Promise((resolve, reject) => {
+  read(fd, bytes, offset, length, offset, (e, bytesRead) => (e ? reject(e) : resolve({ bytesRead })));
+});
 
 /**
  * Loads the wasm module (SIMD128 when the engine has it, unless options.simd says otherwise).

@@ -5,7 +5,7 @@
 // through a synchronous read(shard, offset, length, destPtr) callback, which copies them from
 // the file (Node: fs.readSync on an open descriptor) or from JS memory (browser: the downloaded
 // or dropped file) straight into the destination in the wasm heap.
-import { CallHeap, createHandle } from './heap.mjs';
+import { CallHeap, createHandle, heapView } from './heap.mjs';
 import { SimdformerError, check, fail, jsonReply } from './errors.mjs';
 import { filesFileSet, isFileList, objectFileSet, urlFileSet } from './file-sets.mjs';
 import { describe, func, readOptions, value, weightsFormat } from './options.mjs';
@@ -35,17 +35,18 @@ export async function loadPretrained(module, source, options, { localFolder }) {
   progress({ stage: 'start', loaded: 0, total: 0 });
   const files = openSource(source, { localFolder, signal, progress });
   try {
-    const configText = await jsonFile(files, 'config.json', true);
+    const config = await jsonFile(files, 'config.json', { required: true });
     const weights = await openWeights(files);
-    const tokenizerJson = await jsonFile(files, 'tokenizer.json', false);
-    const tokenizerConfig = await jsonFile(files, 'tokenizer_config.json', false);
+    const tokenizerJson = await jsonFile(files, 'tokenizer.json');
+    const tokenizerConfig = await jsonFile(files, 'tokenizer_config.json');
     const pooling = await sentenceTransformersPooling(files);
+    if (tokenizerConfig !== null && !isPlainObject(tokenizerConfig.value)) fail(`tokenizer_config.json in ${files.label} must be a JSON object`);
     await tokenizersLibrary();  // fail before the weights are read if it cannot load
-    const handle = loadWeights(module, configText, weights, { progress, signal, weightsKind: o.weights, where: 'loadPretrained' });
+    const handle = loadWeights(module, config.text, weights, { progress, signal, weightsKind: o.weights, where: 'loadPretrained' });
     try {
       const info = jsonReply(handle.infoJson(), 'loadPretrained');
       if (tokenizerJson === null) fail(`tokenizer.json is missing from ${files.label}`, 'io_error');
-      const tokenizer = await loadTokenizer(JSON.parse(tokenizerJson), tokenizerConfig === null ? {} : JSON.parse(tokenizerConfig), {
+      const tokenizer = await loadTokenizer(tokenizerJson.value, tokenizerConfig?.value ?? {}, {
         rows: info.vocab_size, maxPositions: info.max_positions, padId: Number.isSafeInteger(info.pad_token_id) ? info.pad_token_id : undefined,
       });
       progress({ stage: 'done', loaded: 1, total: 1 });
@@ -61,6 +62,7 @@ export async function loadPretrained(module, source, options, { localFolder }) {
 
 function openSource(source, { localFolder, signal, progress }) {
   if (typeof source === 'string') {
+    if (source === '') fail("loadPretrained: source is an empty string (give a folder path or a URL; '.' is the current folder)");
     if (isUrlText(source) || !localFolder) return urlFileSet(source, { signal, progress });
     return localFolder(source);
   }
@@ -68,24 +70,44 @@ function openSource(source, { localFolder, signal, progress }) {
     if (source.protocol === 'file:' && localFolder) return localFolder(decodeURIComponent(source.pathname));
     return urlFileSet(source, { signal, progress });
   }
-  if (isFileList(source)) return filesFileSet(source);
+  if (isFileList(source)) return filesFileSet(source, { signal });
   if (source !== null && typeof source === 'object' && !Array.isArray(source) && !ArrayBuffer.isView(source)) return objectFileSet(source);
   return fail(`loadPretrained: source must be a folder path, a URL, a FileList / File[] or {config, weights, tokenizer}, got ${describe(source)}`);
 }
 
-// A JSON file's text (checked to be JSON); null when absent and not required.
-async function jsonFile(files, name, required) {
-  const text = await files.text(name);
+const isPlainObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+// No Hugging Face file nests nearly this deep; deeper JSON would overflow the stack of whoever
+// walks it (the tokenizer library, JSON.stringify) with a RangeError instead of an error here.
+const MAX_JSON_DEPTH = 128;
+
+function jsonDepthExceeds(value, limit) {
+  const stack = [[value, 1]];
+  while (stack.length) {
+    const [v, depth] = stack.pop();
+    if (v === null || typeof v !== 'object') continue;
+    if (depth > limit) return true;
+    for (const child of Object.values(v)) if (child !== null && typeof child === 'object') stack.push([child, depth + 1]);
+  }
+  return false;
+}
+
+// A JSON file -> {text, value}; null when absent and not required. namedBy: the file that named
+// this one (for errors). Invalid or too deeply nested JSON is an error naming the file.
+async function jsonFile(files, name, { required = false, namedBy } = {}) {
+  const text = await files.text(name, namedBy);
   if (text === null) {
     if (required) fail(`${name} is missing from ${files.label}`, 'io_error');
     return null;
   }
+  let value;
   try {
-    JSON.parse(text);
+    value = JSON.parse(text);
   } catch (e) {
     fail(`${name} in ${files.label} is not valid JSON: ${e.message}`, 'invalid_argument');
   }
-  return text;
+  if (jsonDepthExceeds(value, MAX_JSON_DEPTH)) fail(`${name} in ${files.label} nests deeper than ${MAX_JSON_DEPTH} levels`);
+  return { text, value };
 }
 
 // model.safetensors, or model.safetensors.index.json and the shards its weight_map names. (The
@@ -93,50 +115,49 @@ async function jsonFile(files, name, required) {
 async function openWeights(files) {
   const single = await files.binary('model.safetensors');
   if (single) return { indexText: '', shards: [{ name: 'model.safetensors', file: single }] };
-  const indexText = await jsonFile(files, 'model.safetensors.index.json', false);
-  if (indexText === null) {
+  const index = await jsonFile(files, 'model.safetensors.index.json');
+  if (index === null) {
     if (await files.exists('pytorch_model.bin')) {
       fail(`${files.label} has only pytorch_model.bin, a pickled PyTorch checkpoint, which simdformer never unpickles; `
         + 'convert it to safetensors (model.save_pretrained(folder, safe_serialization=True)) and load model.safetensors', 'unsupported');
     }
     fail(`model.safetensors (or model.safetensors.index.json with its shards) is missing from ${files.label}`, 'io_error');
   }
-  const map = JSON.parse(indexText).weight_map;
-  if (!map || typeof map !== 'object' || Array.isArray(map)) fail('model.safetensors.index.json has no "weight_map" object');
+  const map = isPlainObject(index.value) ? index.value.weight_map : undefined;
+  if (!isPlainObject(map)) fail('model.safetensors.index.json has no "weight_map" object');
   const names = [...new Set(Object.values(map))];
   const shards = [];
   for (const name of names) {
     if (typeof name !== 'string' || !/^[^/\\]+\.safetensors$/.test(name) || name.startsWith('.')) {
       fail(`model.safetensors.index.json names the shard ${describe(name)}; shards must be .safetensors files in the same folder`);
     }
-    const file = await files.binary(name);
+    const file = await files.binary(name, 'model.safetensors.index.json');
     if (!file) fail(`${name}, named by model.safetensors.index.json, is missing from ${files.label}`, 'io_error');
     shards.push({ name, file });
   }
-  return { indexText, shards };
+  return { indexText: index.text, shards };
 }
 
-// sentence-transformers folders say how embeddings are pooled (1_Pooling/config.json) and
-// whether they are normalised (a Normalize module in modules.json). Defaults: mean, normalised.
+// sentence-transformers folders say how embeddings are pooled (<Pooling module's path>/config.json)
+// and whether they are normalised (a Normalize module in modules.json). Defaults: mean, normalised.
+// As in sentence-transformers, a module's path is relative to the folder ('' is the folder).
 async function sentenceTransformersPooling(files) {
   const pooling = { mode: 'mean', normalize: true };
-  const modulesText = await files.text('modules.json').catch(() => null);
-  if (modulesText === null) return pooling;
-  let modules;
-  try {
-    modules = JSON.parse(modulesText);
-  } catch {
-    return pooling;
-  }
-  if (!Array.isArray(modules)) return pooling;
-  pooling.normalize = modules.some((m) => typeof m?.type === 'string' && m.type.endsWith('.Normalize'));
-  const poolingModule = modules.find((m) => typeof m?.type === 'string' && m.type.endsWith('.Pooling'));
-  if (poolingModule && typeof poolingModule.path === 'string' && /^[\w.-]+$/.test(poolingModule.path)) {
-    const text = await files.text(`${poolingModule.path}/config.json`).catch(() => null);
-    const config = text === null ? null : JSON.parse(text);
-    if (config?.pooling_mode_cls_token === true) pooling.mode = 'cls';
-    else if (config?.pooling_mode_max_tokens === true) pooling.mode = 'max';
-  }
+  const modules = await jsonFile(files, 'modules.json');
+  if (modules === null) return pooling;
+  if (!Array.isArray(modules.value)) fail(`modules.json in ${files.label} must be a list of modules`);
+  const list = modules.value;
+  pooling.normalize = list.some((m) => typeof m?.type === 'string' && m.type.endsWith('.Normalize'));
+  const poolingModule = list.find((m) => typeof m?.type === 'string' && m.type.endsWith('.Pooling'));
+  if (!poolingModule) return pooling;
+  const { path } = poolingModule;
+  if (typeof path !== 'string') fail(`modules.json in ${files.label}: the Pooling module's "path" must be a string, got ${describe(path)}`);
+  const name = path === '' ? 'config.json' : `${path.replace(/\/+$/, '')}/config.json`;
+  const config = await jsonFile(files, name, { namedBy: 'modules.json' });
+  if (config === null) return pooling;
+  if (!isPlainObject(config.value)) fail(`${name} in ${files.label} must be a JSON object (the Pooling module's settings)`);
+  if (config.value.pooling_mode_cls_token === true) pooling.mode = 'cls';
+  else if (config.value.pooling_mode_max_tokens === true) pooling.mode = 'max';
   return pooling;
 }
 
@@ -154,7 +175,7 @@ export function loadWeights(module, configText, { indexText, shards }, { progres
         throw new SimdformerError(`read of ${length} bytes at ${offset} is outside ${s ? s.name : `shard ${shard}`}`, 'io_error');
       }
       if (signal?.aborted) throw signal.reason;
-      s.file.readInto(offset, new Uint8Array(module.HEAPU8.buffer, destPtr, length));  // a fresh view: memory may have grown
+      s.file.readInto(offset, heapView(module, Uint8Array, destPtr, length));
       return true;
     } catch (e) {
       failure ??= e;

@@ -3,8 +3,9 @@
 // returns one token per prompt, and decodeEnd closes the run. C++ never calls into JavaScript
 // while a step runs, so onToken may stream, return false to stop, throw, or await; an
 // AbortSignal stops the run at the next step; nothing in wasm memory outlives the call.
+import { abortReason, untilAborted } from './abortable.mjs';
 import { check, fail } from './errors.mjs';
-import { CallHeap, copyF32, copyI32 } from './heap.mjs';
+import { CallHeap, copyF32, copyI32, copyU8 } from './heap.mjs';
 import { nextTurn } from './next-turn.mjs';
 import { describe, func, integer, oneOf, readOptions, value } from './options.mjs';
 
@@ -41,6 +42,7 @@ function promptIds(prompt, i, tokenizer, info) {
   const where = i === null ? 'generateText: prompt' : `generateText: prompt ${i}`;
   if (typeof prompt === 'string') {
     const ids = tokenizer.encodeOne(prompt, Number.MAX_SAFE_INTEGER).ids;
+    if (ids.length >= info.max_positions) tooLong(where, ids.length, info);
     if (ids.length) return ids;
     // An empty text starts from bos, as Hugging Face's generate does without input_ids.
     if (Number.isSafeInteger(info.bos_token_id)) return Int32Array.of(info.bos_token_id);
@@ -52,7 +54,12 @@ function promptIds(prompt, i, tokenizer, info) {
     return id;
   });
   if (!ids.length) fail(`${where} has no token ids`);
+  if (ids.length >= info.max_positions) tooLong(where, ids.length, info);
   return ids;
+}
+
+function tooLong(where, n, info) {
+  fail(`${where} is too long: ${n} tokens, and the model has ${info.max_positions} positions (the prompt plus at least one new token must fit)`);
 }
 
 /** -> {prompts: Int32Array[], batch}: a text or ids, or an array of texts or of id lists. */
@@ -90,13 +97,14 @@ function readSampling(o) {
 }
 
 function checkSignal(signal) {
-  if (signal !== undefined && !(typeof signal === 'object' && signal !== null && typeof signal.aborted === 'boolean')) {
+  if (signal !== undefined && !(typeof signal === 'object' && signal !== null && typeof signal.aborted === 'boolean'
+      && typeof signal.addEventListener === 'function')) {
     fail(`generateText: signal must be an AbortSignal, got ${describe(signal)}`);
   }
 }
 
 function throwIfAborted(signal) {
-  if (signal?.aborted) throw signal.reason ?? new Error('generateText was aborted');
+  if (signal?.aborted) throw abortReason(signal);
 }
 
 // This step's attention of every layer, [B, h, nSeqK] each, copied out of the workspace.
@@ -126,29 +134,11 @@ function itemAttention(maps, b, padding, mode) {
   });
 }
 
-/**
- * Runs one generation. ctx: {module, handle, info, tokenizer}. Returns the result (or results
- * for a batch of prompts).
- */
-export async function generateText(ctx, input, options) {
-  const { module, handle, info, tokenizer } = ctx;
-  const o = readOptions(options, optionSpec(info), 'generateText');
-  checkSignal(o.signal);
-  const { prompts, batch } = readPrompts(input, tokenizer, info);
-  const stop = readStop(o.stop, info);
-  const sampler = readSampling(o);
-  const longest = prompts.reduce((m, p) => Math.max(m, p.length), 0);
-  const room = info.max_positions - longest;
-  if (room < 1) fail(`generateText: the prompt has ${longest} tokens; the model has only ${info.max_positions} positions`);
-  const maxNewTokens = o.maxNewTokens ?? Math.min(20, room);
-  if (maxNewTokens > room) {
-    fail(`generateText: the prompt's ${longest} tokens + maxNewTokens ${maxNewTokens} exceed the model's ${info.max_positions} positions`);
-  }
-  throwIfAborted(o.signal);
-
-  // Left padding (Hugging Face's choice for decoder-only models): every prompt ends at the same
-  // column, so each step consumes one real token per prompt.
-  const B = prompts.length, n = longest;
+// Left padding (Hugging Face's choice for decoder-only models): every prompt ends at the same
+// column, so each step consumes one real token per prompt. Runs the prompts into the key/value
+// cache; -> n, the padded prompt length.
+function beginDecode({ module, handle, info }, prompts, { maxNewTokens, sampler, stop }) {
+  const B = prompts.length, n = prompts.reduce((m, p) => Math.max(m, p.length), 0);
   const pad = Number.isSafeInteger(info.pad_token_id) ? info.pad_token_id : Number.isSafeInteger(info.eos_token_id) ? info.eos_token_id : 0;
   const tokens = new Int32Array(B * n).fill(pad), mask = new Uint8Array(B * n);
   prompts.forEach((p, b) => {
@@ -165,50 +155,81 @@ export async function generateText(ctx, input, options) {
   } finally {
     heap.free();  // the prompt is in the cache now; nothing of it is read again
   }
+  return n;
+}
 
+// Item `it` takes token `id` (ended: the engine's stop flag for it); -> {token, delta}, the text
+// this token completes.
+function takeToken(it, id, ended, attention, { tokenizer, stop }) {
+  const token = tokenizer.idToToken(id) ?? '';
+  it.ids.push(id);
+  it.tokens.push(token);
+  if (it.steps) it.steps.push({ id, token, attention });
+  // The new text: tokens since the last flush, decoded together (a byte-level token may end
+  // inside a UTF-8 character: such text waits for the token that completes it).
+  const piece = tokenizer.decode(it.ids.slice(it.pending), { skipSpecialTokens: true });
+  let delta = '';
+  if (!piece.endsWith('\uFFFD') || ended) {
+    delta = piece;
+    it.text += piece;
+    it.pending = it.ids.length;
+  }
+  // A stop text: Hugging Face's stop_strings keep it in the output.
+  if (ended || stop.texts.some((s) => it.text.includes(s))) {
+    it.done = true;
+    it.finishReason = 'stop';
+  }
+  return { token, delta };
+}
+
+// One decode step for every unfinished item, with its onToken calls; -> true when onToken
+// returned false (the run is cancelled).
+async function runStep({ module, handle, info, tokenizer }, items, n, o, stop) {
+  check(handle.decodeStep(), 'generateText');
+  const step = handle.decodeSteps() - 1, B = items.length;
+  const chosen = copyI32(module, handle.stepTokens(), B);
+  const ended = copyU8(module, handle.stepFinished(), B);
+  const maps = o.returnAttention ? stepMaps(module, handle, info.n_layers) : null;
+  for (let b = 0; b < B; b++) {
+    const it = items[b];
+    if (it.done) continue;
+    const id = chosen[b];
+    const attention = maps ? itemAttention(maps, b, n - it.promptIds.length, o.returnAttention) : undefined;
+    const { token, delta } = takeToken(it, id, ended[b] !== 0, attention, { tokenizer, stop });
+    if (!o.onToken) continue;
+    let r = o.onToken({ index: b, step, id, token, text: delta, ...(attention ? { attention } : {}) });
+    // An abort settles the call now: a pending callback's result no longer matters.
+    if (r && typeof r.then === 'function') r = await untilAborted(r, o.signal);
+    if (r === false) return true;
+  }
+  return false;
+}
+
+/**
+ * Runs one generation. ctx: {module, handle, info, tokenizer}. Returns the result (or results
+ * for a batch of prompts).
+ */
+export async function generateText(ctx, input, options) {
+  const { handle, info, tokenizer } = ctx;
+  const o = readOptions(options, optionSpec(info), 'generateText');
+  checkSignal(o.signal);
+  const { prompts, batch } = readPrompts(input, tokenizer, info);
+  const stop = readStop(o.stop, info);
+  const sampler = readSampling(o);
+  const longest = prompts.reduce((m, p) => Math.max(m, p.length), 0);
+  const room = info.max_positions - longest;  // >= 1: promptIds refuses longer prompts
+  const maxNewTokens = o.maxNewTokens ?? Math.min(20, room);
+  if (maxNewTokens > room) {
+    fail(`generateText: the prompt's ${longest} tokens + maxNewTokens ${maxNewTokens} exceed the model's ${info.max_positions} positions`);
+  }
+  throwIfAborted(o.signal);
+  const n = beginDecode(ctx, prompts, { maxNewTokens, sampler, stop });
   const items = prompts.map((p) => ({ promptIds: p, ids: [], tokens: [], steps: o.returnAttention ? [] : null,
     text: '', pending: 0, done: false, finishReason: null }));
   try {
     for (;;) {
       throwIfAborted(o.signal);
-      check(handle.decodeStep(), 'generateText');
-      const step = handle.decodeSteps() - 1;
-      const chosen = copyI32(module, handle.stepTokens(), B);
-      const ended = module.HEAPU8.slice(handle.stepFinished(), handle.stepFinished() + B);
-      const maps = o.returnAttention ? stepMaps(module, handle, info.n_layers) : null;
-      let cancelled = false;
-      for (let b = 0; b < B && !cancelled; b++) {
-        const it = items[b];
-        if (it.done) continue;
-        const id = chosen[b];
-        const token = tokenizer.idToToken(id) ?? '';
-        it.ids.push(id);
-        it.tokens.push(token);
-        const attention = maps ? itemAttention(maps, b, n - it.promptIds.length, o.returnAttention) : undefined;
-        if (it.steps) it.steps.push({ id, token, attention });
-        // The new text: tokens since the last flush, decoded together (a byte-level token may
-        // end inside a UTF-8 character: such text waits for the token that completes it).
-        const piece = tokenizer.decode(it.ids.slice(it.pending), { skipSpecialTokens: true });
-        let delta = '';
-        if (!piece.endsWith('\uFFFD') || ended[b]) {
-          delta = piece;
-          it.text += piece;
-          it.pending = it.ids.length;
-        }
-        if (ended[b]) {
-          it.done = true;
-          it.finishReason = 'stop';
-        } else if (stop.texts.some((s) => it.text.includes(s))) {
-          it.done = true;  // a stop text: Hugging Face's stop_strings keep it in the output
-          it.finishReason = 'stop';
-        }
-        if (o.onToken) {
-          let r = o.onToken({ index: b, step, id, token, text: delta, ...(attention ? { attention } : {}) });
-          if (r && typeof r.then === 'function') r = await r;
-          if (r === false) cancelled = true;
-        }
-      }
-      if (cancelled) {
+      if (await runStep(ctx, items, n, o, stop)) {
         for (const it of items) if (!it.done) { it.done = true; it.finishReason = 'cancelled'; }
         break;
       }

@@ -7,7 +7,9 @@
 //    instead and so loses the final [SEP]. Every cut is reported in the result.
 //  - batches padded on the right, with the attention mask (1 = real token);
 //  - character offsets of every token in the original text (see token-offsets.mjs).
-import { fail } from './errors.mjs';
+import { SimdformerError, fail } from './errors.mjs';
+import { describe } from './options.mjs';
+import { checkTokenizerJson } from './tokenizer-checks.mjs';
 import { byteLevelOffsets, tokenOffsets } from './token-offsets.mjs';
 
 let library = null;
@@ -31,10 +33,11 @@ export function tokenizersLibrary() {
   return library;
 }
 
-// Private-use code points stand in for content tokens when the post-processor adds the special
-// tokens, so the output tells exactly which positions came from which text.
-const PLACEHOLDER_A = 0xf0000, PLACEHOLDER_B = 0x100000;
-const placeholders = (n, base) => Array.from({ length: n }, (_, i) => String.fromCodePoint(base + i));
+// Private-use code points stand in for the content when the post-processor adds the special
+// tokens: it runs once per tokenizer with one placeholder per text, and the content is spliced in
+// where the placeholder lands. (Post-processors place special tokens around each text, never
+// inside it, so one placeholder stands for a text of any length.)
+const PLACEHOLDER_A = '\u{f0000}', PLACEHOLDER_B = '\u{100000}';
 
 /**
  * Loads tokenizer.json (+ tokenizer_config.json). `rows` is the model's embedding table size:
@@ -43,6 +46,7 @@ const placeholders = (n, base) => Array.from({ length: n }, (_, i) => String.fro
 export async function loadTokenizer(json, config, { rows, maxPositions, padId }) {
   const { Tokenizer, ByteLevelDecoder } = await tokenizersLibrary();
   if (!json || typeof json !== 'object' || Array.isArray(json)) fail('tokenizer.json must be a JSON object');
+  checkTokenizerJson(json, rows);
   let tokenizer;
   try {
     tokenizer = new Tokenizer(json, config ?? {});
@@ -70,11 +74,12 @@ export class TextTokenizer {
   #surface;
   #tokenBytes;
   #unkToken;
-  #specialsSingle;
-  #specialsPair;
+  #rows;
+  #templates;
 
   constructor(tokenizer, json, config, byteLevel, { rows, maxPositions, padId }) {
     this.#tokenizer = tokenizer;
+    this.#rows = rows;
     let maxId = -1;
     for (const id of tokenizer.get_vocab(true).values()) if (id > maxId) maxId = id;
     /** Number of ids the tokenizer can produce (largest id + 1). */
@@ -104,34 +109,70 @@ export class TextTokenizer {
     const added = new Set((json.added_tokens ?? []).map((t) => t.content));
     this.#tokenBytes = symbolByte ? (token) => (added.has(token) ? new TextEncoder().encode(token)
       : Uint8Array.from(token, (c) => Number(symbolByte[c]))) : null;
-    this.#specialsSingle = this.#process(0, null).tokens.length;
-    this.#specialsPair = this.#process(0, 0).tokens.length;
+    this.#templates = { single: this.#template(false), pair: this.#template(true) };
   }
 
-  /** Token text for an id (special tokens as themselves), as the fill-mask pipeline shows it. */
-  decode(ids, { skipSpecialTokens = false } = {}) {
-    return this.#tokenizer.decode(Array.from(ids), { skip_special_tokens: skipSpecialTokens });
+  /**
+   * The text of token ids (special tokens as themselves unless skipSpecialTokens), as the
+   * fill-mask pipeline shows it. ids: an array or typed array of integers in [0, rows).
+   */
+  decode(ids, options) {
+    const isList = Array.isArray(ids) || (ArrayBuffer.isView(ids) && !(ids instanceof DataView));
+    if (!isList) fail(`decode: ids must be an array of token ids, got ${describe(ids)}`);
+    const list = Array.from(ids);
+    list.forEach((id, i) => {
+      if (!Number.isSafeInteger(id) || id < 0 || id >= this.#rows) fail(`decode: ids[${i}] is ${describe(id)}, not a token id in [0, ${this.#rows})`);
+    });
+    const skip = options?.skipSpecialTokens ?? false;
+    if (skip !== true && skip !== false) fail(`decode: skipSpecialTokens must be true or false, got ${describe(skip)}`);
+    if (list.length === 0) return '';
+    return this.#library('decode', () => this.#tokenizer.decode(list, { skip_special_tokens: skip }));
   }
 
-  idToToken(id) { return this.#tokenizer.id_to_token(id) ?? null; }
+  /** The token of an id in [0, rows), or null when the vocabulary has none for it. */
+  idToToken(id) {
+    if (!Number.isSafeInteger(id) || id < 0 || id >= this.#rows) fail(`idToToken: id must be a token id in [0, ${this.#rows}), got ${describe(id)}`);
+    return this.#tokenizer.id_to_token(id) ?? null;
+  }
 
-  // Adds the special tokens around nA (+ nB) content tokens: {tokens, typeIds} where content
-  // positions hold placeholders.
-  #process(nA, nB) {
-    const a = placeholders(nA, PLACEHOLDER_A), b = nB === null ? null : placeholders(nB, PLACEHOLDER_B);
-    const pp = this.#tokenizer.post_processor;
-    let tokens, typeIds;
-    if (pp) {
-      const out = pp(a, b, true);
-      tokens = out.tokens;
-      typeIds = out.token_type_ids;
-      // A ByteLevel post-processor returns the pair unmerged: merge it as the Rust library does.
-      if (b && out.tokens_pair) tokens = [...tokens, ...out.tokens_pair];
-    } else {
-      tokens = b ? [...a, ...b] : a;
+  // A call into the tokenizer library: its own errors (a tokenizer.json it cannot run) become a
+  // SimdformerError naming tokenizer.json.
+  #library(what, fn) {
+    try {
+      return fn();
+    } catch (e) {
+      if (e instanceof SimdformerError) throw e;
+      return fail(`tokenizer.json cannot ${what}: ${e?.message ?? e}`, 'unsupported');
     }
-    if (!typeIds || typeIds.length !== tokens.length) typeIds = tokens.map((t) => (isPlaceholder(t, PLACEHOLDER_B) ? 1 : 0));
-    return { tokens, typeIds };
+  }
+
+  // The post-processor's output for one text (or a pair): {tokens, typeIds, ids, specials}, where
+  // PLACEHOLDER_A / _B mark where each text goes and ids[i] is the id of special token i (or -1).
+  #template(pair) {
+    const a = [PLACEHOLDER_A], b = pair ? [PLACEHOLDER_B] : null;
+    const pp = this.#tokenizer.post_processor;
+    let tokens = pair ? [...a, ...b] : a, typeIds;
+    if (pp) {
+      const out = this.#library('add its special tokens (post_processor)', () => pp(a, b, true));
+      tokens = out?.tokens;
+      typeIds = out?.token_type_ids;
+      // A ByteLevel post-processor returns the pair unmerged: merge it as the Rust library does.
+      if (b && Array.isArray(out?.tokens_pair)) tokens = [...tokens, ...out.tokens_pair];
+    }
+    if (!Array.isArray(tokens) || !tokens.every((t) => typeof t === 'string')) fail('tokenizer.json: the post_processor does not give a token list', 'unsupported');
+    for (const [mark, name] of pair ? [[PLACEHOLDER_A, 'text'], [PLACEHOLDER_B, 'text pair']] : [[PLACEHOLDER_A, 'text']]) {
+      if (tokens.filter((t) => t === mark).length !== 1) fail(`tokenizer.json: the post_processor does not keep the ${name} exactly once`, 'unsupported');
+    }
+    if (!Array.isArray(typeIds) || typeIds.length !== tokens.length || !typeIds.every((t) => Number.isSafeInteger(t) && t >= 0)) {
+      typeIds = tokens.map((t) => (t === PLACEHOLDER_B ? 1 : 0));
+    }
+    const ids = tokens.map((t) => {
+      if (t === PLACEHOLDER_A || t === PLACEHOLDER_B) return -1;
+      const id = this.#tokenizer.token_to_id(t);
+      if (id === undefined) fail(`tokenizer.json's post-processor adds '${t}', which is not in its vocabulary`, 'unsupported');
+      return id;
+    });
+    return { tokens, typeIds, ids, specials: tokens.length - (pair ? 2 : 1) };
   }
 
   /**
@@ -142,38 +183,36 @@ export class TextTokenizer {
    */
   encodeOne(input, maxLength) {
     const pair = Array.isArray(input);
+    if (pair && !(input.length === 2 && typeof input[0] === 'string' && typeof input[1] === 'string')) {
+      fail(`encodeOne: input must be a text or a [text, textPair] pair of strings, got ${describe(input)}`);
+    }
     const [textA, textB] = pair ? input : [input, null];
+    const template = pair ? this.#templates.pair : this.#templates.single;
+    if (!Number.isSafeInteger(maxLength)) fail(`encodeOne: maxLength must be an integer (tokens, special tokens included), got ${describe(maxLength)}`);
+    if (maxLength < template.specials + 1) fail(`maxLength ${maxLength} leaves no room for text next to ${template.specials} special tokens`);
     const a = this.#content(textA), b = pair ? this.#content(textB) : null;
-    const specials = pair ? this.#specialsPair : this.#specialsSingle;
-    const originalLength = specials + a.ids.length + (b ? b.ids.length : 0);
-    if (maxLength < specials + 1) fail(`maxLength ${maxLength} leaves no room for text next to ${specials} special tokens`);
-    const [keepA, keepB] = truncatedLengths(a.ids.length, b ? b.ids.length : null, maxLength - specials);
-    const { tokens: template, typeIds } = this.#process(keepA, b ? keepB : null);
-    const out = { tokens: [], ids: new Int32Array(template.length), typeIds: Int32Array.from(typeIds), offsets: [], sequenceIds: [] };
-    template.forEach((t, i) => {
-      const from = isPlaceholder(t, PLACEHOLDER_A) ? a : isPlaceholder(t, PLACEHOLDER_B) ? b : null;
-      if (from) {
-        const k = t.codePointAt(0) - (from === a ? PLACEHOLDER_A : PLACEHOLDER_B);
-        out.tokens.push(from.tokens[k]);
-        out.ids[i] = from.ids[k];
-        out.offsets.push(from.offsets[k]);
-        out.sequenceIds.push(from === a ? 0 : 1);
-      } else {
-        const id = this.#tokenizer.token_to_id(t);
-        if (id === undefined) fail(`tokenizer.json's post-processor adds '${t}', which is not in its vocabulary`, 'unsupported');
-        out.tokens.push(t);
-        out.ids[i] = id;
-        out.offsets.push([0, 0]);
-        out.sequenceIds.push(null);
+    const originalLength = template.specials + a.ids.length + (b ? b.ids.length : 0);
+    const [keepA, keepB] = truncatedLengths(a.ids.length, b ? b.ids.length : null, maxLength - template.specials);
+    const length = template.specials + keepA + (b ? keepB : 0);
+    const out = { tokens: [], ids: new Int32Array(length), typeIds: new Int32Array(length), offsets: [], sequenceIds: [] };
+    let at = 0;
+    template.tokens.forEach((t, i) => {
+      const [from, keep, sequence] = t === PLACEHOLDER_A ? [a, keepA, 0] : t === PLACEHOLDER_B ? [b, keepB, 1] : [null, 1, null];
+      for (let k = 0; k < keep; k++, at++) {
+        out.tokens.push(from ? from.tokens[k] : t);
+        out.ids[at] = from ? from.ids[k] : template.ids[i];
+        out.typeIds[at] = template.typeIds[i];
+        out.offsets.push(from ? from.offsets[k] : [0, 0]);
+        out.sequenceIds.push(sequence);
       }
     });
-    return { ...out, length: template.length, truncated: originalLength > template.length, originalLength };
+    return { ...out, length, truncated: originalLength > length, originalLength };
   }
 
   // The content tokens of one text (no special tokens added), with their offsets.
   #content(text) {
     if (typeof text !== 'string') fail(`text must be a string, got ${text === null ? 'null' : typeof text}`);
-    const { ids, tokens } = this.#tokenizer.encode(text, { add_special_tokens: false });
+    const { ids, tokens } = this.#library('encode the text', () => this.#tokenizer.encode(text, { add_special_tokens: false }));
     const offsets = (this.#tokenBytes && byteLevelOffsets(text, tokens.map(this.#tokenBytes)))
       ?? tokenOffsets(text, tokens.map((t) => (t === this.#unkToken ? null : this.#surface(t))));
     return { ids, tokens, offsets };
@@ -184,6 +223,7 @@ export class TextTokenizer {
    * ids, typeIds [B, n] (padded with padId / 0) and attentionMask [B, n] (1 = real token).
    */
   encodeBatch(inputs, maxLength) {
+    if (!Array.isArray(inputs)) fail(`encodeBatch: inputs must be an array of texts or [text, textPair] pairs, got ${describe(inputs)}`);
     const sequences = inputs.map((x) => this.encodeOne(x, maxLength));
     const n = sequences.reduce((m, s) => (s.length > m ? s.length : m), 0);
     const B = sequences.length;
@@ -196,11 +236,6 @@ export class TextTokenizer {
     return { sequences, nBatch: B, nSeq: n, ids, typeIds, attentionMask };
   }
 }
-
-const isPlaceholder = (t, base) => {
-  const c = typeof t === 'string' && t.length <= 2 ? t.codePointAt(0) : -1;
-  return c >= base && c < base + 0x10000 && String.fromCodePoint(c) === t;
-};
 
 function tokenIdOf(tokenizer, token) {
   const content = typeof token === 'string' ? token : token && typeof token.content === 'string' ? token.content : null;

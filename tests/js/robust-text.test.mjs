@@ -1,0 +1,253 @@
+// The text entry points under hostile input (issue 18): tokenizer ids are exact or refused,
+// regexes that backtrack exponentially are refused, every bad input is a SimdformerError with a
+// code and a message naming the file or argument, and an abort always settles the call.
+import assert from 'node:assert/strict';
+import { readFileSync, writeFileSync, mkdtempSync, cpSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, test } from 'node:test';
+
+import { SimdformerError, init } from '../../dist/node.mjs';
+import { DATA } from './helpers.mjs';
+
+const BERT = join(DATA, 'hf', 'bert');
+const GPT2 = join(DATA, 'hf', 'gpt2');
+const read = (dir, name) => readFileSync(join(dir, name), 'utf8');
+const bertTokenizer = () => JSON.parse(read(BERT, 'tokenizer.json'));
+const bertObjects = (tokenizer = bertTokenizer()) => ({
+  config: read(BERT, 'config.json'), weights: readFileSync(join(BERT, 'model.safetensors')), tokenizer,
+  tokenizerConfig: read(BERT, 'tokenizer_config.json'),
+});
+const scratch = mkdtempSync(join(tmpdir(), 'sf-robust-text-'));
+after(() => rmSync(scratch, { recursive: true, force: true }));
+let serial = 0;
+const folderWith = (files, from = BERT) => {
+  const dir = join(scratch, String(serial++));
+  cpSync(from, dir, { recursive: true });
+  for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text);
+  return dir;
+};
+const error = (pattern, code = 'invalid_argument') => (e) => {
+  assert.ok(e instanceof SimdformerError, `expected a SimdformerError, got ${e?.name}: ${e?.message}`);
+  assert.equal(e.code, code, e.message);
+  assert.match(e.message, pattern);
+  return true;
+};
+// A promise that fails the test instead of hanging it.
+const within = (promise, ms, what) => Promise.race([promise, new Promise((_, reject) => {
+  setTimeout(() => reject(new Error(`${what}: still pending after ${ms} ms`)), ms).unref();
+})]);
+
+const sf = await init();
+
+describe('tokenizer ids are exact', () => {
+  const withId = (token, id) => {
+    const t = bertTokenizer();
+    t.model.vocab[token] = id;
+    return t;
+  };
+
+  test('an id of 2^32 + 5, 1.5, -1 or a string in model.vocab is refused, naming the token', async () => {
+    for (const id of [2 ** 32 + 5, 1.5, -1, '5', 2 ** 53]) {
+      await assert.rejects(sf.loadPretrained(bertObjects(withId('.', id))), error(/tokenizer\.json.*'\.'/), `id ${id}`);
+    }
+  });
+
+  test('an id of 2^31 + 7 is refused at once (not a 2^31-slot walk)', async () => {
+    const start = Date.now();
+    await assert.rejects(sf.loadPretrained(bertObjects(withId('.', 2 ** 31 + 7))), error(/tokenizer\.json.*2147483655/));
+    assert.ok(Date.now() - start < 5000, `took ${Date.now() - start} ms`);
+  });
+
+  test('added_tokens ids are checked the same way', async () => {
+    for (const id of [2 ** 32, 0.5, null]) {
+      const t = bertTokenizer();
+      t.added_tokens[0].id = id;
+      await assert.rejects(sf.loadPretrained(bertObjects(t)), error(/tokenizer\.json.*added_tokens\[0\]/), `id ${id}`);
+    }
+  });
+
+  test('the real ids still load and encode exactly', async () => {
+    const m = await sf.loadPretrained(bertObjects());
+    const r = m.tokenizer.encodeOne('hello, world.', 40);
+    assert.deepEqual(Array.from(r.ids), r.tokens.map((t) => bertTokenizer().model.vocab[t] ?? 1));
+    m.dispose();
+  });
+});
+
+describe('regexes that can take exponential time are refused', () => {
+  const withPreTokenizer = (pre) => ({ ...bertTokenizer(), pre_tokenizer: pre });
+  const split = (regex) => ({ type: 'Split', pattern: { Regex: regex }, behavior: 'Isolated', invert: false });
+
+  test('(a+)+$, (a|a)*, (\\d{1,3})+ and back-references, also inside a Sequence or a normalizer', async () => {
+    for (const regex of ['(a+)+$', '(a|aa)*b', '(?:\\d{1,3})+x', '(\\w+\\s?)*$', '(a)\\1+']) {
+      await assert.rejects(sf.loadPretrained(bertObjects(withPreTokenizer(split(regex)))), error(/tokenizer\.json.*pre_tokenizer regex/, 'unsupported'), regex);
+    }
+    const nested = withPreTokenizer({ type: 'Sequence', pretokenizers: [{ type: 'WhitespaceSplit' }, split('(x+x+)+y')] });
+    await assert.rejects(sf.loadPretrained(bertObjects(nested)), error(/pre_tokenizer regex/, 'unsupported'));
+    const normalizer = { ...bertTokenizer(), normalizer: { type: 'Replace', pattern: { Regex: '(a*)*$' }, content: '' } };
+    await assert.rejects(sf.loadPretrained(bertObjects(normalizer)), error(/normalizer regex/, 'unsupported'));
+  });
+
+  test('the patterns real tokenizers use load, and encode', async () => {
+    const patterns = [
+      "'s|'t|'re|'ve|'m|'ll|'d| ?\\p{L}+| ?\\p{N}+| ?[^\\s\\p{L}\\p{N}]+|\\s+(?!\\S)|\\s+",  // GPT-2
+      "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}{1,3}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+",  // Llama 3
+      ' ?[^(\\s|[.,!?…。，、।۔،])]+',  // BLOOM
+      "[^\\r\\n\\p{L}\\p{N}]?[\\p{Lu}\\p{Lt}\\p{Lm}\\p{Lo}\\p{M}]*[\\p{Ll}\\p{Lm}\\p{Lo}\\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?|\\p{N}{1,3}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n/]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+",  // o200k
+      "[!\"#$%&'()*+,\\-./:;<=>?@\\[\\\\\\]^_`{|}~][A-Za-z]+|[^\\r\\n\\p{L}\\p{P}\\p{S}]?[\\p{L}\\p{M}]+| ?[\\p{P}\\p{S}]+[\\r\\n]*|\\s*[\\r\\n]+",  // DeepSeek-V3
+    ];
+    for (const regex of patterns) {
+      const m = await sf.loadPretrained(bertObjects(withPreTokenizer(split(regex))));
+      assert.ok(m.encodeText(`hello world ${'a'.repeat(40)}!`).length > 2, regex);
+      m.dispose();
+    }
+  });
+});
+
+describe('errors are SimdformerErrors naming the file or argument', () => {
+  test('tokenizer.encodeOne: NaN, Infinity, 2.5 maxLength are refused; a huge one keeps everything', async () => {
+    const m = await sf.loadPretrained(BERT);
+    for (const max of [NaN, Infinity, 2.5, '10', undefined]) {
+      assert.throws(() => m.tokenizer.encodeOne('hello world', max), error(/maxLength/), String(max));
+    }
+    const long = 'word '.repeat(70000);
+    const r = m.tokenizer.encodeOne(long, 1e6);
+    assert.equal(r.length, r.originalLength);
+    assert.ok(r.length > 70000);
+    assert.equal(r.truncated, false);
+    assert.deepEqual([r.tokens[0], r.tokens.at(-1)], ['[CLS]', '[SEP]']);
+    const pair = m.tokenizer.encodeOne([long, 'and more'], 1e6);
+    assert.equal(pair.length, pair.originalLength);
+    assert.equal(pair.typeIds.at(-1), 1);
+    assert.throws(() => m.tokenizer.encodeOne(['a', 5], 10), error(/encodeOne: input/));
+    m.dispose();
+  });
+
+  test('tokenizer.decode / idToToken / encodeBatch: null, strings, ids outside the vocabulary are refused; [] is empty text', async () => {
+    const m = await sf.loadPretrained(BERT);
+    for (const ids of [null, undefined, 'abc', 5, [1, 'x'], [1.5], [-1], [626], [2 ** 32]]) {
+      assert.throws(() => m.tokenizer.decode(ids), error(/decode: ids/), JSON.stringify(ids));
+    }
+    assert.throws(() => m.tokenizer.decode([1], { skipSpecialTokens: 'yes' }), error(/skipSpecialTokens/));
+    assert.equal(m.tokenizer.decode([]), '');
+    for (const id of ['__proto__', 'length', -1, 1.5, 626, null]) {
+      assert.throws(() => m.tokenizer.idToToken(id), error(/idToToken: id/), String(id));
+    }
+    assert.equal(m.tokenizer.idToToken(2), '[CLS]');
+    for (const inputs of [null, 'text', { length: 2 }]) {
+      assert.throws(() => m.tokenizer.encodeBatch(inputs, 10), error(/encodeBatch: inputs/), String(inputs));
+    }
+    assert.equal(m.tokenizer.decode(new Int32Array([2, 3]), { skipSpecialTokens: true }), '');
+    m.dispose();
+  });
+
+  test('generateText([...], { onToken: () => false }) stops every prompt, as documented', async () => {
+    const m = await sf.loadPretrained(GPT2);
+    const r = await m.generateText(['Hello', 'Hi'], { onToken: () => false });
+    assert.equal(r.length, 2);
+    assert.deepEqual(r.map((x) => x.finishReason), ['cancelled', 'cancelled']);
+    assert.equal(r[0].ids.length, 1);
+    assert.equal(r[1].ids.length, 0);
+    assert.equal(r[1].text, '');
+    m.dispose();
+  });
+
+  test('a prompt longer than the model is "too long" (text of 200,000 words, 70,000 tokens, ids)', async () => {
+    const m = await sf.loadPretrained(GPT2);
+    for (const prompt of ['word '.repeat(200000), ' a'.repeat(70000), new Array(70000).fill(5), ['Hi', 'x'.repeat(500)]]) {
+      await assert.rejects(m.generateText(prompt), error(/too long: \d+ tokens, and the model has 40 positions/));
+    }
+    m.dispose();
+  });
+
+  test('a malformed post_processor is an error at load, naming tokenizer.json', async () => {
+    const malformed = [
+      { type: 'TemplateProcessing', single: 5, pair: 'x', special_tokens: {} },
+      { type: 'TemplateProcessing', single: [{ SpecialToken: { id: '[CLS]', type_id: 0 } }], pair: [], special_tokens: {} },
+      { type: 'BertProcessing', sep: 5, cls: null },
+      { type: 'TemplateProcessing', single: [{ SpecialToken: { id: '[NOPE]', type_id: 0 } }, { Sequence: { id: 'A', type_id: 0 } }],
+        pair: [{ Sequence: { id: 'A', type_id: 0 } }, { Sequence: { id: 'B', type_id: 1 } }], special_tokens: { '[NOPE]': { id: '[NOPE]', ids: [9], tokens: ['[NOPE]'] } } },
+    ];
+    for (const post of malformed) {
+      await assert.rejects(sf.loadPretrained(bertObjects({ ...bertTokenizer(), post_processor: post })), error(/tokenizer\.json/, 'unsupported'), JSON.stringify(post));
+    }
+  });
+
+  test('a 100,000-level nested tokenizer.json, and an invalid 1_Pooling/config.json or modules.json, name the file', async () => {
+    const deep = `${'['.repeat(100000)}${']'.repeat(100000)}`;
+    const text = read(BERT, 'tokenizer.json').replace('"pre_tokenizer":', `"deep": ${deep}, "pre_tokenizer":`);
+    await assert.rejects(sf.loadPretrained(folderWith({ 'tokenizer.json': text })), error(/tokenizer\.json .*nests deeper than 128/));
+    const deepPre = read(BERT, 'tokenizer.json').replace(/"pre_tokenizer": *\{[^}]*\}/, `"pre_tokenizer": {"type": "Sequence", "pretokenizers": ${deep}}`);
+    await assert.rejects(sf.loadPretrained(folderWith({ 'tokenizer.json': deepPre })), error(/tokenizer\.json .*nests deeper/));
+    await assert.rejects(sf.loadPretrained(bertObjects(deepPre)), error(/tokenizer\.json .*nests deeper/));
+    for (const bad of ['{not json', '5', '[1, 2]']) {
+      await assert.rejects(sf.loadPretrained(folderWith({ '1_Pooling/config.json': bad })), error(/1_Pooling\/config\.json/), bad);
+    }
+    await assert.rejects(sf.loadPretrained(folderWith({ 'modules.json': '{"a": 1}' })), error(/modules\.json/));
+    await assert.rejects(sf.loadPretrained(folderWith({ 'modules.json': '[{"type": "x.Pooling", "path": 7}]' })), error(/modules\.json.*path/));
+  });
+
+  test('File-like objects that lie about their bytes are io_errors naming the file', async () => {
+    const files = () => ['config.json', 'model.safetensors', 'tokenizer.json'].map((name) => new File([readFileSync(join(BERT, name))], name));
+    const liar = (name, arrayBuffer, size) => files().map((f) => (f.name !== name ? f
+      : { name, size: size ?? f.size, arrayBuffer, webkitRelativePath: '' }));
+    const detached = () => { const b = new ArrayBuffer(16); structuredClone(b, { transfer: [b] }); return b; };
+    for (const name of ['config.json', 'model.safetensors', 'tokenizer.json']) {
+      const cases = [
+        [async () => 1e6, /arrayBuffer\(\) gave 1000000, not an ArrayBuffer/],
+        [async () => detached(), /says it has \d+ bytes but arrayBuffer\(\) gave 0/],
+        [async () => new Uint8Array(4), /not an ArrayBuffer/],
+        [async () => new ArrayBuffer(3), /says it has \d+ bytes but arrayBuffer\(\) gave 3/],
+        [async () => { throw new TypeError('boom'); }, /cannot read .* boom/],
+      ];
+      for (const [arrayBuffer, message] of cases) {
+        await assert.rejects(sf.loadPretrained(liar(name, arrayBuffer)), error(new RegExp(`${name.replace('.', '\\.')}`), 'io_error'), `${name} ${message}`);
+        await assert.rejects(sf.loadPretrained(liar(name, arrayBuffer)), error(message, 'io_error'), `${name} ${message}`);
+      }
+    }
+    // Objects given detached buffers.
+    const view = new Uint8Array(16);
+    structuredClone(view.buffer, { transfer: [view.buffer] });
+    await assert.rejects(sf.loadPretrained({ ...bertObjects(), weights: view }), error(/model\.safetensors/, 'io_error'));
+    await assert.rejects(sf.loadPretrained({ ...bertObjects(), config: detached() }), error(/config\.json .*detached/));
+  });
+});
+
+describe('abort always settles', () => {
+  test('abort while an onToken promise is pending rejects at once; dispose() then works', async () => {
+    const m = await sf.loadPretrained(GPT2);
+    const before = sf.mallocBytes;
+    const ac = new AbortController();
+    const reason = new Error('stopped by the test');
+    let late = null;
+    const run = m.generateText('Hello', { signal: ac.signal, maxNewTokens: 5, onToken: () => new Promise((resolve, reject) => {
+      late = reject;  // never settles before the abort
+    }) });
+    setTimeout(() => ac.abort(reason), 50);
+    await within(assert.rejects(run, (e) => e === reason), 3000, 'generateText after abort');
+    late(new Error('the callback fails after the abort: ignored'));  // no unhandled rejection
+    await new Promise((resolve) => { setTimeout(resolve, 20); });
+    m.dispose();
+    assert.equal(m.disposed, true);
+    assert.ok(sf.mallocBytes <= before, `${sf.mallocBytes} > ${before}`);
+  });
+
+  test('abort without a reason rejects with an AbortError', async () => {
+    const m = await sf.loadPretrained(GPT2);
+    const ac = new AbortController();
+    const run = m.generateText('Hello', { signal: ac.signal, onToken: () => new Promise(() => {}) });
+    setTimeout(() => ac.abort(), 20);
+    await within(assert.rejects(run, (e) => e.name === 'AbortError'), 3000, 'generateText after abort');
+    m.dispose();
+  });
+
+  test("a dropped File whose arrayBuffer() never resolves: the load rejects when the signal aborts", async () => {
+    const files = ['config.json', 'model.safetensors', 'tokenizer.json'].map((name) => new File([readFileSync(join(BERT, name))], name));
+    files[1] = { name: 'model.safetensors', size: files[1].size, arrayBuffer: () => new Promise(() => {}) };
+    const ac = new AbortController();
+    const reason = new Error('user cancelled');
+    setTimeout(() => ac.abort(reason), 50);
+    await within(assert.rejects(sf.loadPretrained(files, { signal: ac.signal }), (e) => e === reason), 3000, 'loadPretrained after abort');
+  });
+});

@@ -1,0 +1,65 @@
+// Threads at any count init() accepts (issue 18): starting 7-15 workers grows wasm memory (their
+// stacks), so a view of memory taken before that -- or by another thread's growth later -- is too
+// short. Every count loads a Hugging Face folder and runs sf.linear with the one-thread results,
+// sf.heapBytes is the memory's real size, and a copy out of memory is never silently short.
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { test } from 'node:test';
+
+import { SimdformerError, init } from '../../dist/node.mjs';
+import { copyF32, copyI32 } from '../../dist/heap.mjs';
+import { DATA } from './helpers.mjs';
+
+const BERT = join(DATA, 'hf', 'bert');
+// Layers of several sizes: where malloc puts a block (and so whether it lies past a stale view's
+// end) depends on its size.
+const SIZES = [8, 64, 96, 160, 384];
+const matrix = (k, salt) => Float32Array.from({ length: k * k }, (_, i) => (((i + salt) * 7919) % 1001 - 500) / 10000);
+
+async function compute(sf) {
+  const y = SIZES.map((k) => {
+    const layer = sf.linear(matrix(k, 1), null, k, k);
+    const out = layer.forward(matrix(k, 2));
+    layer.dispose();
+    return Array.from(out);
+  });
+  const model = await sf.loadPretrained(BERT);
+  const e = model.embed(['threads of any count', 'give the same bits']);
+  model.dispose();
+  return { y, e: e.map((v) => Array.from(v)) };
+}
+
+test('init({ threads: 8 | 12 | 16 }): loadPretrained and sf.linear work and equal one thread', async () => {
+  const one = await init();
+  const expected = await compute(one);
+  for (const threads of [8, 12, 16]) {
+    const sf = await init({ threads });
+    try {
+      assert.equal(sf.threads, threads);
+      await new Promise((resolve) => { setTimeout(resolve, 300); });  // every worker has started (and grown memory)
+      const got = await compute(sf);
+      assert.deepEqual(got.e, expected.e, `threads ${threads}: embeddings`);
+      // A split GEMM may sum in another order: equal within float rounding.
+      got.y.forEach((y, s) => y.forEach((v, i) => assert.ok(Math.abs(v - expected.y[s][i]) <= 1e-5, `threads ${threads}: size ${SIZES[s]} y[${i}]`)));
+      // heapBytes is the memory's size now: whole 64 KiB pages, holding everything malloc gave out.
+      assert.equal(sf.heapBytes % 65536, 0);
+      assert.ok(sf.heapBytes >= sf.mallocBytes, `threads ${threads}: heapBytes ${sf.heapBytes} < mallocBytes ${sf.mallocBytes}`);
+    } finally {
+      sf.dispose();
+    }
+  }
+});
+
+test('a copy out of wasm memory is never silently short', () => {
+  // A module whose cached views are older (shorter) than its memory, as after another thread grew it.
+  const memory = new WebAssembly.Memory({ initial: 1, maximum: 4, shared: true });
+  const stale = { HEAPU8: new Uint8Array(memory.buffer), HEAPF32: new Float32Array(memory.buffer), HEAP32: new Int32Array(memory.buffer) };
+  memory.grow(1);
+  new Float32Array(memory.buffer).fill(2.5, 16384 - 2, 16384 + 2);
+  const module = { ...stale, wasmMemory: memory };
+  assert.deepEqual(Array.from(copyF32(module, 65536 - 8, 4)), [2.5, 2.5, 2.5, 2.5]);  // across the old end
+  assert.equal(copyF32(module, 65536 - 8, 4).buffer instanceof SharedArrayBuffer, false);  // a copy, not shared
+  // Past the end of memory: an error, not fewer values.
+  assert.throws(() => copyF32(module, 2 * 65536 - 8, 4), (e) => e instanceof SimdformerError && e.code === 'internal');
+  assert.throws(() => copyI32(module, 2 * 65536, 1), (e) => e instanceof SimdformerError && e.code === 'internal');
+});
