@@ -8,17 +8,15 @@
 //     its default threads) next to simdformer's wasm build (one thread), interleaved.
 // Token ids and embeddings are compared (cosine) before anything is timed.
 //   node bench/embed.mjs [--quick]     (EMBED_BUDGET_MS: timing budget per engine and workload)
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { cpus, loadavg, tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-import { chromium } from 'playwright-core';
-
-import { startServer } from '../web/serve.mjs';
+import { openEmbedPage } from './embed-page/open.mjs';
+import { interleave } from './stats.mjs';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
-const ROOT = join(HERE, '..');
 const CACHE = join(HERE, '.cache');
 const BUDGET_MS = Number(process.env.EMBED_BUDGET_MS ?? 6000);
 const MODELS = ['bert-base', 'minilm-l6'];
@@ -35,44 +33,9 @@ const TEXTS = [
 const WORKLOADS = [{ name: '1 sentence', texts: [TEXTS[1]] }, { name: '8 sentences', texts: TEXTS }];
 const MIN_COSINE = 0.9999;
 
-const median = (xs) => { const s = [...xs].sort((a, b) => a - b); return s[Math.floor(s.length / 2)]; };
-const quantile = (xs, q) => { const s = [...xs].sort((a, b) => a - b); return s[Math.min(s.length - 1, Math.floor(q * s.length))]; };
-
-// Interleaved rounds: every round runs each engine once, in alternating order, so load changes on
-// the shared machine hit both alike. run(engine) -> ms. Returns per-engine medians, p10-p90 and the
-// median of the per-round ratios simdformer / peer.
-async function interleave(engines, run) {
-  for (const e of engines) for (let i = 0; i < 2; i++) await run(e);  // warm-up (JIT, tier-up, allocations)
-  const first = [];
-  for (const e of engines) first.push(await run(e));
-  const rounds = Math.max(7, Math.min(25, Math.ceil(BUDGET_MS / Math.max(...first))));
-  const times = Object.fromEntries(engines.map((e) => [e, []]));
-  for (let r = 0; r < rounds; r++) {
-    for (const e of (r % 2 ? [...engines].reverse() : engines)) times[e].push(await run(e));
-  }
-  const out = { rounds };
-  for (const e of engines) out[e] = { median: median(times[e]), p10: quantile(times[e], 0.1), p90: quantile(times[e], 0.9) };
-  out.ratio = median(times[engines[0]].map((t, i) => t / times[engines[1]][i]));
-  return out;
-}
-
 async function browserPart() {
-  const server = await startServer({ mounts: [['/', join(HERE, 'embed-page')], ['/dist/', join(ROOT, 'dist')],
-    ['/nm/', join(ROOT, 'node_modules')], ['/bnm/', join(HERE, 'node_modules')], ['/models/', join(HERE, 'models')]] });
-  const profile = mkdtempSync(join(tmpdir(), 'simdformer-embed-'));
-  const context = await chromium.launchPersistentContext(profile, {
-    executablePath: '/usr/bin/chromium', headless: true,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update'],
-  });
+  const { page, errors, notFound, close } = await openEmbedPage();
   try {
-    const page = await context.newPage();
-    const errors = [];
-    page.on('pageerror', (e) => errors.push(String(e)));
-    page.on('console', (m) => { if (m.type() === 'error' && !m.text().startsWith('Failed to load resource')) errors.push(m.text()); });
-    const notFound = new Set();  // optional files transformers.js probes for
-    page.on('response', (r) => { if (r.status() === 404) notFound.add(new URL(r.url()).pathname); });
-    await page.goto(`${server.url}index.html`);
-    await page.waitForFunction(() => window.embedBench, null, { timeout: 120000 });
     const versions = await page.evaluate(() => window.embedBench.versions());
     console.log(`browser: ${versions.userAgent.match(/Chrome\/[\d.]+/)?.[0] ?? versions.userAgent}; transformers.js ${versions.transformers}, onnxruntime-web ${versions.ort}; crossOriginIsolated ${versions.crossOriginIsolated}`);
     const results = [];
@@ -88,7 +51,7 @@ async function browserPart() {
       const row = { model: name, load, check, workloads: [] };
       for (const w of WORKLOADS) {
         const t = await interleave(['simdformer', 'transformers.js'],
-          (engine) => page.evaluate(([e, n, texts]) => window.embedBench.run(e, n, texts), [engine, name, w.texts]));
+          (engine) => page.evaluate(([e, n, texts]) => window.embedBench.run(e, n, texts), [engine, name, w.texts]), BUDGET_MS);
         row.workloads.push({ name: w.name, ...t });
         console.log(`  ${w.name.padEnd(12)} simdformer ${t.simdformer.median.toFixed(1)} ms | transformers.js ${t['transformers.js'].median.toFixed(1)} ms | ` +
           `ratio ${t.ratio.toFixed(2)} (median of ${t.rounds} rounds)`);
@@ -100,9 +63,7 @@ async function browserPart() {
     if (errors.length) console.log(`page errors: ${errors.join(' | ')}`);
     return { versions, results };
   } finally {
-    await context.close();
-    rmSync(profile, { recursive: true, force: true });
-    await server.close();
+    await close();
   }
 }
 
@@ -130,7 +91,7 @@ async function nodePart() {
         if (engine === 'simdformer') model.embed(w.texts, pool);
         else await tjs(w.texts, pool);
         return performance.now() - t0;
-      });
+      }, BUDGET_MS);
       row.workloads.push({ name: w.name, ...t });
       console.log(`  node ${name} ${w.name.padEnd(12)} simdformer (wasm, 1 thread) ${t.simdformer.median.toFixed(1)} ms | transformers.js (onnxruntime-node) ` +
         `${t['transformers.js'].median.toFixed(1)} ms | ratio ${t.ratio.toFixed(2)} (${t.rounds} rounds)`);

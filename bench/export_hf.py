@@ -4,7 +4,9 @@ bench/models/ (git-ignored). Run by bench/run.sh (`npm run bench`); `--quick` ma
 
   bert-base/     BertModel 12 x 768, vocab 30522: config.json, model.safetensors (F32),
                  tokenizer.json (+ tokenizer_config.json, special_tokens_map.json, vocab.txt),
-                 onnx/model.onnx  -> a local transformers.js model folder (feature-extraction)
+                 onnx/model.onnx  -> a local transformers.js model folder (feature-extraction),
+                 onnx/model_quantized.onnx: its q8 (dynamic MatMulInteger) form
+                 (quantize_dynamic_q8)
   minilm-l6/     the same at 6 x 384 (MiniLM-L6 shape), also a sentence-transformers folder
   gpt2-small/    GPT2LMHeadModel 12 x 768, vocab 50257: HF checkpoint + onnx/decoder_with_past.onnx
                  (inputs input_ids, attention_mask, position_ids, past_key_values.N.key/value;
@@ -114,8 +116,10 @@ def export_bert(name, layers, d, heads, ff, seed, sentence_transformers):
         "input_ids": ids, "attention_mask": mask, "token_type_ids": types,
         "last_hidden_state": out["last_hidden_state"],
         "sentence_embedding": ref.mean_pool_normalize(out["last_hidden_state"], mask)})
+    q8 = quantize_dynamic_q8(folder)
     return {"name": name, "kind": "bert", "layers": layers, "d_model": d, "heads": heads, "d_ff": ff,
-            "vocab_size": 30522, "onnx": "onnx/model.onnx", "texts": TEXTS}
+            "vocab_size": 30522, "onnx": "onnx/model.onnx", "onnx_q8": "onnx/model_quantized.onnx",
+            "q8_matmuls": q8, "texts": TEXTS}
 
 
 def export_gpt2(name, layers, d, heads, positions, seed):
@@ -313,6 +317,50 @@ def export_bert_layer_int8(name, d, heads, ff, seq, seed):
     return {"name": name, "kind": "bert_layer", "d_model": d, "heads": heads, "d_ff": ff, "seq": seq,
             "onnx": ["model_f32.onnx", "model_int8.onnx"], "weights": "per-output-channel symmetric int8",
             "int8_vs_f32_min_row_cosine": round(float(cos.min()), 6)}
+
+
+# The whole model, dynamically quantized as transformers.js ships its q8 files
+# ---------------------------------------------------------------------------------------------
+def quantize_dynamic_q8(folder):
+    """onnx/model.onnx -> onnx/model_quantized.onnx (what transformers.js loads for dtype 'q8'):
+    every MatMul whose B is a 2-D float initializer becomes DynamicQuantizeLinear(A) ->
+    MatMulInteger(A_q, W_q, A_zp) -> Cast -> * (A_scale * W_scale[out]), the structure
+    onnxruntime's quantize_dynamic writes (per-channel, reduce-range, symmetric int8 weights in
+    [-64, 63]: reduce-range keeps one bit free for the u8 x s8 pair products of its x86 kernels).
+    The embedding tables stay float (they are gathered, not multiplied). onnxruntime's quantizer
+    is not available here, so the rewrite is done node by node."""
+    src = os.path.join(folder, "onnx", "model.onnx")
+    model = onnx.load(src)
+    g = model.graph
+    inits = {t.name: t for t in g.initializer}
+    nodes, quantized = [], 0
+    for node in g.node:
+        w = inits.get(node.input[1]) if node.op_type == "MatMul" and len(node.input) == 2 else None
+        if w is None or len(w.dims) != 2 or w.data_type != TensorProto.FLOAT:
+            nodes.append(node)
+            continue
+        wf = numpy_helper.to_array(w).astype(np.float32)           # [in, out]
+        scale = np.maximum(np.abs(wf).max(axis=0), 1e-12) / 63.5    # per output column
+        q = np.clip(np.round(wf / scale), -64, 63).astype(np.int8)
+        base = node.output[0].replace("/", "_").strip("_") or f"mm{quantized}"
+        wq, ws = f"{base}_Wq", f"{base}_Wscale"
+        g.initializer.extend([numpy_helper.from_array(q, wq), numpy_helper.from_array(scale.astype(np.float32), ws)])
+        xq, xs, xzp, acc, f, s = (f"{base}_{k}" for k in ("xq", "xs", "xzp", "acc", "f", "s"))
+        nodes += [helper.make_node("DynamicQuantizeLinear", [node.input[0]], [xq, xs, xzp]),
+                  helper.make_node("MatMulInteger", [xq, wq, xzp], [acc]),
+                  helper.make_node("Cast", [acc], [f], to=TensorProto.FLOAT),
+                  helper.make_node("Mul", [xs, ws], [s]),
+                  helper.make_node("Mul", [f, s], [node.output[0]])]
+        quantized += 1
+    used = {i for n in nodes for i in n.input}
+    keep = [t for t in g.initializer if t.name in used]
+    del g.node[:]
+    g.node.extend(nodes)
+    del g.initializer[:]
+    g.initializer.extend(keep)
+    onnx.checker.check_model(model)
+    onnx.save(model, os.path.join(folder, "onnx", "model_quantized.onnx"))
+    return quantized
 
 
 def main():

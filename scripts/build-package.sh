@@ -4,7 +4,7 @@
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
-bash scripts/setup.sh core
+bash scripts/setup.sh core npm
 for preset in wasm-release wasm-scalar wasm-threads; do
   cmake --preset "$preset" >/dev/null
   cmake --build --preset "$preset" --target simdformer_js >/dev/null
@@ -26,7 +26,7 @@ chmod +x dist/cli.mjs
 # arrive in 4-5 rounds of requests before the engine can even start compiling. The wasm glue and
 # the tokenizer library stay separate files, loaded on demand as from dist/browser.mjs.
 ESBUILD=node_modules/.bin/esbuild
-if [[ ! -x "$ESBUILD" ]]; then echo "$ESBUILD is missing: run npm ci first" >&2; exit 1; fi
+if [[ ! -x "$ESBUILD" ]]; then echo "$ESBUILD is missing after scripts/setup.sh npm" >&2; exit 1; fi
 "$ESBUILD" dist/browser.mjs --bundle --format=esm --platform=browser --log-level=warning \
   '--external:./simdformer*.mjs' --external:@huggingface/tokenizers --outfile=dist/browser.bundle.mjs
 echo "dist/ built: $(du -sh dist | cut -f1)"

@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
-# The main job: builds the npm package when it is missing or older than its sources, then serves
-# the demo page (web/ + dist/) on 127.0.0.1 and prints its URL.
-#   scripts/demo.sh [--port 8080]
+# The main job: installs what is missing (apt packages, npm and the npm dependencies), builds the
+# npm package when it is missing or older than its sources, then serves the demo page (web/ +
+# dist/ + the tokenizer library from node_modules/) on 127.0.0.1 and prints its URL.
+# The test command runs this on a clean clone (tests/e2e/main-job.test.mjs).
+#   scripts/demo.sh [--port 8080]   (--port 0: any free port; the printed URL has it)
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
+bash scripts/setup.sh npm  # the served page imports the tokenizer library from node_modules/
 stale=0
 if [ ! -f dist/simdformer.wasm ] || [ ! -f dist/simdformer-scalar.wasm ] || [ ! -f dist/browser.bundle.mjs ]; then
   stale=1

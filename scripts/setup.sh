@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
 # Installs what simdformer needs on a fresh Debian machine, and nothing that is already there.
-# Safe to re-run. Usage: scripts/setup.sh [core|test|bench|goldens|train]...
+# Safe to re-run. Usage: scripts/setup.sh [core|npm|test|bench|goldens|train]...
 #   core    : compilers, CMake, Ninja, Emscripten, GoogleTest sources, nlohmann-json, xsimd >= 11
-#   test    : core + what the browser/package/fuzz tests need
+#   npm     : npm itself (Debian's package, if the machine's Node.js came without it) and the
+#             repository's npm dependencies (`npm ci` when node_modules/ is missing or older than
+#             package-lock.json): the tokenizer library, esbuild for the package build, the test tools
+#   browser : Chromium (the page tests drive Debian's chromium with playwright-core)
+#   test    : core + npm + what the browser/package/fuzz tests need
 #   bench   : core + Google Benchmark, wabt, python3-torch (exports the benchmark weights)
 #   goldens : python3-torch (regenerates tests/data with PyTorch)
 #   train   : python3-torch + fortunes (English text for scripts/train_text_models.py)
@@ -11,17 +15,21 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 DEPS="$ROOT/.deps"
 
 want=()
+want_npm=0
 add() { want+=("$@"); }
 for role in "${@:-core}"; do
   case "$role" in
     core)    add cmake ninja-build g++ googletest libgtest-dev nlohmann-json3-dev emscripten nodejs ;;
-    test)    add cmake ninja-build g++ googletest libgtest-dev nlohmann-json3-dev emscripten nodejs \
+    npm)     want_npm=1 ;;
+    browser) add chromium ;;
+    test)    want_npm=1
+             add cmake ninja-build g++ googletest libgtest-dev nlohmann-json3-dev emscripten nodejs \
                  chromium clang libclang-rt-14-dev ;;
     bench)   add cmake ninja-build g++ googletest libgtest-dev nlohmann-json3-dev emscripten nodejs \
                  libbenchmark-dev wabt python3-torch python3-onnx ;;
     goldens) add python3-torch libopenblas0-pthread ;;
     train)   add python3-torch libopenblas0-pthread fortunes ;;
-    *) echo "setup.sh: unknown role '$role' (expected core, test, bench, goldens or train)" >&2; exit 2 ;;
+    *) echo "setup.sh: unknown role '$role' (expected core, npm, browser, test, bench, goldens or train)" >&2; exit 2 ;;
   esac
 done
 
@@ -35,6 +43,24 @@ if [ "${#missing[@]}" -gt 0 ]; then
   echo "setup: installing ${missing[*]}"
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# npm and the repository's npm dependencies. Node.js from another repository (nodesource) brings
+# its own npm; Debian's nodejs does not, so its npm package is installed then. `npm ci` installs
+# exactly package-lock.json; it runs again only when the lock file is newer than the last install
+# (node_modules/.package-lock.json is npm's own record of it).
+if [ "$want_npm" -eq 1 ]; then
+  if ! command -v npm >/dev/null 2>&1; then
+    SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+    echo "setup: installing npm"
+    $SUDO apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends npm >/dev/null
+  fi
+  record="$ROOT/node_modules/.package-lock.json"
+  if [ ! -f "$record" ] || [ "$ROOT/package-lock.json" -nt "$record" ]; then
+    echo "setup: installing the npm dependencies (npm ci)"
+    (cd "$ROOT" && npm ci --no-audit --no-fund --loglevel=error)
+  fi
 fi
 
 # xsimd >= 11 (the first release with a WebAssembly architecture). Bookworm ships 8.1, so unless

@@ -10,15 +10,19 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 JOBS="${JOBS:-$(nproc)}"
 
-bash scripts/setup.sh test || { echo "setup failed"; echo "0 passed, 1 failed"; exit 1; }
+# Is this checkout clean (a CI clone)? Decided before anything below installs or builds.
+clean_checkout=1
+for leftover in node_modules build dist; do [ -e "$leftover" ] && clean_checkout=0; done
 
 passed=0
 failed=0
 failures=()
-record() {  # record <suite> <passed> <failed>
+stage_start=$SECONDS
+record() {  # record <suite> <passed> <failed>   (with the minutes since the previous record)
   passed=$((passed + $2)); failed=$((failed + $3))
   [ "$3" -eq 0 ] || failures+=("$1")
-  echo "== $1: $2 passed, $3 failed"
+  echo "== $1: $2 passed, $3 failed ($(( (SECONDS - stage_start) / 60 )) min $(( (SECONDS - stage_start) % 60 )) s)"
+  stage_start=$SECONDS
 }
 
 run_ctest_preset() {
@@ -42,6 +46,11 @@ run_ctest_preset() {
 run_node_tests() {  # run_node_tests <suite> <files...>
   local suite="$1" log="build/$1.node.log"; shift
   node --test --test-concurrency=1 "$@" > "$log" 2>&1
+  run_node_tests_log "$suite" "$log"
+}
+
+run_node_tests_log() {  # run_node_tests_log <suite> <log of node --test>
+  local suite="$1" log="$2"
   local pass fail
   pass=$(grep -E '^# pass [0-9]+' "$log" | tail -1 | awk '{print $3}')
   fail=$(grep -E '^# fail [0-9]+' "$log" | tail -1 | awk '{print $3}')
@@ -50,7 +59,24 @@ run_node_tests() {  # run_node_tests <suite> <files...>
   record "$suite" "$pass" "$fail"
 }
 
-mkdir -p build
+# The README's main job, first: scripts/demo.sh on a clean clone must install everything it needs
+# (npm and the npm dependencies too), build the package and serve the page. In a clean checkout
+# (CI) that clone is this one, so its build is reused below; elsewhere a fresh clone of HEAD.
+bash scripts/setup.sh browser || { echo "setup failed"; echo "0 passed, 1 failed"; exit 1; }
+main_job_dir="$ROOT"
+if [ "$clean_checkout" -eq 0 ]; then
+  main_job_dir="$(mktemp -d)/simdformer"
+  git clone --quiet "$ROOT" "$main_job_dir"
+  echo "== main job: this checkout has node_modules/, build/ or dist/; a fresh clone of HEAD in $main_job_dir"
+fi
+main_job_log="$(mktemp)"
+MAIN_JOB_DIR="$main_job_dir" node --test --test-concurrency=1 tests/e2e/main-job.test.mjs > "$main_job_log" 2>&1
+mkdir -p build && mv "$main_job_log" build/main-job.node.log
+run_node_tests_log main-job build/main-job.node.log
+[ "$main_job_dir" = "$ROOT" ] || rm -rf "$(dirname "$main_job_dir")"
+
+bash scripts/setup.sh test || { echo "setup failed"; echo "0 passed, 1 failed"; exit 1; }
+
 for preset in ${SIMDFORMER_PRESETS:-native-release native-scalar native-asan wasm-release wasm-scalar wasm-threads wasm-asan}; do
   run_ctest_preset "$preset"
 done
@@ -68,7 +94,7 @@ else
 fi
 
 echo "== building the npm package"
-if ! { npm ci --no-audit --no-fund --loglevel=error && bash scripts/build-package.sh; } > build/package.build.log 2>&1; then
+if ! bash scripts/build-package.sh > build/package.build.log 2>&1; then
   tail -40 build/package.build.log
   record "package (build)" 0 1
 else
@@ -78,7 +104,7 @@ else
     run_node_tests "$name" "$f"
   done
   grep -ho -E '^# (hardening|load memory): .*' build/js-*.node.log || true
-  run_node_tests e2e-demo tests/e2e/demo.test.mjs
+  run_node_tests e2e-demo tests/e2e/demo.test.mjs tests/e2e/page-state.test.mjs
 fi
 
 if [ "${#failures[@]}" -gt 0 ]; then echo "failing suites: ${failures[*]}"; fi

@@ -1,8 +1,11 @@
-// Text -> sentence embedding in one page, both engines on WebAssembly with one thread:
-// simdformer (dist/browser.mjs, SIMD128 build) and transformers.js (its browser bundle,
-// feature-extraction, fp32, the ONNX export of the same weights from a local folder, remote models
-// off, onnxruntime-web's wasm files served locally instead of its CDN default).
-// The driver (bench/embed.mjs) calls window.embedBench; every timing is taken here, in the page.
+// Text -> sentence embedding in one page, both engines on WebAssembly: simdformer
+// (dist/browser.mjs, SIMD128 build) and transformers.js (its browser bundle, feature-extraction,
+// fp32 or q8, the ONNX export of the same weights from a local folder, remote models off,
+// onnxruntime-web's wasm files served locally instead of its CDN default).
+// index.html?threads=N sets both engines' thread count (default 1; N > 1 needs the page to be
+// cross-origin isolated, which bench's server is): onnxruntime-web takes it once, at its first session.
+// The drivers (bench/embed.mjs, bench/short-texts.mjs) call window.embedBench; every timing is
+// taken here, in the page.
 import { init } from '/dist/browser.mjs';
 import { env, pipeline } from '/bnm/@huggingface/transformers/dist/transformers.js';
 
@@ -14,7 +17,8 @@ env.useBrowserCache = false;
 env.useWasmCache = false;
 // The same (asyncify) build transformers.js would fetch from its CDN by default, served locally.
 env.backends.onnx.wasm.wasmPaths = { mjs: `${ORT_DIST}ort-wasm-simd-threaded.asyncify.mjs`, wasm: `${ORT_DIST}ort-wasm-simd-threaded.asyncify.wasm` };
-env.backends.onnx.wasm.numThreads = 1;
+const THREADS = Number(new URLSearchParams(location.search).get('threads') ?? 1);
+env.backends.onnx.wasm.numThreads = THREADS;
 
 const loaded = {};  // name -> { sf, sfModel, tjs }
 const POOL = { pooling: 'mean', normalize: true };
@@ -43,26 +47,56 @@ async function safetensorsHeader(url) {
   return buf;
 }
 
+const PASSAGE = 'Attention lets every word of a sentence look at every other word and decide how much each one matters '
+  + 'for its own meaning, and a model stacks many such layers to read whole documents quickly on small devices';
+
+async function loadSimdformer(name, weights, m) {
+  const sf = await init({ simd: true, threads: THREADS });
+  if (sf.threads !== THREADS) throw new Error(`simdformer runs ${sf.threads} threads, ${THREADS} asked: ${sf.threadsNote}`);
+  sf.resetPeakLiveBytes();
+  const heap0 = sf.heapBytes, live0 = sf.liveBytes;
+  const t = performance.now();
+  m.sf = sf;
+  m.sfModel = await sf.loadPretrained(`/models/${name}/`, { weights });
+  const sfMs = performance.now() - t;
+  const memory = { packed: sf.liveBytes - live0, peak: sf.peakLiveBytes - live0, heapGrowth: sf.heapBytes - heap0,
+                   largestTensor: largestTensorBytes(await safetensorsHeader(`/models/${name}/model.safetensors`)) };
+  return { sfMs, memory, arch: sf.arch, info: { weights: m.sfModel.info.weights, parameters: m.sfModel.info.parameters } };
+}
+
 window.embedBench = {
   versions: () => ({ userAgent: navigator.userAgent, transformers: env.version, ort: env.backends.onnx.versions?.web ?? '',
                      crossOriginIsolated: self.crossOriginIsolated }),
 
-  // Loads one model in both engines; simdformer in a fresh module so its memory figures are its own.
-  async load(name, weights = 'f32') {
-    const sf = await init({ simd: true });
-    sf.resetPeakLiveBytes();
-    const heap0 = sf.heapBytes, live0 = sf.liveBytes;
-    let t = performance.now();
-    const sfModel = await sf.loadPretrained(`/models/${name}/`, { weights });
-    const sfMs = performance.now() - t;
-    const memory = { packed: sf.liveBytes - live0, peak: sf.peakLiveBytes - live0, heapGrowth: sf.heapBytes - heap0,
-                     largestTensor: largestTensorBytes(await safetensorsHeader(`/models/${name}/model.safetensors`)) };
-    t = performance.now();
-    const tjs = await pipeline('feature-extraction', name, { dtype: 'fp32', device: 'wasm' });
-    const tjsMs = performance.now() - t;
-    loaded[name] = { sf, sfModel, tjs };
-    return { sfMs, tjsMs, memory, arch: sf.arch, info: { weights: sfModel.info.weights, parameters: sfModel.info.parameters } };
+  // Loads one model in the engines named (both by default); simdformer in a fresh module so its
+  // memory figures are its own. weights: simdformer's ('f32' | 'int8'); dtype: transformers.js's
+  // ('fp32' | 'q8': onnx/model_quantized.onnx).
+  async load(name, weights = 'f32', { engines = ['simdformer', 'transformers.js'], dtype = 'fp32' } = {}) {
+    const out = { sfMs: NaN, tjsMs: NaN, memory: null, arch: '', info: null, threads: THREADS };
+    const m = {};
+    if (engines.includes('simdformer')) Object.assign(out, await loadSimdformer(name, weights, m));
+    if (engines.includes('transformers.js')) {
+      const t = performance.now();
+      m.tjs = await pipeline('feature-extraction', name, { dtype, device: 'wasm' });
+      out.tjsMs = performance.now() - t;
+    }
+    loaded[name] = m;
+    return out;
   },
+
+  // A text of exactly n tokens (special tokens included) for the model's tokenizer: words of a
+  // fixed passage, then one-token words to land on n.
+  textOfTokens(name, n) {
+    const count = (t) => loaded[name].sfModel.encodeText(t).ids.length;
+    const words = PASSAGE.split(' ');
+    let text = '';
+    for (let i = 0; count(text) < n; i = (i + 1) % words.length) {
+      const next = text ? `${text} ${words[i]}` : words[i];
+      text = count(next) <= n ? next : `${text} a`;
+    }
+    return text;
+  },
+
 
   // Token ids of both tokenizers and the embeddings' agreement, before any timing.
   async check(name, texts) {
@@ -91,10 +125,24 @@ window.embedBench = {
     return performance.now() - t;
   },
 
+  // Both engines' embeddings of the same texts: cosine of each pair (for f32 against int8 / q8, or
+  // simdformer against transformers.js, within one page).
+  async embeddings(name, texts) {
+    const m = loaded[name];
+    const sf = m.sfModel ? m.sfModel.embed(texts, POOL).map((v) => Array.from(v)) : null;
+    let tjs = null;
+    if (m.tjs) {
+      const out = await m.tjs(texts, POOL);
+      const d = out.dims[1];
+      tjs = texts.map((_, i) => Array.from(out.data.subarray(i * d, (i + 1) * d)));
+    }
+    return { simdformer: sf, 'transformers.js': tjs };
+  },
+
   async unload(name) {
     const m = loaded[name];
-    m.sfModel.dispose();
-    await m.tjs.dispose();
+    m.sfModel?.dispose();
+    await m.tjs?.dispose();
     delete loaded[name];
   },
 };

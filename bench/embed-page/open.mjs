@@ -1,0 +1,45 @@
+// Opens bench/embed-page/ in headless Chromium on 127.0.0.1 (cross-origin isolated, so the
+// threaded builds of both engines can run): the simdformer package (dist/), its tokenizer library,
+// bench's own npm packages (transformers.js, onnxruntime-web) and bench/models/.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+import { chromium } from 'playwright-core';
+
+import { startServer } from '../../web/serve.mjs';
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+const BENCH = join(HERE, '..');
+const ROOT = join(BENCH, '..');
+
+// -> { page, errors, notFound, close }; page has window.embedBench ready. query: e.g. 'threads=2'.
+export async function openEmbedPage(query = '') {
+  const server = await startServer({ mounts: [['/', HERE], ['/dist/', join(ROOT, 'dist')],
+    ['/nm/', join(ROOT, 'node_modules')], ['/bnm/', join(BENCH, 'node_modules')], ['/models/', join(BENCH, 'models')]] });
+  const profile = mkdtempSync(join(tmpdir(), 'simdformer-embed-'));
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: '/usr/bin/chromium', headless: true,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update'],
+  });
+  const close = async () => {
+    await context.close();
+    rmSync(profile, { recursive: true, force: true });
+    await server.close();
+  };
+  try {
+    const page = await context.newPage();
+    const errors = [];
+    page.on('pageerror', (e) => errors.push(String(e)));
+    page.on('console', (m) => { if (m.type() === 'error' && !m.text().startsWith('Failed to load resource')) errors.push(m.text()); });
+    const notFound = new Set();  // optional files transformers.js probes for
+    page.on('response', (r) => { if (r.status() === 404) notFound.add(new URL(r.url()).pathname); });
+    await page.goto(`${server.url}index.html${query ? `?${query}` : ''}`);
+    await page.waitForFunction(() => window.embedBench, null, { timeout: 120000 });
+    return { page, errors, notFound, close };
+  } catch (e) {
+    await close();
+    throw e;
+  }
+}

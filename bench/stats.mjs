@@ -1,0 +1,22 @@
+// The statistics the benchmarks report: medians and quantiles of rounds, and interleaved rounds.
+export const median = (xs) => { const s = [...xs].sort((a, b) => a - b); return s[Math.floor(s.length / 2)]; };
+export const quantile = (xs, q) => { const s = [...xs].sort((a, b) => a - b); return s[Math.min(s.length - 1, Math.floor(q * s.length))]; };
+
+// Interleaved rounds: every round runs each engine once, in alternating order, so load changes on
+// the shared machine hit both alike. run(engine) -> ms. Two warm-up calls per engine, then as many
+// rounds as budgetMs allows (7 to 25). Returns per-engine medians, p10-p90 and the median of the
+// per-round ratios engines[0] / engines[1].
+export async function interleave(engines, run, budgetMs) {
+  for (const e of engines) for (let i = 0; i < 2; i++) await run(e);  // warm-up (JIT, tier-up, allocations)
+  const first = [];
+  for (const e of engines) first.push(await run(e));
+  const rounds = Math.max(7, Math.min(25, Math.ceil(budgetMs / Math.max(...first))));
+  const times = Object.fromEntries(engines.map((e) => [e, []]));
+  for (let r = 0; r < rounds; r++) {
+    for (const e of (r % 2 ? [...engines].reverse() : engines)) times[e].push(await run(e));
+  }
+  const out = { rounds };
+  for (const e of engines) out[e] = { median: median(times[e]), p10: quantile(times[e], 0.1), p90: quantile(times[e], 0.9) };
+  out.ratio = median(times[engines[0]].map((t, i) => t / times[engines[1]][i]));
+  return out;
+}
