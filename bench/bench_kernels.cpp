@@ -2,11 +2,14 @@
 // SIMD code generation natively; the headline numbers are the wasm ones from bench.mjs).
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
+#include <atomic>
 #include <random>
 #include <vector>
 
 #include "simdformer/kernels/kernels.h"
 #include "simdformer/runtime/parallel_gemm.h"
+#include "simdformer/runtime/thread_pool.h"
 #include "simdformer/threads.h"
 
 namespace k = simdformer::kernels;
@@ -37,8 +40,8 @@ void BM_GemmPacked(benchmark::State& state) {
 }
 BENCHMARK(BM_GemmPacked)->Args({128, 768, 768})->Args({128, 768, 3072})->Args({128, 3072, 768})->Args({64, 256, 1024});
 
-// The thread pool's GEMM at 1 and 2 threads (wall time): the speed-up on the model's shapes and
-// the cut-over below which one thread is faster (runtime::kParallelMinMacs).
+// The thread pool's GEMM at 1 and 2 threads (wall time), split whatever the size (cut-over 0):
+// the speed-up on the model's shapes and the cost of a split of a tiny one.
 void BM_GemmThreads(benchmark::State& state) {
     const size_t m = state.range(0), kk = state.range(1), n = state.range(2), threads = state.range(3);
     if (!simdformer::set_threads(threads).is_ok()) {
@@ -64,6 +67,109 @@ BENCHMARK(BM_GemmThreads)
     ->ArgsProduct({{128}, {768}, {768, 3072}, {1, 2}})
     ->ArgsProduct({{1, 4, 16}, {64, 256}, {64, 256}, {1, 2}})
     ->UseRealTime();
+
+// Few rows (short texts, decoding steps, batches of short texts) against the weight shapes of
+// BERT-base (768 x 768, 768 x 3072, 3072 x 768) and MiniLM-L6 (384 x 384, 384 x 1536, 1536 x 384):
+// the time a Linear layer takes (runtime::gemm_f32_packed with the cut-over in effect) and the
+// rate at which it streams the packed weights (GB/s). Several copies of the weight are cycled
+// so that at least 64 MiB of weights pass per round: the weights come from L3 or memory, not
+// from L2, as in a model whose layers each read their own weights once per forward.
+struct RotatingWeights {
+    std::vector<std::vector<float>> copies;
+    size_t next = 0;
+    RotatingWeights(size_t kk, size_t n) {
+        const auto b = random_vector(kk * n);
+        const size_t bytes = k::packed_b_size(kk, n) * sizeof(float);
+        const size_t count = std::min<size_t>(128, std::max<size_t>(1, (64u << 20) / bytes));
+        copies.resize(count, std::vector<float>(k::packed_b_size(kk, n)));
+        for (auto& c : copies) k::pack_b(kk, n, b.data(), n, 1, c.data());
+    }
+    const float* take() {
+        const float* p = copies[next].data();
+        next = (next + 1) % copies.size();
+        return p;
+    }
+};
+
+void BM_GemmSmallM(benchmark::State& state) {
+    const size_t m = state.range(0), kk = state.range(1), n = state.range(2), threads = state.range(3);
+    if (!simdformer::set_threads(threads).is_ok()) {
+        state.SkipWithError("set_threads failed");
+        return;
+    }
+    RotatingWeights w(kk, n);
+    const auto a = random_vector(m * kk), bias = random_vector(n);
+    std::vector<float> c(m * n);
+    k::Epilogue ep;
+    ep.bias = bias.data();
+    for (auto _ : state) {
+        simdformer::runtime::gemm_f32_packed(m, n, kk, a.data(), kk, w.take(), c.data(), n, ep);
+        benchmark::DoNotOptimize(c.data());
+    }
+    const double weight_bytes = double(k::packed_b_size(kk, n)) * sizeof(float);
+    state.counters["GB/s"] = benchmark::Counter(weight_bytes, benchmark::Counter::kIsIterationInvariantRate,
+                                                benchmark::Counter::kIs1000);
+    state.counters["GFLOP/s"] = benchmark::Counter(2.0 * m * n * kk, benchmark::Counter::kIsIterationInvariantRate,
+                                                   benchmark::Counter::kIs1000);
+    (void)simdformer::set_threads(1);
+}
+BENCHMARK(BM_GemmSmallM)
+    ->ArgsProduct({{1, 2, 3, 5, 8}, {768}, {768, 3072}, {1, 2}})
+    ->ArgsProduct({{1, 2, 3, 5, 8}, {3072}, {768}, {1, 2}})
+    ->ArgsProduct({{1, 2, 3, 5, 8}, {384}, {384, 1536}, {1, 2}})
+    ->ArgsProduct({{1, 2, 3, 5, 8}, {1536}, {384}, {1, 2}})
+    ->UseRealTime();
+
+// The one-row GEMV of decoding steps, as Linear called it for a single row before the small-M
+// GEMM (kept for comparison with BM_GemmSmallM/1/...).
+void BM_Gemv(benchmark::State& state) {
+    const size_t kk = state.range(0), n = state.range(1);
+    RotatingWeights w(kk, n);
+    const auto x = random_vector(kk), bias = random_vector(n);
+    std::vector<float> y(n);
+    k::Epilogue ep;
+    ep.bias = bias.data();
+    for (auto _ : state) {
+        k::gemv_f32_packed(n, kk, x.data(), w.take(), y.data(), ep);
+        benchmark::DoNotOptimize(y.data());
+    }
+    state.counters["GB/s"] = benchmark::Counter(double(k::packed_b_size(kk, n)) * sizeof(float),
+                                                benchmark::Counter::kIsIterationInvariantRate, benchmark::Counter::kIs1000);
+}
+BENCHMARK(BM_Gemv)->Args({768, 768})->Args({768, 3072})->Args({3072, 768})->Args({384, 384});
+
+// The fork-join of the pool alone: an empty parallel_for over two tasks.
+void BM_ForkJoin(benchmark::State& state) {
+    if (!simdformer::set_threads(state.range(0)).is_ok()) {
+        state.SkipWithError("set_threads failed");
+        return;
+    }
+    std::atomic<size_t> sink{0};
+    for (auto _ : state) {
+        simdformer::runtime::parallel_for(2, [&](size_t b, size_t e) { sink.fetch_add(e - b, std::memory_order_relaxed); });
+    }
+    benchmark::DoNotOptimize(sink.load());
+    (void)simdformer::set_threads(1);
+}
+BENCHMARK(BM_ForkJoin)->Arg(2)->UseRealTime();
+
+// The cut-over set_threads measured (runtime/parallel_gemm.h): fork-join cost, the kernels'
+// one-thread speed, and the multiply-adds below which a GEMM stays on one thread.
+void BM_CutOver(benchmark::State& state) {
+    if (!simdformer::set_threads(2).is_ok()) {
+        state.SkipWithError("set_threads failed");
+        return;
+    }
+    for (auto _ : state) benchmark::DoNotOptimize(simdformer::runtime::parallel_min_macs());
+    const auto cut = simdformer::runtime::measured_cut_over();
+    state.counters["fork_join_us"] = cut.fork_join_seconds * 1e6;
+    state.counters["f32_GMAC/s"] = cut.f32_macs_per_second * 1e-9;
+    state.counters["i8_GMAC/s"] = cut.i8_macs_per_second * 1e-9;
+    state.counters["f32_min_macs"] = cut.f32_min_macs;
+    state.counters["i8_min_macs"] = cut.i8_min_macs;
+    (void)simdformer::set_threads(1);
+}
+BENCHMARK(BM_CutOver)->Iterations(1);
 
 void BM_Softmax(benchmark::State& state) {
     const size_t rows = 128, cols = state.range(0);

@@ -13,7 +13,7 @@
 //    per decoding step (their difference); with --before <dist> also the package built from an
 //    earlier commit, interleaved with this one, and whether both generate the same tokens.
 //
-//   node bench/decode.mjs [--quick] [--gpt2-only | --encdec-only] [--before /path/to/old/dist] [--json out.json]
+//   node bench/decode.mjs [--quick] [--threads N] [--gpt2-only | --encdec-only] [--before /path/to/old/dist] [--json out.json]
 //   (BENCH_ROUNDS, BENCH_STEPS: rounds, and timed steps per round and context)
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -343,14 +343,18 @@ async function benchEncoderDecoder(sf, before) {
 }
 
 async function main() {
-  ort.env.wasm.numThreads = 1;
+  // --threads N: both engines on N threads (simdformer's pthreads build, ORT's numThreads), in
+  // this one process; ORT's workers spin after each run, so at N = 2 on 2 cores each engine's
+  // steps also pay for the other's idle pool (CPU times then count every thread).
+  const threads = Number(arg('--threads') ?? 1);
+  ort.env.wasm.numThreads = threads;
   ort.env.logLevel = 'error';
-  const sf = await init({ simd: true });
+  const sf = await init(threads > 1 ? { simd: true, threads } : { simd: true });
   const beforeDir = arg('--before');
   const before = beforeDir ? await (await import(pathToFileURL(join(resolve(beforeDir), 'node.mjs')).href)).init({ simd: true }) : null;
   console.log(`machine: ${process.arch}, ${os.cpus()[0].model}, Node ${process.version}; simdformer ${sf.arch}; `
-    + `onnxruntime-web ${ort.env.versions?.web ?? ''} (wasm, 1 thread); ${ROUNDS} rounds x ${STEPS} steps per context; load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
-  const result = { rounds: ROUNDS, steps: STEPS };
+    + `onnxruntime-web ${ort.env.versions?.web ?? ''} (wasm, ${threads} thread${threads > 1 ? 's' : ''}); ${ROUNDS} rounds x ${STEPS} steps per context; load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+  const result = { rounds: ROUNDS, steps: STEPS, threads };
   if (!args.includes('--encdec-only')) result.gpt2 = await benchGpt2(sf);
   if (!args.includes('--gpt2-only')) result.encoderDecoder = await benchEncoderDecoder(sf, before);
   mkdirSync(join(HERE, '.cache'), { recursive: true });

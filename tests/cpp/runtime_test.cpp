@@ -3,6 +3,8 @@
 // generate(), a Hugging Face BERT), nested and concurrent calls are safe, and the pool survives
 // many calls and resizes. Builds without threads check the one-thread contract.
 #include <atomic>
+#include <chrono>
+#include <ctime>
 #include <cstdint>
 #include <thread>
 #include <vector>
@@ -129,23 +131,34 @@ std::vector<float> gemm_at(size_t n_threads, size_t m, size_t n, size_t kk) {
 TEST(ParallelGemm, BitIdenticalForOneTwoAndThreeThreads) {
     ThreadsGuard guard;
     const size_t n_threads_max = rt::threads_supported() ? 3 : 1;
-    // Column split (many panels, odd width), row split (fewer panels than threads), below the
-    // cut-over, and more rows than one packed A block.
-    const size_t shapes[][3] = {{64, 203, 96}, {130, 8, 256}, {67, 12, 700}, {3, 5, 7}, {1, 768, 64}, {150, 64, 40}};
-    for (const auto& s : shapes) {
-        const auto one = gemm_at(1, s[0], s[1], s[2]);
-        for (size_t t = 2; t <= n_threads_max; ++t) {
-            const auto many = gemm_at(t, s[0], s[1], s[2]);
-            ASSERT_EQ(one, many) << s[0] << "x" << s[1] << "x" << s[2] << " on " << t << " threads";
+    // Column split (many panels, odd width), row split (fewer panels than threads), more rows
+    // than one packed A block, and the few-row shapes of short texts and decoding steps (1, 3
+    // and 5 rows: GEMV shares, 2 x 2 and 1 x 4 panel tiles cut at a thread's first panel). Each
+    // shape split whatever its size (cut-over 0) and with the measured cut-over.
+    const size_t shapes[][3] = {{64, 203, 96}, {130, 8, 256}, {67, 12, 700}, {3, 5, 7},   {1, 768, 64},
+                                {150, 64, 40}, {1, 203, 96}, {3, 203, 96}, {5, 203, 96}, {5, 77, 1030}};
+    for (double cut_over : {0.0, -1.0}) {
+        const double saved = rt::set_parallel_min_macs(cut_over);
+        for (const auto& s : shapes) {
+            const auto one = gemm_at(1, s[0], s[1], s[2]);
+            for (size_t t = 2; t <= n_threads_max; ++t) {
+                const auto many = gemm_at(t, s[0], s[1], s[2]);
+                ASSERT_EQ(one, many) << s[0] << "x" << s[1] << "x" << s[2] << " on " << t << " threads";
+            }
         }
+        rt::set_parallel_min_macs(saved);
     }
 }
 
 TEST(ParallelGemm, Int8BitIdenticalForOneTwoAndThreeThreads) {
     ThreadsGuard guard;
     const size_t n_threads_max = rt::threads_supported() ? 3 : 1;
-    // Rows split in tasks of 4 (odd counts leave a short last task), one row, below the cut-over.
-    const size_t shapes[][3] = {{64, 203, 96}, {37, 40, 300}, {1, 768, 64}, {9, 5, 7}};
+    // Column split (1, 3, 5 and 64 rows over many panels, cut inside the last panel), row split
+    // (fewer panels than threads: tasks of 4 rows, odd counts leave a short last task); every
+    // shape split whatever its size (cut-over 0).
+    const double saved = rt::set_parallel_min_macs(0);
+    const size_t shapes[][3] = {{64, 203, 96}, {37, 12, 300}, {1, 768, 64}, {9, 5, 7},
+                                {1, 203, 96},  {3, 203, 96},  {5, 203, 1030}};
     for (const auto& s : shapes) {
         const size_t m = s[0], n = s[1], kk = s[2];
         const auto a = random_vector(m * kk, 21), b = random_vector(kk * n, 22), bias = random_vector(n, 23);
@@ -164,7 +177,41 @@ TEST(ParallelGemm, Int8BitIdenticalForOneTwoAndThreeThreads) {
             ASSERT_EQ(c, want) << m << "x" << n << "x" << kk << " on " << t << " threads";
         }
     }
+    rt::set_parallel_min_macs(saved);
 }
+
+TEST(ParallelGemm, CutOverIsMeasuredWhenThePoolStarts) {
+    SKIP_WITHOUT_THREADS();
+    ThreadsGuard guard;
+    ASSERT_TRUE(rt::set_threads(2).is_ok());
+    const rt::CutOver cut = rt::measured_cut_over();
+    EXPECT_GT(cut.fork_join_seconds, 0.0);
+    EXPECT_LT(cut.fork_join_seconds, 0.1);
+    EXPECT_GT(cut.f32_macs_per_second, 1e6);
+    EXPECT_GT(cut.i8_macs_per_second, 1e6);
+    EXPECT_DOUBLE_EQ(cut.f32_min_macs, rt::kPayback * cut.fork_join_seconds * cut.f32_macs_per_second);
+    EXPECT_DOUBLE_EQ(rt::parallel_min_macs(), cut.f32_min_macs);  // no override set
+    const double saved = rt::set_parallel_min_macs(123);
+    EXPECT_LT(saved, 0.0);
+    EXPECT_EQ(rt::parallel_min_macs(), 123.0);
+    rt::set_parallel_min_macs(saved);
+}
+
+#if !defined(__EMSCRIPTEN__)  // clock() there does not count the workers' time
+TEST(ThreadPool, IdleWorkersStopSpinning) {
+    // Workers spin for tens of microseconds after a job, then sleep: 200 ms after the last job
+    // the process must use next to no CPU (a spinning worker would use all 200 ms).
+    SKIP_WITHOUT_THREADS();
+    ThreadsGuard guard;
+    ASSERT_TRUE(rt::set_threads(3).is_ok());
+    for (int i = 0; i < 100; ++i) rt::parallel_for(3, [](size_t, size_t) {});
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));  // past the spin window
+    const std::clock_t c0 = std::clock();
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    const double cpu_ms = 1000.0 * double(std::clock() - c0) / CLOCKS_PER_SEC;
+    EXPECT_LT(cpu_ms, 20.0);
+}
+#endif
 
 TEST(ParallelGemm, StressManyCallsAndResizes) {
     SKIP_WITHOUT_THREADS();

@@ -1,14 +1,16 @@
 // GEMM: the hot spot of every layer. B is packed into column panels once (weights at load time,
-// K/V per head at run time); a register-tiled micro-kernel computes an kMr x kNr tile of C while
-// streaming one panel and broadcasting kMr rows of A.
+// K/V per head at run time); a register-tiled micro-kernel computes an R x (G panels) tile of C
+// while streaming G panels and broadcasting R rows of A. The tile shapes are a table by rows
+// (kRowTiles below): 4 x 1 panel for the bulk of the rows, 2 x 2 and 1 x 4 panels for the last
+// rows and for GEMMs of only 1 to 3 rows (short texts, decoding steps), so that every tile keeps
+// 8 independent accumulators and each panel is read from memory once for all rows.
 //
 // Tile choice: 4 rows x 2 vectors (4x8 for 128-bit lanes) keeps 8 accumulators + 2 B vectors + 1
 // broadcast in registers. Measured alternatives (BENCHMARKS.md, bench/gemm_ab.mjs): 5x8 and 6x8
 // tiles spill in V8 (x1.5 slower), XNNPACK's "splat" variant (one A vector load + lane shuffles)
-// loses to load32_splat on x86 (x1.25), a 1x32 row kernel for decoding gains nothing (the
-// one-row GEMM is bound by streaming B), and seeding the accumulators with the bias gains
-// nothing over adding it in the epilogue. What did pay: no k-blocking for k <= kKc (each C tile
-// is written once instead of being reloaded per k-block) and calling the 4-row tile directly.
+// loses to load32_splat on x86 (x1.25), and seeding the accumulators with the bias gains nothing
+// over adding it in the epilogue. What did pay: no k-blocking for k <= kKc (each C tile is
+// written once instead of being reloaded per k-block) and calling the 4-row tile directly.
 #include <algorithm>
 
 #include "simdformer/kernels/kernels.h"
@@ -22,114 +24,231 @@ using detail::vf32;
 
 constexpr size_t kNrVecs = kLanes == 1 ? 4 : 2;  // the scalar build uses 4x4 scalar tiles
 constexpr size_t kNr = kNrVecs * kLanes;          // columns per panel
-constexpr size_t kMr = 4;                         // rows per tile
 constexpr size_t kKc = 1024;  // k-block: every BERT/GPT-2 projection but the FFN output is one block
 constexpr size_t kMc = 128;   // rows of A packed at a time (kMc x kKc floats = 512 KiB per thread)
 
-// Packed A block: rows in groups of kMr, k-major inside a group, so the micro-kernel reads one
+// Packed A block: rows in tiles (tile_rows_at), k-major inside a tile, so the micro-kernel reads one
 // contiguous stream for A as it does for B. Static (not allocated per call): kernels never
 // allocate, and the buffer is reused by every GEMM of the thread.
 thread_local float g_a_block[kMc * kKc];
 
+// ---- the kernel choice ---------------------------------------------------------------------------
+// A tile of R rows spans G panels; each entry keeps R * G * kNrVecs = 8 accumulator vectors, as
+// many independent add chains as hide the add latency (XNNPACK's gemm-config picks a micro-kernel
+// per MR the same way). A short tile reads several panels at once instead of one panel with
+// 2 * R accumulators: the 1-row tile of a 5-row GEMM was latency-bound at about the cost of a
+// whole 4-row tile, and a one-panel tile streams one panel at a time (issue 20).
+struct RowTile {
+    size_t rows, panels;
+};
+constexpr RowTile kRowTiles[] = {{4, 1}, {2, 2}, {1, 4}};
+constexpr size_t kGroup = 4;  // panels visited together: the widest entry above
+
+// How a block of rows is cut, by its row count: 4-row tiles, then the last 1 to 4 rows as the
+// short tiles below (a block of 4q + t rows, t in 1..4, ends with kTail[t]). Ending every block
+// with short tiles means the first pass over each panel group streams 2 or 4 panels at once.
+constexpr size_t kTail[5][2] = {{0, 0}, {1, 0}, {2, 0}, {2, 1}, {2, 2}};
+
+// Rows in 4-row tiles of a block of mc >= 1 rows.
+inline size_t full_rows(size_t mc) { return (mc - 1) / 4 * 4; }
+// Rows of the tile that starts at row i of a block of mc rows.
+inline size_t tile_rows_at(size_t i, size_t mc) {
+    const size_t full = full_rows(mc);
+    if (i < full) return 4;
+    const size_t* tail = kTail[mc - full];
+    return i == full ? tail[0] : tail[1];
+}
+// Panels a tile of `rows` rows spans.
+inline size_t tile_panels(size_t rows) {
+    for (const RowTile& t : kRowTiles)
+        if (t.rows == rows) return t.panels;
+    return 1;
+}
+
 struct TileArgs {
     size_t kc;              // depth of this k-block
     const float* a;         // packed rows of this tile: element (r, p) at a[p * rows + r]
-    const float* panel;     // [kc, kNr] packed block of B
+    const float* panel;     // [kc, kNr] packed block of B of the tile's first panel
+    size_t panel_stride;    // floats from one panel to the next (k * kNr)
     float* c;               // [rows, ncols] at the tile's first element, row stride ldc
     size_t ldc;
-    size_t ncols;           // valid columns of the tile (kNr except at the right edge)
+    size_t ncols;           // valid columns from the tile's first one (G * kNr except at the right edge)
     bool first, last;       // first k-block: start from zero; last: apply the epilogue
     const float* bias;      // [ncols] at the tile's first column, or null
     const float* residual;  // at the tile's first element, or null
     size_t ld_residual;
 };
 
-// Loads kNr floats of a row that may be cut short at the right edge (zero fill).
-inline void load_row(const float* p, size_t ncols, vf32* out) {
-    if (ncols == kNr) {
-        for (size_t v = 0; v < kNrVecs; ++v) out[v] = simd::load(p + v * kLanes);
+// Copies the first min(ncols, kNr) floats of a row piece that may be cut short at the right edge
+// into out[kNr], zero-filled. A whole piece moves as kNrVecs vectors: no call to memmove per
+// tile row (which cost ~4% of a 128-row GEMM).
+inline void load_floats(const float* p, size_t ncols, float* out) {
+    if (ncols >= kNr) {
+        for (size_t v = 0; v < kNr; v += kLanes) simd::store(out + v, simd::load(p + v));
         return;
     }
-    float tmp[kNr] = {};
-    std::copy(p, p + ncols, tmp);
-    for (size_t v = 0; v < kNrVecs; ++v) out[v] = simd::load(tmp + v * kLanes);
+    std::copy(p, p + ncols, out);
+    std::fill(out + ncols, out + kNr, 0.0f);
 }
 
-inline void store_row(float* p, size_t ncols, const vf32* in) {
-    if (ncols == kNr) {
-        for (size_t v = 0; v < kNrVecs; ++v) simd::store(p + v * kLanes, in[v]);
+inline void store_floats(const float* in, size_t ncols, float* p) {
+    if (ncols >= kNr) {
+        for (size_t v = 0; v < kNr; v += kLanes) simd::store(p + v, simd::load(in + v));
         return;
     }
-    float tmp[kNr];
-    for (size_t v = 0; v < kNrVecs; ++v) simd::store(tmp + v * kLanes, in[v]);
-    std::copy(tmp, tmp + ncols, p);
+    std::copy(in, in + ncols, p);
 }
 
-// The micro-kernel for R rows (R = kMr in the interior, fewer on the bottom edge). Every element
-// of C sees the same sequence of operations whatever R and ncols are, so results do not depend
-// on where a row sits in a batch.
-template <size_t R>
+// Columns of panel g of a tile that are inside C.
+inline size_t panel_cols(const TileArgs& t, size_t g) { return std::min(kNr, t.ncols - g * kNr); }
+
+// row = act(alpha * row + bias) + residual for one kNr-wide row piece (row r, panel g of the tile);
+// past the right edge bias and residual read as zeros.
+inline void epilogue_row(const TileArgs& t, const Epilogue& ep, size_t r, size_t g, float* row) {
+    const size_t ncols = panel_cols(t, g), col = g * kNr;
+    const bool full = ncols >= kNr;  // inside C: bias and residual are read in place
+    float bias_tmp[kNr], res_tmp[kNr];
+    const float* bias = t.bias ? t.bias + col : nullptr;
+    const float* res = t.residual ? t.residual + r * t.ld_residual + col : nullptr;
+    if (bias && !full) bias = (load_floats(bias, ncols, bias_tmp), bias_tmp);
+    if (res && !full) res = (load_floats(res, ncols, res_tmp), res_tmp);
+    const vf32 alpha(ep.alpha);
+    for (size_t v = 0; v < kNr; v += kLanes) {
+        vf32 x = simd::load(row + v) * alpha;
+        if (bias) x = x + simd::load(bias + v);
+        x = detail::activate(ep.activation, x);
+        if (res) x = x + simd::load(res + v);
+        simd::store(row + v, x);
+    }
+}
+
+// The micro-kernel: R rows x G panels. Every element of C sees the same sequence of operations
+// whatever R, G and ncols are (zero, then one multiply-add per p in order, then the epilogue),
+// so results do not depend on where a row sits in a batch, on the tile that computed it, or on
+// how columns were split across threads.
+template <size_t R, size_t G>
 void tile(const TileArgs& t, const Epilogue& ep) {
-    vf32 acc[R][kNrVecs];
-    for (size_t r = 0; r < R; ++r) {
-        if (t.first) {
-            for (size_t v = 0; v < kNrVecs; ++v) acc[r][v] = vf32(0.0f);
-        } else {
-            load_row(t.c + r * t.ldc, t.ncols, acc[r]);  // partial sums of earlier k-blocks
-        }
-    }
+    // C rows go through `rows` on their way in and out, and the loops that touch the accumulators
+    // have trivial bodies, so the compiler unrolls them and keeps every accumulator in a register.
+    // (With row helpers called on acc[r][g] directly, g++ kept them on the stack: 4-row tiles
+    // became 40% slower.)
+    float rows[R][G][kNr];
+    if (!t.first)  // partial sums of earlier k-blocks
+        for (size_t r = 0; r < R; ++r)
+            for (size_t g = 0; g < G; ++g) load_floats(t.c + r * t.ldc + g * kNr, panel_cols(t, g), rows[r][g]);
+    vf32 acc[R * G * kNrVecs];  // accumulator (r, g, v) at acc[(r * G + g) * kNrVecs + v]
+    for (size_t r = 0; r < R; ++r)
+        for (size_t g = 0; g < G; ++g)
+            for (size_t v = 0; v < kNrVecs; ++v)
+                acc[(r * G + g) * kNrVecs + v] = t.first ? vf32(0.0f) : simd::load(rows[r][g] + v * kLanes);
 
-    // HOT LOOP: kNrVecs loads of B, R broadcasts of A, R * kNrVecs multiply-adds per step; A and
-    // B each stream through one pointer, so addresses come from constant offsets.
+    // HOT LOOP: G * kNrVecs loads of B, R broadcasts of A, R * G * kNrVecs multiply-adds per step;
+    // A streams through one pointer, each panel of B through its own (everything the loop reads
+    // from `t` is copied to locals first). One panel (the 4-row tile): both B vectors are loaded,
+    // then each row is broadcast once, 8 accumulators + 2 B + 1 broadcast in registers. Several
+    // panels: the R broadcasts are made first and each B vector is used as it is loaded, so at
+    // most 8 accumulators + 2 broadcasts + 1 B vector are live, as in gemv.cpp.
     const float* ap = t.a;
     const float* bp = t.panel;
-    for (size_t p = 0; p < t.kc; ++p, ap += R, bp += kNr) {
-        vf32 b[kNrVecs];
-        for (size_t v = 0; v < kNrVecs; ++v) b[v] = simd::load(bp + v * kLanes);
-        for (size_t r = 0; r < R; ++r) {
-            const vf32 av = simd::splat(ap[r]);
-            for (size_t v = 0; v < kNrVecs; ++v) acc[r][v] = simd::fma(av, b[v], acc[r][v]);
-        }
-    }
-
-    if (t.last) {
-        vf32 bias[kNrVecs];
-        if (t.bias) load_row(t.bias, t.ncols, bias);
-        const vf32 alpha(ep.alpha);
-        for (size_t r = 0; r < R; ++r) {
-            vf32 res[kNrVecs];
-            if (t.residual) load_row(t.residual + r * t.ld_residual, t.ncols, res);
-            for (size_t v = 0; v < kNrVecs; ++v) {
-                vf32 x = acc[r][v] * alpha;
-                if (t.bias) x = x + bias[v];
-                x = detail::activate(ep.activation, x);
-                if (t.residual) x = x + res[v];
-                acc[r][v] = x;
+    const size_t stride = t.panel_stride;
+    const float* const b_end = bp + t.kc * kNr;  // loop on the B pointer: no separate counter
+    for (; bp != b_end; ap += R, bp += kNr) {
+        if constexpr (G == 1) {
+            vf32 b[kNrVecs];
+            for (size_t v = 0; v < kNrVecs; ++v) b[v] = simd::load(bp + v * kLanes);
+            for (size_t r = 0; r < R; ++r) {
+                const vf32 av = simd::splat(ap[r]);
+                for (size_t v = 0; v < kNrVecs; ++v) acc[r * kNrVecs + v] = simd::fma(av, b[v], acc[r * kNrVecs + v]);
             }
+        } else {
+            vf32 av[R];
+            for (size_t r = 0; r < R; ++r) av[r] = simd::splat(ap[r]);
+            for (size_t g = 0; g < G; ++g)
+                for (size_t v = 0; v < kNrVecs; ++v) {
+                    const vf32 b = simd::load(bp + g * stride + v * kLanes);
+                    for (size_t r = 0; r < R; ++r) {
+                        vf32& x = acc[(r * G + g) * kNrVecs + v];
+                        x = simd::fma(av[r], b, x);
+                    }
+                }
         }
     }
-    for (size_t r = 0; r < R; ++r) store_row(t.c + r * t.ldc, t.ncols, acc[r]);
+
+    for (size_t r = 0; r < R; ++r)
+        for (size_t g = 0; g < G; ++g)
+            for (size_t v = 0; v < kNrVecs; ++v) simd::store(rows[r][g] + v * kLanes, acc[(r * G + g) * kNrVecs + v]);
+    for (size_t r = 0; r < R; ++r)
+        for (size_t g = 0; g < G; ++g) {
+            if (t.last) epilogue_row(t, ep, r, g, rows[r][g]);
+            store_floats(rows[r][g], panel_cols(t, g), t.c + r * t.ldc + g * kNr);
+        }
 }
 
-// The bottom edge: fewer than kMr rows left.
-void tile_rows(size_t rows, const TileArgs& t, const Epilogue& ep) {
-    switch (rows) {
-        case 3: tile<3>(t, ep); break;
-        case 2: tile<2>(t, ep); break;
-        case 1: tile<1>(t, ep); break;
-        default: break;
-    }
+// One tile of `rows` rows over at most `panels` panels (an entry of kRowTiles, or fewer panels at
+// the right edge); returns the panels it covered.
+size_t run_tile(size_t rows, size_t panels, const TileArgs& t, const Epilogue& ep) {
+    if (rows == 4) return tile<4, 1>(t, ep), 1;
+    if (rows == 2) return panels >= 2 ? (tile<2, 2>(t, ep), 2) : (tile<2, 1>(t, ep), 1);
+    if (panels >= 4) return tile<1, 4>(t, ep), 4;
+    if (panels >= 2) return tile<1, 2>(t, ep), 2;
+    return tile<1, 1>(t, ep), 1;
 }
 
-// Packs rows [0, rows) x columns [0, kc) of A (row stride lda) into g_a_block, kMr rows at a
-// time (the last group may have fewer rows and then uses that many as its stride).
+// Packs rows [0, rows) x columns [0, kc) of A (row stride lda) into g_a_block, tile by tile as
+// tile_rows_at cuts them: the tile at row i starts at i * kc and uses its row count as stride.
 void pack_a_block(size_t rows, size_t kc, const float* a, size_t lda) {
-    float* dst = g_a_block;
-    for (size_t i = 0; i < rows; i += kMr) {
-        const size_t r_count = std::min(kMr, rows - i);
+    for (size_t i = 0; i < rows;) {
+        const size_t r_count = tile_rows_at(i, rows);
+        float* dst = g_a_block + i * kc;
         for (size_t p = 0; p < kc; ++p)
             for (size_t r = 0; r < r_count; ++r) *dst++ = a[(i + r) * lda + p];
+        i += r_count;
     }
+}
+
+// What one k-block of one row block shares between its tiles.
+struct BlockArgs {
+    size_t n, k;        // the whole GEMM
+    size_t ic, mc;      // rows [ic, ic + mc) of this block
+    size_t pc, kc;      // depth [pc, pc + kc)
+    const float* packed_b;
+    float* c;
+    size_t ldc;
+};
+
+// The tile of rows [ic + i, ic + i + rows) over panels starting at jp.
+TileArgs tile_args(const BlockArgs& b, const Epilogue& ep, size_t i, size_t jp) {
+    const size_t row = b.ic + i, col0 = jp * kNr;
+    TileArgs t{};
+    t.kc = b.kc;
+    t.a = g_a_block + i * b.kc;
+    t.panel = b.packed_b + (jp * b.k + b.pc) * kNr;
+    t.panel_stride = b.k * kNr;
+    t.c = b.c + row * b.ldc + col0;
+    t.ldc = b.ldc;
+    t.ncols = b.n - col0;
+    t.first = b.pc == 0;
+    t.last = b.pc + kKc >= b.k;
+    t.bias = ep.bias ? ep.bias + col0 : nullptr;
+    t.residual = ep.residual ? ep.residual + row * ep.ld_residual + col0 : nullptr;
+    t.ld_residual = ep.ld_residual;
+    return t;
+}
+
+// Panels [jg, jg + gp) (gp <= kGroup) of one block. The short tiles of the last rows go first:
+// they read the group's panels together, several streams at once, which is what memory
+// bandwidth needs (one stream at a time reached a third of it); the 4-row tiles then visit one
+// panel at a time, from cache, while every 4-row tile streams past it.
+void run_group(const BlockArgs& b, const Epilogue& ep, size_t jg, size_t gp) {
+    const size_t full = full_rows(b.mc);
+    for (size_t i = full; i < b.mc;) {
+        const size_t rows = tile_rows_at(i, b.mc), width = tile_panels(rows);
+        for (size_t jp = jg; jp < jg + gp;)
+            jp += run_tile(rows, std::min(width, jg + gp - jp), tile_args(b, ep, i, jp), ep);
+        i += rows;
+    }
+    for (size_t jp = jg; jp < jg + gp; ++jp)
+        for (size_t i = 0; i < full; i += 4) tile<4, 1>(tile_args(b, ep, i, jp), ep);
 }
 
 }  // namespace
@@ -164,31 +283,8 @@ void gemm_f32_packed(size_t m, size_t n, size_t k, const float* a, size_t lda, c
         for (size_t ic = 0; ic < m; ic += kMc) {
             const size_t mc = std::min(kMc, m - ic);
             pack_a_block(mc, kc, a + ic * lda + pc, lda);
-            const size_t full = mc / kMr * kMr;  // rows in complete kMr-row tiles
-            TileArgs t{};
-            t.kc = kc;
-            t.ldc = ldc;
-            t.first = pc == 0;
-            t.last = pc + kKc >= k;
-            t.ld_residual = ep.ld_residual;
-            for (size_t jp = 0; jp < panels; ++jp) {
-                const size_t col0 = jp * kNr;
-                t.panel = packed_b + (jp * k + pc) * kNr;
-                t.ncols = std::min(kNr, n - col0);
-                t.bias = ep.bias ? ep.bias + col0 : nullptr;
-                // The panel stays in L1 while every row tile of the block streams past it.
-                for (size_t i = 0; i < mc; i += kMr) {
-                    const size_t row = ic + i;
-                    t.a = g_a_block + i * kc;
-                    t.c = c + row * ldc + col0;
-                    t.residual = ep.residual ? ep.residual + row * ep.ld_residual + col0 : nullptr;
-                    if (i < full) {
-                        tile<kMr>(t, ep);  // interior: inlined here, not reached through a switch
-                    } else {
-                        tile_rows(mc - full, t, ep);
-                    }
-                }
-            }
+            const BlockArgs b{n, k, ic, mc, pc, kc, packed_b, c, ldc};
+            for (size_t jg = 0; jg < panels; jg += kGroup) run_group(b, ep, jg, std::min(kGroup, panels - jg));
         }
         if (k == 0) break;
     }

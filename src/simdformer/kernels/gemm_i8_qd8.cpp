@@ -162,11 +162,12 @@ void pack_a_block(size_t mc, size_t pc, size_t kc, const float* a, size_t lda) {
 
 }  // namespace
 
-void gemm_qd8_qc8w(size_t m, size_t n, size_t k, const float* a, size_t lda, const void* packed_b, float* c,
-                   size_t ldc, const Epilogue& ep) {
+void gemm_qd8_qc8w_cols(size_t m, size_t n, size_t k, const float* a, size_t lda, const void* packed_b,
+                        size_t col0, size_t col1, float* c, size_t ldc, const Epilogue& ep) {
     const auto* panels = static_cast<const int8_t*>(packed_b);
     const float* scales = packed_i8_scales(k, n, packed_b);
-    const size_t np = i8detail::panels(n), pb = i8detail::panel_bytes(k);
+    const size_t pb = i8detail::panel_bytes(k);
+    const size_t jp0 = col0 / kNr, jp1 = i8detail::panels(std::min(col1, n));
     for (size_t ic = 0; ic < m; ic += kMc) {
         const size_t mc = std::min(kMc, m - ic);
         for (size_t r = 0; r < mc; ++r) g_rows[r] = qd8_row_params(k, a + (ic + r) * lda);
@@ -174,30 +175,35 @@ void gemm_qd8_qc8w(size_t m, size_t n, size_t k, const float* a, size_t lda, con
         for (size_t pc = 0; pc < k || (k == 0 && pc == 0); pc += kKc) {
             const size_t kc = std::min(kKc, k - pc);
             pack_a_block(mc, pc, kc, a + ic * lda, lda);
-            for (size_t jp = 0; jp < np; ++jp) {
-                const size_t col0 = jp * kNr;
+            for (size_t jp = jp0; jp < jp1; ++jp) {
+                const size_t col = jp * kNr;
                 TileArgs t{};
                 t.kc2 = (kc + 1) / 2;
                 t.panel = panels + jp * pb + pc / 2 * kPairBytes;
                 t.ldc = ldc;
-                t.ncols = std::min(kNr, n - col0);
+                t.ncols = std::min(kNr, std::min(col1, n) - col);
                 t.first = pc == 0;
                 t.last = pc + kKc >= k;
-                t.scale = scales + col0;
-                t.bias = ep.bias ? ep.bias + col0 : nullptr;
+                t.scale = scales + col;
+                t.bias = ep.bias ? ep.bias + col : nullptr;
                 t.ld_residual = ep.ld_residual;
                 for (size_t i = 0; i < mc; i += kMr) {  // the panel block stays in L1 for every row tile
                     const size_t row = ic + i;
                     t.a = g_a + i * t.kc2;
                     t.rows = g_rows + i;
-                    t.c = c + row * ldc + col0;
-                    t.residual = ep.residual ? ep.residual + row * ep.ld_residual + col0 : nullptr;
+                    t.c = c + row * ldc + col;
+                    t.residual = ep.residual ? ep.residual + row * ep.ld_residual + col : nullptr;
                     tile_rows(std::min(kMr, mc - i), t, ep);
                 }
             }
             if (k == 0) break;
         }
     }
+}
+
+void gemm_qd8_qc8w(size_t m, size_t n, size_t k, const float* a, size_t lda, const void* packed_b, float* c,
+                   size_t ldc, const Epilogue& ep) {
+    gemm_qd8_qc8w_cols(m, n, k, a, lda, packed_b, 0, n, c, ldc, ep);
 }
 
 }  // namespace simdformer::kernels

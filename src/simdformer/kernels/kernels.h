@@ -202,5 +202,10 @@ void gemm_f32_qc8w(size_t m, size_t n, size_t k, const float* a, size_t lda,  //
 constexpr size_t kQd8MaxK = 65536;  // 255 * 128 * k must fit in i32
 void gemm_qd8_qc8w(size_t m, size_t n, size_t k, const float* a, size_t lda, const void* packed_b,
                    float* c, size_t ldc, const Epilogue& epilogue = {});
+// Columns [col0, col1) of that product only (col0 a multiple of kI8PanelWidth), the share of one
+// thread in a column split: c, the bias and the residual are those of the whole product, and
+// every element gets the operations the whole call gives it.
+void gemm_qd8_qc8w_cols(size_t m, size_t n, size_t k, const float* a, size_t lda, const void* packed_b,
+                        size_t col0, size_t col1, float* c, size_t ldc, const Epilogue& epilogue = {});
 
 }  // namespace simdformer::kernels

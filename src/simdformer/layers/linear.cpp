@@ -124,12 +124,10 @@ void Linear::forward_with_bias(size_t rows, const float* x, size_t ldx, float* y
 void Linear::gemm(size_t rows, const float* x, size_t ldx, float* y, size_t ldy, const kernels::Epilogue& ep) const {
     // int8: the dynamically quantized int8 x int8 GEMM, measured faster than f32 activations x
     // int8 weights (gemm_f32_qc8w) for every shape from 1 to 128 rows (BENCHMARKS.md).
-    // Threads: f32 over column panels (or rows), int8 over rows (runtime/parallel_gemm.h).
+    // Threads: over column panels, so that even one row (a decoding step, which runs the GEMV)
+    // splits the weights it streams (runtime/parallel_gemm.h).
     if (int8_) {
         runtime::gemm_qd8_qc8w(rows, out_, in_, x, ldx, packed_.data(), y, ldy, ep);
-    } else if (rows == 1) {
-        // A decoding step projects one row: the GEMV reads it in place (same results as the GEMM).
-        kernels::gemv_f32_packed(out_, in_, x, packed_.data(), y, ep);
     } else {
         runtime::gemm_f32_packed(rows, out_, in_, x, ldx, packed_.data(), y, ldy, ep);
     }

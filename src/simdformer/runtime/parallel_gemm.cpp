@@ -2,13 +2,65 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <mutex>
 
 #include "simdformer/runtime/thread_pool.h"
 
 namespace simdformer::runtime {
 namespace {
 constexpr size_t kRowGrain = 4;  // rows per task in a row split: the micro-kernel's tile height
-std::atomic<double> g_min_macs{kParallelMinMacs};
+
+std::atomic<double> g_override{-1.0};
+std::mutex g_cut_mutex;  // guards g_cut (written by set_threads, read by measured_cut_over)
+CutOver g_cut;
+std::atomic<double> g_f32_min{kParallelMinMacs}, g_i8_min{kParallelMinMacs};  // read by every GEMM
+
+double f32_min_macs() {
+    const double o = g_override.load(std::memory_order_relaxed);
+    return o >= 0 ? o : g_f32_min.load(std::memory_order_relaxed);
+}
+double i8_min_macs() {
+    const double o = g_override.load(std::memory_order_relaxed);
+    return o >= 0 ? o : g_i8_min.load(std::memory_order_relaxed);
+}
+
+// ---- measuring the kernels' speed -------------------------------------------------------------
+// A 4 x 256 x 64 GEMM (the smallest shape worth a split is of this order): static buffers, since
+// the measurement runs inside set_threads and must not fail.
+constexpr size_t kCalM = 4, kCalK = 256, kCalN = 64;
+alignas(64) float g_cal_a[kCalM * kCalK];
+alignas(64) float g_cal_b[kCalK * kCalN];
+alignas(64) float g_cal_packed[kCalK * kCalN];  // kCalN is a whole number of panels of every width
+alignas(64) float g_cal_c[kCalM * kCalN];
+alignas(64) uint8_t g_cal_i8[kCalK / 2 * kCalN * 2 + kCalN * 4];  // packed_i8_size(kCalK, kCalN)
+
+// Multiply-adds per second of `gemm` on the calibration shape: the best of a few calls.
+template <class Gemm>
+double macs_per_second(Gemm gemm) {
+    double best = 1e30;
+    for (int i = 0; i < 12; ++i) {
+        const auto t0 = std::chrono::steady_clock::now();
+        gemm();
+        best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    }
+    return double(kCalM * kCalK * kCalN) / std::max(best, 1e-9);
+}
+
+void measure_kernels(CutOver& cut) {
+    for (size_t i = 0; i < kCalM * kCalK; ++i) g_cal_a[i] = float(int(i * 7 % 13) - 6) * 0.1f;
+    for (size_t i = 0; i < kCalK * kCalN; ++i) g_cal_b[i] = float(int(i * 5 % 11) - 5) * 0.1f;
+    kernels::pack_b(kCalK, kCalN, g_cal_b, kCalN, 1, g_cal_packed);
+    cut.f32_macs_per_second = macs_per_second([] {
+        kernels::gemm_f32_packed(kCalM, kCalN, kCalK, g_cal_a, kCalK, g_cal_packed, g_cal_c, kCalN);
+    });
+    if (kernels::packed_i8_size(kCalK, kCalN) > sizeof(g_cal_i8)) return;  // not reached: sized above
+    kernels::pack_i8(kCalK, kCalN, g_cal_b, kCalN, 1, g_cal_i8);
+    cut.i8_macs_per_second = macs_per_second([] {
+        kernels::gemm_qd8_qc8w(kCalM, kCalN, kCalK, g_cal_a, kCalK, g_cal_i8, g_cal_c, kCalN);
+    });
+}
 
 // Row split, shared by both weight formats: gemm(rows, a, c, epilogue) runs on tasks of kRowGrain
 // rows of A and C, with the epilogue's residual moved to the task's first row.
@@ -21,33 +73,58 @@ void split_rows(size_t m, const float* a, size_t lda, float* c, size_t ldc, cons
         gemm(row1 - row0, a + row0 * lda, c + row0 * ldc, e);
     });
 }
+
+// Column split over panels of width `nr`: gemm(col0, col1) computes columns [col0, col1).
+template <class Gemm>
+void split_columns(size_t n, size_t nr, Gemm gemm) {
+    parallel_for((n + nr - 1) / nr, [&](size_t p0, size_t p1) { gemm(p0 * nr, std::min(n, p1 * nr)); });
+}
+
+bool stays_on_one_thread(size_t m, size_t n, size_t k, double min_macs) {
+    const double macs = static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
+    return threads() == 1 || in_parallel_task() || macs < min_macs;
+}
+
+// The one-thread f32 product of columns [col0, col1): the GEMV for one row, else the GEMM.
+void f32_columns(size_t m, size_t k, const float* a, size_t lda, const float* packed_b, float* c,
+                 size_t ldc, const kernels::Epilogue& ep, size_t col0, size_t col1) {
+    kernels::Epilogue e = ep;
+    if (e.bias) e.bias += col0;
+    if (e.residual) e.residual += col0;
+    const float* b = packed_b + kernels::packed_b_offset(k, col0);
+    if (m == 1) kernels::gemv_f32_packed(col1 - col0, k, a, b, c + col0, e);
+    else kernels::gemm_f32_packed(m, col1 - col0, k, a, lda, b, c + col0, ldc, e);
+}
 }  // namespace
 
-double parallel_min_macs() { return g_min_macs.load(std::memory_order_relaxed); }
-double set_parallel_min_macs(double macs) { return g_min_macs.exchange(macs); }
+void calibrate_parallel_cut_over(double fork_join_seconds) {
+    std::lock_guard<std::mutex> lock(g_cut_mutex);
+    if (g_cut.f32_macs_per_second == 0) measure_kernels(g_cut);
+    g_cut.fork_join_seconds = fork_join_seconds;
+    g_cut.f32_min_macs = kPayback * fork_join_seconds * g_cut.f32_macs_per_second;
+    g_cut.i8_min_macs = kPayback * fork_join_seconds * g_cut.i8_macs_per_second;
+    g_f32_min = g_cut.f32_min_macs;
+    g_i8_min = g_cut.i8_min_macs;
+}
+
+CutOver measured_cut_over() {
+    std::lock_guard<std::mutex> lock(g_cut_mutex);
+    return g_cut;
+}
+
+double parallel_min_macs() { return f32_min_macs(); }
+double set_parallel_min_macs(double macs) { return g_override.exchange(macs < 0 ? -1.0 : macs); }
 
 void gemm_f32_packed(size_t m, size_t n, size_t k, const float* a, size_t lda, const float* packed_b, float* c,
                      size_t ldc, const kernels::Epilogue& ep) {
-    const size_t n_threads = threads();
-    const double macs = static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
-    if (n_threads == 1 || in_parallel_task() || macs < parallel_min_macs()) {
-        kernels::gemm_f32_packed(m, n, k, a, lda, packed_b, c, ldc, ep);
-        return;
-    }
     const size_t nr = kernels::gemm_panel_width();
-    const size_t panels = (n + nr - 1) / nr;
-    if (panels >= n_threads) {
+    if (stays_on_one_thread(m, n, k, f32_min_macs())) return f32_columns(m, k, a, lda, packed_b, c, ldc, ep, 0, n);
+    if ((n + nr - 1) / nr >= threads()) {
         // Column split: each thread streams its own share of the packed weights (the large
         // operand) and packs all of A (the small one) for itself.
-        parallel_for(panels, [&](size_t p0, size_t p1) {
-            const size_t col0 = p0 * nr, col1 = std::min(n, p1 * nr);
-            kernels::Epilogue e = ep;
-            if (e.bias) e.bias += col0;
-            if (e.residual) e.residual += col0;
-            kernels::gemm_f32_packed(m, col1 - col0, k, a, lda, packed_b + kernels::packed_b_offset(k, col0),
-                                     c + col0, ldc, e);
+        return split_columns(n, nr, [&](size_t col0, size_t col1) {
+            f32_columns(m, k, a, lda, packed_b, c, ldc, ep, col0, col1);
         });
-        return;
     }
     // Row split (narrow C): tasks of kRowGrain rows.
     split_rows(m, a, lda, c, ldc, ep, [&](size_t rows, const float* a_rows, float* c_rows, const kernels::Epilogue& e) {
@@ -57,13 +134,12 @@ void gemm_f32_packed(size_t m, size_t n, size_t k, const float* a, size_t lda, c
 
 void gemm_qd8_qc8w(size_t m, size_t n, size_t k, const float* a, size_t lda, const void* packed_b, float* c,
                    size_t ldc, const kernels::Epilogue& ep) {
-    const double macs = static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
-    if (threads() == 1 || in_parallel_task() || m < 2 * kRowGrain || macs < parallel_min_macs()) {
-        kernels::gemm_qd8_qc8w(m, n, k, a, lda, packed_b, c, ldc, ep);
-        return;
+    if (stays_on_one_thread(m, n, k, i8_min_macs())) return kernels::gemm_qd8_qc8w(m, n, k, a, lda, packed_b, c, ldc, ep);
+    if ((n + kernels::kI8PanelWidth - 1) / kernels::kI8PanelWidth >= threads()) {
+        return split_columns(n, kernels::kI8PanelWidth, [&](size_t col0, size_t col1) {
+            kernels::gemm_qd8_qc8w_cols(m, n, k, a, lda, packed_b, col0, col1, c, ldc, ep);
+        });
     }
-    // Row split only: every thread streams all the (4x smaller) int8 weights, and a column split
-    // would need the int8 panel layout here.
     split_rows(m, a, lda, c, ldc, ep, [&](size_t rows, const float* a_rows, float* c_rows, const kernels::Epilogue& e) {
         kernels::gemm_qd8_qc8w(rows, n, k, a_rows, lda, packed_b, c_rows, ldc, e);
     });

@@ -5,9 +5,12 @@
 #include <new>
 #include <string>
 
+#include "simdformer/runtime/parallel_gemm.h"
 #include "simdformer/threads.h"
 
 #if SIMDFORMER_THREADS
+#include <algorithm>
+#include <chrono>
 #include <condition_variable>
 #include <mutex>
 #include <thread>
@@ -42,44 +45,116 @@ bool in_parallel_task() { return t_in_task; }
 
 #if SIMDFORMER_THREADS
 
+// How long a thread spins for the next event before it sleeps on a condition variable. A
+// forward pass issues its fork-joins microseconds apart (a GEMM, a layer norm, the next GEMM), so
+// a worker that spins through the gap starts the next job in well under a microsecond instead
+// of paying a futex wake (tens of microseconds on a busy 2-core machine); once the model is idle
+// for longer than this, every thread sleeps and nothing spins (a Node script still exits, a
+// background page costs no CPU), as pthreadpool's and onnxruntime's pools do.
+constexpr std::chrono::microseconds kSpinWindow{50};
+
+// One step of a spin-wait: tells the core (and a hyper-threaded sibling) that this is a wait.
+inline void spin_pause() {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    asm volatile("yield");
+#endif
+}
+
+// Spins until done() is true or the spin window has passed; true when done() became true.
+template <class Done>
+bool spin_until(Done done) {
+    const auto deadline = std::chrono::steady_clock::now() + kSpinWindow;
+    for (;;) {
+        // The clock is read (and the core offered to others) every 16 polls, about a microsecond:
+        // a pause takes up to ~140 cycles on recent x86 cores.
+        for (int i = 0; i < 16; ++i) {
+            if (done()) return true;
+            spin_pause();
+        }
+        if (std::chrono::steady_clock::now() >= deadline) return done();
+        // On a machine with more runnable threads than cores the thread we wait for may need
+        // this core: give it up between bursts of polls.
+        std::this_thread::yield();
+    }
+}
+
+// Job hand-off without a lock on the fast path: run() publishes the job (fn, n_tasks) and then
+// bumps `generation`; workers poll it while they spin. A thread that stops spinning announces
+// itself in `sleepers` / `caller_asleep` (seq_cst) before it re-checks and waits under `mu`, and
+// the other side reads that flag (seq_cst) after its own update: one of the two always sees the
+// other, so a wake-up is never lost, and the lock is only taken when someone sleeps.
 struct ThreadPool::Shared {
     size_t n_threads = 0;
     std::mutex mu;
-    std::condition_variable wake;  // workers park here until a new job (or stop) is posted
-    std::condition_variable done;  // run() waits here for the last worker of a job
-    uint64_t generation = 0;       // incremented for every job; workers compare with the last seen
-    bool stop = false;
-    size_t n_tasks = 0;
+    std::condition_variable wake;  // sleeping workers wait here for a new job (or stop)
+    std::condition_variable done;  // a sleeping run() waits here for the last worker of its job
+    std::atomic<uint64_t> generation{0};  // incremented for every job; workers compare with the last seen
+    std::atomic<bool> stop{false};
+    std::atomic<size_t> pending{0};       // workers that have not finished the current job
+    std::atomic<size_t> sleepers{0};      // workers asleep (or about to be) on `wake`
+    std::atomic<bool> caller_asleep{false};
+    size_t n_tasks = 0;                   // the job, written before `generation` is bumped
     const RangeFn* fn = nullptr;
-    size_t pending = 0;            // workers that have not finished the current job
     std::thread workers[kMaxThreads];
     size_t started = 0;
+
+    // The generation of the next job (or any value once `stop` is set).
+    uint64_t wait_for_job(uint64_t seen) {
+        auto posted = [&] { return generation.load() != seen || stop.load(); };
+        if (!spin_until(posted)) {
+            std::unique_lock<std::mutex> lock(mu);
+            sleepers.fetch_add(1);
+            wake.wait(lock, posted);
+            sleepers.fetch_sub(1);
+        }
+        return generation.load(std::memory_order_acquire);
+    }
 
     void worker_main(size_t t) {
         uint64_t seen = 0;
         for (;;) {
-            std::unique_lock<std::mutex> lock(mu);
-            wake.wait(lock, [&] { return stop || generation != seen; });
-            if (stop) return;
-            seen = generation;
-            const RangeFn* job = fn;
+            seen = wait_for_job(seen);
+            if (stop.load()) return;
             const TaskRange r = static_range(n_tasks, t, n_threads);
-            lock.unlock();
             if (r.begin < r.end) {
                 InTask guard;
-                (*job)(r.begin, r.end);
+                (*fn)(r.begin, r.end);
             }
-            lock.lock();
-            if (--pending == 0) done.notify_one();
+            if (pending.fetch_sub(1) == 1 && caller_asleep.load()) {
+                std::lock_guard<std::mutex> lock(mu);
+                done.notify_one();
+            }
         }
     }
 
+    // Posts a job to every worker (the caller has set fn and n_tasks).
+    void post() {
+        pending.store(n_threads - 1);
+        generation.fetch_add(1);
+        if (sleepers.load() > 0) {
+            std::lock_guard<std::mutex> lock(mu);  // a worker between its check and its wait holds mu
+            wake.notify_all();
+        }
+    }
+
+    // Returns when every worker has finished the current job.
+    void wait_done() {
+        auto finished = [&] { return pending.load() == 0; };
+        if (spin_until(finished)) return;
+        std::unique_lock<std::mutex> lock(mu);
+        caller_asleep.store(true);
+        done.wait(lock, finished);
+        caller_asleep.store(false);
+    }
+
     void stop_and_join() {
+        stop.store(true);
         {
             std::lock_guard<std::mutex> lock(mu);
-            stop = true;
+            wake.notify_all();
         }
-        wake.notify_all();
         for (size_t i = 0; i < started; ++i) workers[i].join();
         started = 0;
     }
@@ -121,21 +196,31 @@ size_t ThreadPool::size() const { return shared_->n_threads; }
 
 void ThreadPool::run(size_t n_tasks, RangeFn fn) {
     Shared& s = *shared_;
-    {
-        std::lock_guard<std::mutex> lock(s.mu);
-        s.fn = &fn;
-        s.n_tasks = n_tasks;
-        s.pending = s.n_threads - 1;
-        ++s.generation;
-    }
-    s.wake.notify_all();
+    s.fn = &fn;
+    s.n_tasks = n_tasks;
+    s.post();
     const TaskRange r = static_range(n_tasks, 0, s.n_threads);
     if (r.begin < r.end) {
         InTask guard;
         fn(r.begin, r.end);
     }
-    std::unique_lock<std::mutex> lock(s.mu);
-    s.done.wait(lock, [&] { return s.pending == 0; });
+    s.wait_done();
+}
+
+double ThreadPool::measure_fork_join() {
+    // Empty jobs back to back, as the fork-joins of one forward pass come: the median of a few,
+    // after many that bring the new workers up to speed (about a millisecond: also long enough
+    // for the scheduler to spread the new threads over the cores).
+    auto nothing = [](size_t, size_t) {};
+    for (int i = 0; i < 300; ++i) run(size(), nothing);
+    double seconds[31];
+    for (double& t : seconds) {
+        const auto t0 = std::chrono::steady_clock::now();
+        run(size(), nothing);
+        t = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    }
+    std::sort(std::begin(seconds), std::end(seconds));
+    return seconds[15];
 }
 
 namespace {
@@ -156,6 +241,9 @@ Status set_threads(size_t n_threads) {
     g_threads = 1;
     if (n_threads == 1) return Status::ok();
     SF_ASSIGN_OR_RETURN(auto pool, ThreadPool::create(n_threads));
+    // The cut-over below which GEMMs stay on one thread comes from this pool's fork-join cost
+    // and the kernels' speed, both measured here (runtime/parallel_gemm.h).
+    calibrate_parallel_cut_over(pool->measure_fork_join());
     g_pool = std::move(pool);
     g_threads = n_threads;
     return Status::ok();
@@ -187,6 +275,7 @@ size_t ThreadPool::size() const { return 1; }
 void ThreadPool::run(size_t n_tasks, RangeFn fn) {
     if (n_tasks) fn(0, n_tasks);
 }
+double ThreadPool::measure_fork_join() { return 0.0; }
 
 bool threads_supported() { return false; }
 

@@ -6,7 +6,9 @@
 // ranges (every output element is computed by exactly one task, with the same arithmetic
 // whichever thread runs it), so results are bit-for-bit identical for every thread count.
 //
-// Idle workers sleep on a condition variable (no spinning). With one thread there is no pool at
+// Workers spin for a short window (kSpinWindow in thread_pool.cpp, tens of microseconds) after a
+// job, so the fork-joins of one forward pass cost about a microsecond, then sleep on a condition
+// variable: an idle pool uses no CPU. With one thread there is no pool at
 // all and parallel_for is a plain loop. A parallel_for issued from inside a task, or while another
 // thread's parallel_for holds the pool, runs inline on its caller (same results, no deadlock).
 #pragma once
@@ -50,6 +52,9 @@ public:
     // Runs fn over the static partition of [0, n_tasks) into size() ranges and returns when all
     // ranges are done. One run() at a time (the process-wide parallel_for guarantees that).
     void run(size_t n_tasks, RangeFn fn);
+    // Seconds one run() of empty tasks takes while the workers are spinning (the median of a
+    // few back-to-back runs): the fixed cost a split must save to pay.
+    double measure_fork_join();
 
     struct Shared;
 
