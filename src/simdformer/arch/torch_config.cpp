@@ -167,14 +167,10 @@ Status ModelConfig::validate() const {
     return Status::ok();
 }
 
-Result<ModelConfig> parse_model_config(const std::string& text) {
-    SF_RETURN_IF_ERROR(check_json_limits(text, "config"));
-    ParsedJson parsed;
-    parse_json(text, &parsed);
-    const json& j = parsed.value;
-    if (j.is_discarded()) return Status::invalid("config is not valid JSON");
-    if (!j.is_object()) return Status::invalid("config is not a JSON object");
+namespace {
 
+// Every key is one the dialect knows (or one that exporters add and that is ignored).
+Status check_known_keys(const json& j) {
     static const std::set<std::string> known = {
         "model_type", "d_model", "embed_dim", "nhead", "num_heads", "dim_feedforward", "activation", "norm_first",
         "layer_norm_eps", "num_encoder_layers", "num_decoder_layers", "num_layers", "additive_dim",
@@ -184,9 +180,43 @@ Result<ModelConfig> parse_model_config(const std::string& text) {
         if (!known.count(it.key()) && !ignored_keys().count(it.key()))
             return Status::invalid("config has an unknown key \"" + it.key() + "\"");
     }
+    return Status::ok();
+}
 
+// The token side: vocabularies (one shared vocab_size, or src/tgt), positions and special tokens.
+Status read_tokens(const json& j, ModelConfig* c) {
+    size_t vocab = 0;
+    SF_RETURN_IF_ERROR(read_size(j, "vocab_size", &vocab));  // one shared vocabulary
+    if (vocab) {
+        if (c->has_encoder()) c->src_vocab_size = vocab;
+        if (c->kind == ModelKind::kTransformer || c->kind == ModelKind::kDecoder || c->kind == ModelKind::kDecoderLayer)
+            c->tgt_vocab_size = vocab;
+    }
+    SF_RETURN_IF_ERROR(read_size(j, "src_vocab_size", &c->src_vocab_size));
+    SF_RETURN_IF_ERROR(read_size(j, "tgt_vocab_size", &c->tgt_vocab_size));
+    SF_RETURN_IF_ERROR(read_size(j, "max_len", &c->max_len));
+    if (c->src_vocab_size || c->tgt_vocab_size) c->positional = PositionalKind::kSinusoidal;
+    std::string positional;
+    SF_RETURN_IF_ERROR(read_string(j, "positional", &positional));
+    if (!positional.empty()) SF_RETURN_IF_ERROR(parse_named(kPositionals, "positional", positional, &c->positional));
+    SF_RETURN_IF_ERROR(read_bool(j, "scale_embedding", &c->scale_embedding));
+    SF_RETURN_IF_ERROR(read_int(j, "bos_token", &c->bos_token));
+    return read_int(j, "eos_token", &c->eos_token);
+}
+
+}  // namespace
+
+Result<ModelConfig> parse_model_config(const std::string& text) {
+    SF_RETURN_IF_ERROR(check_json_limits(text, "config"));
+    ParsedJson parsed;
+    parse_json(text, &parsed);
+    const json& j = parsed.value;
+    if (j.is_discarded()) return Status::invalid("config is not valid JSON");
+    if (!j.is_object()) return Status::invalid("config is not a JSON object");
+
+    SF_RETURN_IF_ERROR(check_known_keys(j));
     ModelConfig c;
-    std::string kind = "encoder", activation = "relu", positional;
+    std::string kind = "encoder", activation = "relu";
     SF_RETURN_IF_ERROR(read_string(j, "model_type", &kind));
     SF_RETURN_IF_ERROR(parse_named(kKinds, "model_type", kind, &c.kind));
     // nn.MultiheadAttention names its arguments embed_dim / num_heads.
@@ -214,22 +244,7 @@ Result<ModelConfig> parse_model_config(const std::string& text) {
     if (c.kind == ModelKind::kMultiheadAttention) c.num_encoder_layers = c.num_decoder_layers = 0;
     SF_RETURN_IF_ERROR(read_size(j, "additive_dim", &c.additive_dim));
 
-    size_t vocab = 0;
-    SF_RETURN_IF_ERROR(read_size(j, "vocab_size", &vocab));  // one shared vocabulary
-    if (vocab) {
-        if (c.has_encoder()) c.src_vocab_size = vocab;
-        if (c.kind == ModelKind::kTransformer || c.kind == ModelKind::kDecoder || c.kind == ModelKind::kDecoderLayer)
-            c.tgt_vocab_size = vocab;
-    }
-    SF_RETURN_IF_ERROR(read_size(j, "src_vocab_size", &c.src_vocab_size));
-    SF_RETURN_IF_ERROR(read_size(j, "tgt_vocab_size", &c.tgt_vocab_size));
-    SF_RETURN_IF_ERROR(read_size(j, "max_len", &c.max_len));
-    if (c.src_vocab_size || c.tgt_vocab_size) c.positional = PositionalKind::kSinusoidal;
-    SF_RETURN_IF_ERROR(read_string(j, "positional", &positional));
-    if (!positional.empty()) SF_RETURN_IF_ERROR(parse_named(kPositionals, "positional", positional, &c.positional));
-    SF_RETURN_IF_ERROR(read_bool(j, "scale_embedding", &c.scale_embedding));
-    SF_RETURN_IF_ERROR(read_int(j, "bos_token", &c.bos_token));
-    SF_RETURN_IF_ERROR(read_int(j, "eos_token", &c.eos_token));
+    SF_RETURN_IF_ERROR(read_tokens(j, &c));
     SF_RETURN_IF_ERROR(c.validate());
     return c;
 }

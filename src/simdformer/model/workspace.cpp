@@ -135,6 +135,47 @@ void size_workspace(const ModelImpl& m, const WorkspaceLimits& requested, Worksp
     w.decoder_cross_slot = product({B, h, Lt, Ls}, overflow);
 }
 
+// Attention scratch: one copy per thread that may run heads (threads at creation time; a
+// workspace made before set_threads(n) runs heads on at most its own number of copies). Returns
+// the floats of the recorded attention maps (0 without record_attention).
+size_t size_attention_scratch(const ModelConfig& c, size_t L, size_t n_enc, size_t n_dec, WorkspaceImpl& w,
+                              bool* overflow) {
+    // pack_floats() multiplies unchecked: d_head x (L rounded up to a GEMM panel) must fit.
+    (void)product({c.d_head() + 1, L + 64}, overflow);
+    w.attention_slots = std::max<size_t>(1, runtime::threads());
+    w.scores_floats = product({L, L}, overflow);
+    w.pack_floats = MultiHeadAttention::pack_floats(c, L);
+    w.add_floats = product({L, c.additive_dim}, overflow);
+    if (!w.limits.record_attention) return 0;
+    return sum(product({n_enc, w.encoder_slot}, overflow),
+               product({n_dec, sum(w.decoder_self_slot, w.decoder_cross_slot, overflow)}, overflow), overflow);
+}
+
+// The per-layer key/value buffers: decoder layers get their cross-attention keys/values of the
+// memory and their self-attention cache; causal text models (cache_floats > 0: decoding) one
+// cache per block.
+void plan_caches(size_t n_dec, size_t n_blocks, size_t rows_src, size_t rows_tgt, size_t cache_floats, size_t d,
+                 WorkspaceImpl& w, std::vector<BufferPlan>& plan, bool* overflow) {
+    w.cross_k.resize(n_dec);
+    w.cross_v.resize(n_dec);
+    w.cache_k.resize(n_dec);
+    w.cache_v.resize(n_dec);
+    w.cross.resize(n_dec);
+    for (size_t i = 0; i < n_dec; ++i) {
+        plan.push_back({&w.cross_k[i], product({rows_src, d}, overflow), "workspace.cross_k"});
+        plan.push_back({&w.cross_v[i], product({rows_src, d}, overflow), "workspace.cross_v"});
+        plan.push_back({&w.cache_k[i], product({rows_tgt, d}, overflow), "workspace.cache_k"});
+        plan.push_back({&w.cache_v[i], product({rows_tgt, d}, overflow), "workspace.cache_v"});
+    }
+    if (cache_floats == 0) return;
+    w.cache_k.resize(n_blocks);
+    w.cache_v.resize(n_blocks);
+    for (size_t i = 0; i < n_blocks; ++i) {
+        plan.push_back({&w.cache_k[i], cache_floats, "workspace.cache_k"});
+        plan.push_back({&w.cache_v[i], cache_floats, "workspace.cache_v"});
+    }
+}
+
 // Every buffer a forward pass or generate() of this model can touch.
 std::vector<BufferPlan> plan_buffers(const ModelImpl& m, WorkspaceImpl& w, bool* overflow) {
     const ModelConfig& c = m.config;
@@ -156,19 +197,7 @@ std::vector<BufferPlan> plan_buffers(const ModelImpl& m, WorkspaceImpl& w, bool*
     const size_t sample_vocab = Lc ? text_vocab : n_dec ? vocab : 0;
     const size_t rows_src = product({B, Ls}, overflow), rows_tgt = product({B, Lt}, overflow);
     const size_t rows = product({B, L}, overflow);
-    // pack_floats() multiplies unchecked: d_head x (L rounded up to a GEMM panel) must fit.
-    (void)product({c.d_head() + 1, L + 64}, overflow);
-    // Attention scratch: one copy per thread that may run heads (threads at creation time; a
-    // workspace made before set_threads(n) runs heads on at most its own number of copies).
-    w.attention_slots = std::max<size_t>(1, runtime::threads());
-    w.scores_floats = product({L, L}, overflow);
-    w.pack_floats = MultiHeadAttention::pack_floats(c, L);
-    w.add_floats = product({L, c.additive_dim}, overflow);
-    const size_t attention_floats =
-        w.limits.record_attention
-            ? sum(product({n_enc, w.encoder_slot}, overflow),
-                  product({n_dec, sum(w.decoder_self_slot, w.decoder_cross_slot, overflow)}, overflow), overflow)
-            : 0;
+    const size_t attention_floats = size_attention_scratch(c, L, n_enc, n_dec, w, overflow);
     std::vector<BufferPlan> plan = {
         {&w.x, product({rows_src, d}, overflow), "workspace.x"},
         {&w.y, product({rows_tgt, d}, overflow), "workspace.y"},
@@ -197,26 +226,7 @@ std::vector<BufferPlan> plan_buffers(const ModelImpl& m, WorkspaceImpl& w, bool*
         {&w.step_maps, product({n_enc_layers, B, h, Lc}, overflow), "workspace.step_maps"},
         {&w.sample_probs, sample_vocab, "workspace.sample_probs"},
     };
-    // Decoder layers: cross-attention keys/values of the memory and the self-attention cache.
-    w.cross_k.resize(n_dec);
-    w.cross_v.resize(n_dec);
-    w.cache_k.resize(n_dec);
-    w.cache_v.resize(n_dec);
-    w.cross.resize(n_dec);
-    for (size_t i = 0; i < n_dec; ++i) {
-        plan.push_back({&w.cross_k[i], product({rows_src, d}, overflow), "workspace.cross_k"});
-        plan.push_back({&w.cross_v[i], product({rows_src, d}, overflow), "workspace.cross_v"});
-        plan.push_back({&w.cache_k[i], product({rows_tgt, d}, overflow), "workspace.cache_k"});
-        plan.push_back({&w.cache_v[i], product({rows_tgt, d}, overflow), "workspace.cache_v"});
-    }
-    if (Lc) {  // causal text models: one cache per block
-        w.cache_k.resize(n_enc_layers);
-        w.cache_v.resize(n_enc_layers);
-        for (size_t i = 0; i < n_enc_layers; ++i) {
-            plan.push_back({&w.cache_k[i], product({B, Lc, d}, overflow), "workspace.cache_k"});
-            plan.push_back({&w.cache_v[i], product({B, Lc, d}, overflow), "workspace.cache_v"});
-        }
-    }
+    plan_caches(n_dec, n_enc_layers, rows_src, rows_tgt, product({B, Lc, d}, overflow), d, w, plan, overflow);
     return plan;
 }
 
