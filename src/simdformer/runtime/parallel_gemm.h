@@ -14,7 +14,7 @@ namespace simdformer::runtime {
 // is measured when a pool starts (set_threads): the pool's fork-join cost F (empty jobs back to
 // back) and the one-thread speed S of each GEMM kernel on a small L1-resident shape. Splitting in
 // two saves about t/2 - F of a one-thread time t, so work is split when t = macs / S > kPayback * F:
-// two threads are then faster by at least F even with an uneven split, and S from L1 overstates
+// two threads are then faster by at least F/2 (t/2 + F <= t - F/2), and S from L1 overstates
 // the speed of a GEMM that streams its weights, which only errs towards one thread.
 constexpr double kPayback = 3.0;
 // The cut-over before any pool was measured (and in builds without threads).
