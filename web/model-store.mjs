@@ -4,8 +4,13 @@
 // itself). The page lists what is kept (keptModels), with sizes and dates, and can forget a model.
 // The Cache API rather than the origin-private file system: the service worker that makes the page
 // work offline reads the same cache, and a cached Response keeps its headers (type, length).
+// The library's loadPretrained(url, { cache: 'browser' }) keeps folders in the same cache with the
+// same headers (bindings/js/model-cache.mjs), so this list shows those too and the library's
+// keptModels() shows the page's. (This module stays the page's own: fetchKept serves files the
+// main thread reads before the engine has loaded, and sw.js reads the cache without modules.)
 export const MODEL_CACHE = 'simdformer-models';
 const KEPT_AT = 'x-simdformer-kept-at';
+const FOLDER = 'x-simdformer-folder';  // the model folder's URL: files in subfolders belong to it
 const available = () => typeof caches !== 'undefined';
 const pending = new Set();  // copies being written
 
@@ -25,6 +30,7 @@ export async function fetchKept(url) {
   const copy = r.clone();
   const headers = new Headers(copy.headers);
   headers.set(KEPT_AT, new Date().toISOString());
+  headers.set(FOLDER, new URL('.', new URL(url, location.href)).href);
   const put = cache.put(url, new Response(copy.body, { status: copy.status, headers })).catch(() => {});  // a full disk keeps nothing
   pending.add(put);
   put.finally(() => pending.delete(put));
@@ -37,9 +43,9 @@ export async function keptModels() {
   const cache = await caches.open(MODEL_CACHE);
   const byFolder = new Map();
   for (const request of await cache.keys()) {
-    const path = new URL(request.url).pathname;
-    const folder = path.slice(0, path.lastIndexOf('/') + 1);
     const r = await cache.match(request);
+    if (!r) continue;  // forgotten meanwhile
+    const folder = new URL(r.headers.get(FOLDER) ?? new URL('.', request.url).href).pathname;
     const entry = byFolder.get(folder) ?? { folder, name: folder.split('/').filter(Boolean).pop(), files: 0, bytes: 0, date: '' };
     entry.files++;
     entry.bytes += r.headers.has('content-length') ? Number(r.headers.get('content-length')) : (await r.blob()).size;

@@ -3,12 +3,13 @@
 import { BUNDLED_MODELS, bundledModelUrl } from './bundled-models.mjs';
 import { SimdformerError } from './errors.mjs';
 import { Model } from './model.mjs';
+import { forgetModel, keptModels } from './model-cache.mjs';
 import { TextModel } from './text-model.mjs';
 import { Simdformer, initOptions, instantiate } from './instance.mjs';
 import { chooseSimd, wasmSimdSupported } from './simd-detect.mjs';
 import { resolveThreads, startThreads, threadedModuleOptions } from './threads.mjs';
 
-export { BUNDLED_MODELS, Model, Simdformer, SimdformerError, TextModel, bundledModelUrl, wasmSimdSupported };
+export { BUNDLED_MODELS, Model, Simdformer, SimdformerError, TextModel, bundledModelUrl, forgetModel, keptModels, wasmSimdSupported };
 
 // Reads a model from bytes or a URL (fetch, with download progress when the size is known).
 async function readSource(source, progress) {

@@ -12,6 +12,7 @@
 import { untilAborted } from './abortable.mjs';
 import { fail } from './errors.mjs';
 import { insideFolder } from './file-names.mjs';
+import { folderCache } from './model-cache.mjs';
 import { describe } from './options.mjs';
 
 /** Bytes already in JS memory, served in slices. */
@@ -29,8 +30,10 @@ const utf8 = (bytes) => new TextDecoder('utf-8', { fatal: false, ignoreBOM: fals
 /**
  * A folder served over HTTP(S): files are fetched relative to `base` (a trailing slash is
  * added). Binary files are downloaded whole into JS memory, with download progress.
+ * cache 'browser': each file is looked up in the Cache API first and kept there once fetched
+ * (model-cache.mjs), so the folder loads again without the network.
  */
-export function urlFileSet(base, { signal, progress }) {
+export function urlFileSet(base, { signal, progress, cache = 'none' }) {
   const text = typeof base === 'string' ? base : base.href;
   const page = globalThis.document?.baseURI ?? globalThis.location?.href;  // relative URLs: against the page
   let root;
@@ -48,31 +51,33 @@ export function urlFileSet(base, { signal, progress }) {
     }
     return url;
   };
-  const get = async (name, namedBy) => {
-    const url = urlOf(name, namedBy);
-    let response;
-    try {
-      response = await fetch(url, { signal });
-    } catch (e) {
-      if (signal?.aborted) throw signal.reason;
-      fail(`cannot fetch ${name} from ${root}: ${e.message}`, 'io_error');
+  const store = cache === 'browser' ? folderCache(root, signal) : null;
+  const get = store ? keptGet(root, signal, store) : networkGet(root, signal);
+  const read = async (name, namedBy, report) => {
+    const r = await get(urlOf(name, namedBy), name);
+    if (r === null) return null;
+    if (r.kept) {
+      const bytes = await download(r.response, name, () => {}, signal);
+      report({ stage: 'download', file: name, loaded: bytes.length, total: bytes.length });
+      return bytes;
     }
-    if (response.status === 404 || response.status === 410) return null;
-    if (!response.ok) fail(`cannot fetch ${name} from ${root}: HTTP ${response.status}`, 'io_error');
-    return response;
+    const bytes = await download(r.response, name, report, signal);
+    await r.keep?.(bytes);
+    return bytes;
   };
   return {
     label: root.href,
     async text(name, namedBy) {
-      const r = await get(name, namedBy);
-      return r === null ? null : memoryText(await download(r, name, () => {}, signal));
+      const bytes = await read(name, namedBy, () => {});
+      return bytes === null ? null : memoryText(bytes);
     },
     async binary(name, namedBy) {
-      const r = await get(name, namedBy);
-      return r === null ? null : memoryBinary(await download(r, name, progress, signal));
+      const bytes = await read(name, namedBy, progress);
+      return bytes === null ? null : memoryBinary(bytes);
     },
     async exists(name, namedBy) {
       const url = urlOf(name, namedBy);
+      if (store && await store.match(url)) return true;
       try {
         const r = await fetch(url, { method: 'HEAD', signal });
         return r.ok;
@@ -81,6 +86,46 @@ export function urlFileSet(base, { signal, progress }) {
       }
     },
     close() {},
+  };
+}
+
+// get(url, name) -> {response} from the network, or null for an absent file (404 / 410).
+// unreachable(url, name): what to answer when the fetch itself fails (no server, offline),
+// undefined for the io_error.
+function networkGet(root, signal, unreachable = async () => undefined) {
+  return async (url, name) => {
+    let response;
+    try {
+      response = await fetch(url, { signal });
+    } catch (e) {
+      if (signal?.aborted) throw signal.reason;
+      const answer = await unreachable(url, name);
+      if (answer !== undefined) return answer;
+      fail(`cannot fetch ${name} from ${root}: ${e.message}`, 'io_error');
+    }
+    if (response.status === 404 || response.status === 410) return null;
+    if (!response.ok) fail(`cannot fetch ${name} from ${root}: HTTP ${response.status}`, 'io_error');
+    return { response };
+  };
+}
+
+// get for cache 'browser': the kept copy ({response, kept: true}), else the network's, with
+// keep(bytes) to store it once it has fully arrived (a cut-off download is never kept; absent
+// files are not kept). Unreachable: a copy kept meanwhile (another load of the folder) is used;
+// a file that is not kept, in a folder that is (its config.json is), was absent when the folder
+// was kept (an optional file such as modules.json), so it is absent again: a kept folder loads
+// without the network.
+function keptGet(root, signal, store) {
+  const network = networkGet(root, signal, async (url, name) => {
+    const kept = await store.match(url);
+    if (kept) return { response: kept, kept: true };
+    return name !== 'config.json' && await store.holdsFolder() ? null : undefined;
+  });
+  return async (url, name) => {
+    const hit = await store.match(url);
+    if (hit) return { response: hit, kept: true };
+    const r = await network(url, name);
+    return r && !r.kept ? { ...r, keep: (bytes) => store.keep(url, r.response, bytes) } : r;
   };
 }
 

@@ -302,6 +302,29 @@ export interface LoadPretrainedOptions {
   signal?: AbortSignalLike;
   /** How the linear weights are held: 'f32' (default) or 'int8' (see WeightsFormat). */
   weights?: WeightsFormat;
+  /**
+   * URL sources only. 'browser': every file is looked up in the Cache API (cache
+   * "simdformer-models") before the network, and a fetched file is kept there (absent files are
+   * not), so a second visit loads the folder without the network; a kept file reports one
+   * 'download' event with loaded = total. Rejects with 'unsupported' where there is no Cache API
+   * (Node.js, insecure pages). 'none' (default): always the network. See keptModels().
+   */
+  cache?: ModelCache;
+}
+
+/** Where loadPretrained keeps the files of a URL source: 'browser' (the Cache API) or 'none'. */
+export type ModelCache = 'browser' | 'none';
+
+/** A model folder kept by loadPretrained(url, { cache: 'browser' }) (or by the demo page). */
+export interface KeptModel {
+  /** The folder's absolute URL, ending in '/'. */
+  readonly url: string;
+  /** How many of its files are kept. */
+  readonly files: number;
+  /** Their total size in bytes. */
+  readonly bytes: number;
+  /** When a file of it was last kept (ISO 8601). */
+  readonly date: string;
 }
 
 /**
@@ -577,6 +600,13 @@ export declare class SimdformerError extends Error {
 
 export declare function init(options?: InitOptions): Promise<Simdformer>;
 export declare function wasmSimdSupported(): boolean;
+/** The model folders kept in the browser, newest first ('unsupported' without a Cache API). */
+export declare function keptModels(): Promise<KeptModel[]>;
+/**
+ * Removes every kept file of the folder at `url` (as keptModels names it; relative URLs resolve
+ * against the page). Resolves to the number of files removed.
+ */
+export declare function forgetModel(url: UrlLike): Promise<number>;
 
 /** The trained models shipped in the package's web/models/ folder. */
 export type BundledModelName = 'fortune-gpt2' | 'fortune-bert' | 'reverse';

@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { BUNDLED_MODELS, bundledModelUrl } from './bundled-models.mjs';
 import { SimdformerError, fail } from './errors.mjs';
 import { Model } from './model.mjs';
+import { forgetModel, keptModels } from './model-cache.mjs';
 import { TextModel } from './text-model.mjs';
 import { Simdformer, initOptions, instantiate } from './instance.mjs';
 import { folderFileSet, openRegularFile } from './node-files.mjs';
@@ -14,7 +15,9 @@ import { nodeCores, withCommonJsNames } from './node-threads.mjs';
 import { chooseSimd, wasmSimdSupported } from './simd-detect.mjs';
 import { resolveThreads, startThreads, threadedModuleOptions, unrefWorkers } from './threads.mjs';
 
-export { BUNDLED_MODELS, Model, Simdformer, SimdformerError, TextModel, bundledModelUrl, wasmSimdSupported };
+// keptModels / forgetModel exist here too (one set of types for both entries): Node.js has no
+// Cache API, so they reject with 'unsupported'.
+export { BUNDLED_MODELS, Model, Simdformer, SimdformerError, TextModel, bundledModelUrl, forgetModel, keptModels, wasmSimdSupported };
 
 // Reads a model from bytes or a file path, reporting progress in chunks. Only a regular file is
 // opened (openRegularFile): a FIFO would block the open forever.

@@ -8,7 +8,8 @@
 import { CallHeap, createHandle, heapView } from './heap.mjs';
 import { SimdformerError, check, fail, jsonReply } from './errors.mjs';
 import { filesFileSet, isFileList, objectFileSet, urlFileSet } from './file-sets.mjs';
-import { describe, func, readOptions, value, weightsFormat } from './options.mjs';
+import { browserCaches } from './model-cache.mjs';
+import { describe, func, oneOf, readOptions, value, weightsFormat } from './options.mjs';
 import { TextModel } from './text-model.mjs';
 import { loadTokenizer, tokenizersLibrary } from './tokenizer.mjs';
 
@@ -20,7 +21,10 @@ const isUrlText = (s) => /^https?:\/\//i.test(s);
  * localFolder(path) opens a folder (Node entry only).
  */
 export async function loadPretrained(module, source, options, { localFolder }) {
-  const o = readOptions(options, { onProgress: func(), signal: value(), weights: weightsFormat() }, 'loadPretrained');
+  const o = readOptions(options, {
+    onProgress: func(), signal: value(), weights: weightsFormat(), cache: oneOf(['browser', 'none'], 'none'),
+  }, 'loadPretrained');
+  if (o.cache === 'browser') browserCaches('loadPretrained');  // refused at once where models cannot be kept
   const signal = o.signal;
   if (signal !== undefined && !(typeof signal === 'object' && typeof signal.aborted === 'boolean' && typeof signal.addEventListener === 'function')) {
     fail(`loadPretrained: signal must be an AbortSignal, got ${describe(signal)}`);
@@ -33,7 +37,7 @@ export async function loadPretrained(module, source, options, { localFolder }) {
     if (signal?.aborted) throw signal.reason;
   };
   progress({ stage: 'start', loaded: 0, total: 0 });
-  const files = openSource(source, { localFolder, signal, progress });
+  const files = openSource(source, { localFolder, signal, progress, cache: o.cache });
   try {
     const config = await jsonFile(files, 'config.json', { required: true });
     const weights = await openWeights(files);
@@ -60,18 +64,21 @@ export async function loadPretrained(module, source, options, { localFolder }) {
   }
 }
 
-function openSource(source, { localFolder, signal, progress }) {
+function openSource(source, { localFolder, signal, progress, cache }) {
+  // cache 'browser' keeps what is fetched from a URL; other sources are already on this machine.
+  const local = (files) => (cache === 'browser'
+    ? fail("loadPretrained: cache 'browser' keeps folders loaded from a URL; this source is not a URL") : files());
   if (typeof source === 'string') {
     if (source === '') fail("loadPretrained: source is an empty string (give a folder path or a URL; '.' is the current folder)");
-    if (isUrlText(source) || !localFolder) return urlFileSet(source, { signal, progress });
-    return localFolder(source);
+    if (isUrlText(source) || !localFolder) return urlFileSet(source, { signal, progress, cache });
+    return local(() => localFolder(source));
   }
   if (typeof URL === 'function' && source instanceof URL) {
-    if (source.protocol === 'file:' && localFolder) return localFolder(decodeURIComponent(source.pathname));
-    return urlFileSet(source, { signal, progress });
+    if (source.protocol === 'file:' && localFolder) return local(() => localFolder(decodeURIComponent(source.pathname)));
+    return urlFileSet(source, { signal, progress, cache });
   }
-  if (isFileList(source)) return filesFileSet(source, { signal });
-  if (source !== null && typeof source === 'object' && !Array.isArray(source) && !ArrayBuffer.isView(source)) return objectFileSet(source);
+  if (isFileList(source)) return local(() => filesFileSet(source, { signal }));
+  if (source !== null && typeof source === 'object' && !Array.isArray(source) && !ArrayBuffer.isView(source)) return local(() => objectFileSet(source));
   return fail(`loadPretrained: source must be a folder path, a URL, a FileList / File[] or {config, weights, tokenizer}, got ${describe(source)}`);
 }
 

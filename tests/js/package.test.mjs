@@ -262,9 +262,14 @@ test('a strict TypeScript consumer type-checks against the shipped types', () =>
     simdformer.init({ simd: false }).then((sf) => sf.positionalEncoding(2, 2).shape);
   `);
   writeFileSync(join(dir, 'text.mts'), `
-    import { bundledModelUrl, init, type TextEncoding } from 'simdformer';
+    import { bundledModelUrl, forgetModel, init, keptModels, type KeptModel, type TextEncoding } from 'simdformer';
     const sf = await init();
-    const bundled = await sf.loadPretrained(bundledModelUrl('fortune-bert'));
+    const bundled = await sf.loadPretrained(bundledModelUrl('fortune-bert'), { cache: 'browser' });
+    const keptList: KeptModel[] = await keptModels();
+    const keptBytes: number = keptList[0].bytes;
+    const forgotten: number = await forgetModel(keptList[0].url);
+    // @ts-expect-error: cache is 'browser' or 'none'
+    await sf.loadPretrained('folder', { cache: 'disk' });
     // @ts-expect-error: the package ships no such model
     bundledModelUrl('gpt-4');
     const m = await sf.loadPretrained('folder', { onProgress: (p) => p.loaded });
@@ -288,7 +293,7 @@ test('a strict TypeScript consumer type-checks against the shipped types', () =>
     // @ts-expect-error: embed has no option 'pool'
     m.embed('x', { pool: 'mean' });
     m.dispose();
-    export const used = [a, offsets, c, e, es, score, ws, x, y, objects, bundled];
+    export const used = [a, offsets, c, e, es, score, ws, x, y, objects, bundled, keptBytes, forgotten];
   `);
   // The README's first example, as TypeScript (console declared: one set-up has neither DOM nor Node typings).
   writeFileSync(join(dir, 'first.mts'), `declare const console: { log(...items: unknown[]): void };\n${readmeExamples()[0]}`);
