@@ -6,24 +6,16 @@ import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { after, before, test } from 'node:test';
 
-import { demoMounts, startServer } from '../../web/serve.mjs';
-import { launch } from '../js/chromium.mjs';
+import { closeDemo, openDemo } from './demo-page.mjs';
 import { ROOT } from '../js/helpers.mjs';
 
 let server, browser, page;
 
 before(async () => {
-  server = await startServer({ mounts: demoMounts(ROOT) });
-  browser = await launch();
-  page = await browser.newPage();
-  await page.goto(server.url);
-  await page.waitForFunction(() => window.__demo?.ready && window.__demo.runs > 0, null, { timeout: 60000 });
+  ({ server, browser, page } = await openDemo());
 });
 
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+after(() => closeDemo({ server, browser }));
 
 const kept = () => page.evaluate(() => ({
   items: Array.from(document.querySelectorAll('#kept-list li'), (li) => ({ folder: li.dataset.folder, text: li.textContent })),

@@ -9,25 +9,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 
-import { demoMounts, startServer } from '../../web/serve.mjs';
-import { launch } from '../js/chromium.mjs';
+import { closeDemo, openDemo } from './demo-page.mjs';
 import { DATA, ROOT } from '../js/helpers.mjs';
 
 let server, browser, page;
 const demo = (expr, arg) => page.evaluate(expr, arg);
 
 before(async () => {
-  server = await startServer({ mounts: demoMounts(ROOT) });
-  browser = await launch();
-  page = await browser.newPage();
-  await page.goto(server.url);
-  await page.waitForFunction(() => window.__demo?.ready && window.__demo.runs > 0, null, { timeout: 60000 });
+  ({ server, browser, page } = await openDemo());
 });
 
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+after(() => closeDemo({ server, browser }));
 
 async function waitForRun(previous) {
   await page.waitForFunction((n) => window.__demo.runs > n || window.__demo.error, previous, { timeout: 30000 });

@@ -17,7 +17,7 @@ import { dirname, join, resolve, sep } from 'node:path';
 import { after, test } from 'node:test';
 
 import { SimdformerError, init } from '../../dist/node.mjs';
-import { DATA } from './helpers.mjs';
+import { DATA, mulberry32 } from './helpers.mjs';
 
 const SECONDS = Number(process.env.FUZZ_SECONDS ?? 55);
 const SEED = Number(process.env.FUZZ_SEED ?? 0x5eed18);
@@ -25,15 +25,6 @@ const CASE_LIMIT_MS = 15000;
 const CODES = ['invalid_argument', 'shape_mismatch', 'unsupported', 'io_error', 'out_of_memory', 'cancelled'];
 const SECRET = 'SECRET-OUTSIDE';
 
-function mulberry32(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(a ^ (a >>> 15), a | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 const rand = mulberry32(SEED);
 const int = (n) => Math.floor(rand() * n);
 const pick = (xs) => xs[int(xs.length)];

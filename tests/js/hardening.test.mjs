@@ -6,17 +6,8 @@ import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 
 import { SimdformerError, init } from '../../dist/node.mjs';
-import { configOf, modelPath } from './helpers.mjs';
+import { configOf, modelPath, mulberry32 } from './helpers.mjs';
 
-function mulberry32(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(a ^ (a >>> 15), a | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 test('10,000 randomized wrong calls: each throws a clear Error, the next valid call is right', async () => {
   const sf = await init();

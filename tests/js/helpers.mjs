@@ -80,3 +80,15 @@ export function blockOf(t, b, h, len) {
   for (let q = 0; q < len; q++) out.set(t.data.subarray(base + q * n, base + q * n + len), q * len);
   return out;
 }
+
+// A small seeded generator (mulberry32): uniform in [0, 1), the same sequence for a seed, so a
+// fuzz or randomized run can be replayed.
+export function mulberry32(seed) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = Math.imul(a ^ (a >>> 15), a | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}

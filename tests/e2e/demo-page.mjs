@@ -1,0 +1,21 @@
+// The demo page served from this checkout (web/ + dist/ + the tokenizer library) on 127.0.0.1,
+// open in a fresh headless Chromium profile once its first model is drawn: the set-up the page
+// suites share.
+import { demoMounts, startServer } from '../../web/serve.mjs';
+import { launch } from '../js/chromium.mjs';
+import { ROOT } from '../js/helpers.mjs';
+
+// -> { server, browser, page }; close them with closeDemo().
+export async function openDemo(launchOptions) {
+  const server = await startServer({ mounts: demoMounts(ROOT) });
+  const browser = await launch(launchOptions);
+  const page = await browser.newPage();
+  await page.goto(server.url);
+  await page.waitForFunction(() => window.__demo?.ready && window.__demo.runs > 0, null, { timeout: 60000 });
+  return { server, browser, page };
+}
+
+export async function closeDemo({ server, browser } = {}) {
+  await browser?.close();
+  await server?.close();
+}
