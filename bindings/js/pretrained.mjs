@@ -163,9 +163,23 @@ async function sentenceTransformersPooling(files) {
   const config = await jsonFile(files, name, { namedBy: 'modules.json' });
   if (config === null) return pooling;
   if (!isPlainObject(config.value)) fail(`${name} in ${files.label} must be a JSON object (the Pooling module's settings)`);
-  if (config.value.pooling_mode_cls_token === true) pooling.mode = 'cls';
-  else if (config.value.pooling_mode_max_tokens === true) pooling.mode = 'max';
+  pooling.mode = poolingMode(config.value, name);
   return pooling;
+}
+
+// The one pooling a Pooling config asks for. sentence-transformers concatenates every mode set to
+// true; simdformer pools one way (mean, cls or max), so anything else is refused rather than
+// silently pooled another way.
+const POOLING_MODES = { pooling_mode_cls_token: 'cls', pooling_mode_mean_tokens: 'mean', pooling_mode_max_tokens: 'max',
+  pooling_mode_mean_sqrt_len_tokens: null, pooling_mode_weightedmean_tokens: null, pooling_mode_lasttoken: null };
+
+function poolingMode(config, name) {
+  const on = Object.keys(POOLING_MODES).filter((k) => config[k] === true);
+  if (on.length === 0) return 'mean';
+  if (on.length > 1 || POOLING_MODES[on[0]] === null) {
+    fail(`${name} asks for ${on.join(' + ')}; simdformer pools with exactly one of mean, cls or max tokens`, 'unsupported');
+  }
+  return POOLING_MODES[on[0]];
 }
 
 // Calls ModelHandle.loadCheckpoint; on any failure (including a cancelled load) the handle is

@@ -188,6 +188,20 @@ describe('errors are SimdformerErrors naming the file or argument', () => {
     await assert.rejects(sf.loadPretrained(folderWith({ 'modules.json': '[{"type": "x.Pooling", "path": 7}]' })), error(/modules\.json.*path/));
   });
 
+  test('a Pooling config that asks for a pooling simdformer does not do is refused, not pooled another way', async () => {
+    const pooling = (flags) => JSON.stringify({ word_embedding_dimension: 32, pooling_mode_mean_tokens: false, ...flags });
+    for (const flags of [{ pooling_mode_lasttoken: true }, { pooling_mode_weightedmean_tokens: true }, { pooling_mode_mean_sqrt_len_tokens: true },
+      { pooling_mode_mean_tokens: true, pooling_mode_max_tokens: true }]) {
+      await assert.rejects(sf.loadPretrained(folderWith({ '1_Pooling/config.json': pooling(flags) })), error(/1_Pooling\/config\.json asks for/, 'unsupported'), JSON.stringify(flags));
+    }
+    for (const [flags, mode] of [[{ pooling_mode_cls_token: true }, 'cls'], [{ pooling_mode_max_tokens: true }, 'max'], [{}, 'mean']]) {
+      const m = await sf.loadPretrained(folderWith({ '1_Pooling/config.json': pooling(flags) }));
+      const text = 'pooling modes';
+      assert.deepEqual(m.embed(text), m.embed(text, { pooling: mode }), JSON.stringify(flags));
+      m.dispose();
+    }
+  });
+
   test('File-like objects that lie about their bytes are io_errors naming the file', async () => {
     const files = () => ['config.json', 'model.safetensors', 'tokenizer.json'].map((name) => new File([readFileSync(join(BERT, name))], name));
     const liar = (name, arrayBuffer, size) => files().map((f) => (f.name !== name ? f
