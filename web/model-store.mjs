@@ -1,12 +1,12 @@
 // Models the page loaded, kept in the browser (Cache API, cache "simdformer-models"): the bundled
 // models' files are fetched through fetchKept, which answers from the cache when it can and keeps
 // what it fetched, so a second visit loads them without the network (web/sw.js keeps the page
-// itself). The page lists what is kept (keptModels), with sizes and dates, and can forget a model.
+// itself). The list of kept models and forgetting one are the library's (keptModels,
+// forgetModel: web/page/kept-models.mjs asks the worker).
 // The Cache API rather than the origin-private file system: the service worker that makes the page
 // work offline reads the same cache, and a cached Response keeps its headers (type, length).
 // The library's loadPretrained(url, { cache: 'browser' }) keeps folders in the same cache with the
-// same headers (bindings/js/model-cache.mjs), so this list shows those too and the library's
-// keptModels() shows the page's. (This module stays the page's own: fetchKept serves files the
+// same headers (bindings/js/model-cache.mjs). (fetchKept stays the page's own: it serves files the
 // main thread reads before the engine has loaded, and sw.js reads the cache without modules.)
 export const MODEL_CACHE = 'simdformer-models';
 const KEPT_AT = 'x-simdformer-kept-at';
@@ -35,32 +35,4 @@ export async function fetchKept(url) {
   pending.add(put);
   put.finally(() => pending.delete(put));
   return r;
-}
-
-// [{ folder: 'models/fortune-gpt2/', name: 'fortune-gpt2', files, bytes, date }], newest first.
-export async function keptModels() {
-  if (!available()) return [];
-  const cache = await caches.open(MODEL_CACHE);
-  const byFolder = new Map();
-  for (const request of await cache.keys()) {
-    const r = await cache.match(request);
-    if (!r) continue;  // forgotten meanwhile
-    const folder = new URL(r.headers.get(FOLDER) ?? new URL('.', request.url).href).pathname;
-    const entry = byFolder.get(folder) ?? { folder, name: folder.split('/').filter(Boolean).pop(), files: 0, bytes: 0, date: '' };
-    entry.files++;
-    entry.bytes += r.headers.has('content-length') ? Number(r.headers.get('content-length')) : (await r.blob()).size;
-    const at = r.headers.get(KEPT_AT) ?? '';
-    if (at > entry.date) entry.date = at;
-    byFolder.set(folder, entry);
-  }
-  return [...byFolder.values()].sort((a, b) => b.date.localeCompare(a.date));
-}
-
-// Removes every kept file of one folder (as keptModels names it).
-export async function forgetModel(folder) {
-  if (!available()) return;
-  const cache = await caches.open(MODEL_CACHE);
-  for (const request of await cache.keys()) {
-    if (new URL(request.url).pathname.startsWith(folder)) await cache.delete(request);
-  }
 }

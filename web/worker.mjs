@@ -12,10 +12,11 @@ const TOKENIZERS = '/node_modules/@huggingface/tokenizers/dist/tokenizers.mjs';
 // 4-5 rounds), requested together with the SIMD128 build's glue and bytes, which nearly every
 // browser runs: only the scalar fallback waits for the entry's SIMD check. The glue is the module
 // the entry imports itself (same URL), so it is fetched once.
+const library = import('/dist/browser.bundle.mjs');
 async function startEngine(simd) {
   if (simd) import('/dist/simdformer.mjs').catch(() => {});  // a failure shows in init's own import
   const simdBytes = simd ? fetch('/dist/simdformer.wasm').then((r) => (r.ok ? r.arrayBuffer() : undefined), () => undefined) : null;
-  const { init, wasmSimdSupported } = await import('/dist/browser.bundle.mjs');
+  const { init, wasmSimdSupported } = await library;
   // Import maps do not reach module workers: say where the tokenizer library is served.
   const tokenizers = () => import(TOKENIZERS);
   if (!simd || !wasmSimdSupported()) return init({ simd: false, tokenizers });
@@ -217,6 +218,10 @@ const handlers = {
   text: (data) => runText(data),
   compare: (data) => compare(data),
   generate: (data, progress, post) => generate(data, post),
+  // The models kept in this browser, listed and forgotten by the library (one implementation for
+  // the page and for every page that uses loadPretrained(url, { cache: 'browser' })).
+  kept: async () => ({ models: await (await library).keptModels() }),
+  forget: async (data) => ({ removed: await (await library).forgetModel(data.url) }),
   steps: (data) => model.attentionSteps(data.text, { layer: data.layer, head: data.head, maxLength: data.maxLength }),
 };
 
