@@ -179,9 +179,11 @@ public:
 
     Result<Workspace> make_workspace(const WorkspaceLimits& limits) const;
     // The sizing policy of callers that keep one workspace per model across calls of every size
-    // (the JavaScript bindings): *ws grows to the union of everything asked so far, and is
-    // re-created (the old one freed first: the new one may need its memory) only when it does
-    // not fit `want`. A failure leaves *ws empty.
+    // (the JavaScript bindings), sized per call: *ws is kept when it fits `want` and is at most 4x
+    // what `want` needs (or a decoding is under way in it); otherwise it is re-created (the old
+    // one freed first: the new one may need its memory) for `want`, or for the union of the old
+    // limits and `want` when that costs at most 2x `want` alone. Never the product of past
+    // maxima. A failure leaves *ws empty.
     Status ensure_workspace(std::optional<Workspace>* ws, const WorkspaceLimits& want) const;
 
     // One forward pass. Output (ws.output()): the attention output for multihead_attention,

@@ -1,8 +1,10 @@
-// What a layer loads, as checkpoint tensor names. Architecture adapters (arch/*.cpp) fill these
-// from a checkpoint's naming scheme; layers take them and never build a name themselves.
+// What each layer loads, as the tensor names of one checkpoint. Layers own these shapes (one Ref
+// per layer type) and take them as given: they never build or parse a name. Architecture adapters
+// (arch/*.cpp) fill them from their checkpoint family's naming scheme.
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -77,6 +79,12 @@ struct MlmHeadRef {
     std::string decoder_weight;  // "" = tied to the word embeddings
 };
 
+// simdformer's token layers of the nn.Transformer dialect (layers/token_embedding.h): the table
+// [vocab, d] and, for learned positions, the position table [max_len, d].
+struct TokenEmbeddingRef {
+    std::string table, positions;
+};
+
 // Everything a BERT-shaped encoder (or GPT-2-shaped decoder) checkpoint holds, as names.
 struct TextModelRef {
     TextEmbeddingsRef embeddings;  // GPT-2: wte, wpe, no token types, no norm (norm.weight "")
@@ -94,6 +102,19 @@ struct TextModelRef {
     // Tensors the checkpoint may carry that the model deliberately does not use (buffers such as
     // position_ids, tied copies, heads it does not run).
     std::vector<std::string> ignored;
+};
+
+// Everything an nn.Transformer-dialect module holds (the TorchStack family), as names: one of
+// the attention module, an encoder stack, a decoder stack or both, each stack's optional final
+// norm, and the optional token layers.
+struct TorchStackRef {
+    std::optional<AttentionRef> attention;  // multihead_attention
+    std::vector<EncoderLayerRef> encoder;
+    std::optional<NormRef> encoder_norm;
+    std::vector<DecoderLayerRef> decoder;
+    std::optional<NormRef> decoder_norm;
+    std::optional<TokenEmbeddingRef> src_embedding, tgt_embedding;
+    std::optional<LinearRef> generator;     // [tgt_vocab, d_model]
 };
 
 }  // namespace simdformer
