@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "simdformer/buffer.h"
+#include "int8/gemm_f32_qc8w.h"
 #include "simdformer/kernels/kernels.h"
 #include "simdformer/simdformer.h"
 

@@ -378,7 +378,7 @@ TEST(Properties, MultiheadOptionsMatchPerHeadReference) {
     w.put("additive.k_weight", {h, da, dh}, ak);
     w.put("additive.v_weight", {h, da}, av);
     ModelConfig c;
-    c.kind = ModelKind::kMultiheadAttention;
+    c.kind = TorchModule::kMultiheadAttention;
     c.d_model = d;
     c.nhead = h;
     c.additive_dim = da;

@@ -65,16 +65,16 @@ void stack_names(const WeightReader& checkpoint, const std::string& stack, size_
 
 void module_names(const ModelConfig& c, const WeightReader& checkpoint, TorchStackRef& r) {
     switch (c.kind) {
-        case ModelKind::kMultiheadAttention: r.attention = torch_attention(""); return;
-        case ModelKind::kEncoderLayer: r.encoder.push_back(torch_encoder_layer("")); return;
-        case ModelKind::kDecoderLayer: r.decoder.push_back(torch_decoder_layer("")); return;
-        case ModelKind::kEncoder:
+        case TorchModule::kMultiheadAttention: r.attention = torch_attention(""); return;
+        case TorchModule::kEncoderLayer: r.encoder.push_back(torch_encoder_layer("")); return;
+        case TorchModule::kDecoderLayer: r.decoder.push_back(torch_decoder_layer("")); return;
+        case TorchModule::kEncoder:
             stack_names(checkpoint, "", c.num_encoder_layers, torch_encoder_layer, r.encoder, r.encoder_norm);
             return;
-        case ModelKind::kDecoder:
+        case TorchModule::kDecoder:
             stack_names(checkpoint, "", c.num_decoder_layers, torch_decoder_layer, r.decoder, r.decoder_norm);
             return;
-        case ModelKind::kTransformer:
+        case TorchModule::kTransformer:
             stack_names(checkpoint, "encoder.", c.num_encoder_layers, torch_encoder_layer, r.encoder, r.encoder_norm);
             stack_names(checkpoint, "decoder.", c.num_decoder_layers, torch_decoder_layer, r.decoder, r.decoder_norm);
             return;
@@ -98,7 +98,7 @@ public:
 TorchStackRef torch_stack_names(const ModelConfig& c, const WeightReader& checkpoint) {
     TorchStackRef r;
     module_names(c, checkpoint, r);
-    const bool transformer = c.kind == ModelKind::kTransformer;
+    const bool transformer = c.kind == TorchModule::kTransformer;
     if (c.src_vocab_size > 0) r.src_embedding = torch_token_embedding(transformer ? "src_" : "");
     if (c.tgt_vocab_size > 0) {
         r.tgt_embedding = torch_token_embedding(transformer ? "tgt_" : "");

@@ -14,7 +14,7 @@ std::string str(size_t v) { return std::to_string(v); }
 // The layer-stack shape of a text model, in the terms the layers and the workspace use.
 ModelConfig stack_shape(const TextConfig& t) {
     ModelConfig c;
-    c.kind = ModelKind::kEncoder;
+    c.kind = TorchModule::kEncoder;
     c.d_model = t.d_model;
     c.nhead = t.n_heads;
     c.dim_feedforward = t.d_ff;

@@ -52,7 +52,7 @@ Status check_nothing_left(const WeightReader& r, const ModelConfig& c) {
     std::string names;
     for (size_t i = 0; i < extra.size() && i < 5; ++i) names += (i ? ", " : "") + extra[i];
     if (extra.size() > 5) names += ", ...";
-    return Status::invalid(std::to_string(extra.size()) + " unexpected tensor(s) for a " + model_kind_name(c.kind) +
+    return Status::invalid(std::to_string(extra.size()) + " unexpected tensor(s) for a " + torch_module_name(c.kind) +
                            " with this config: " + names);
 }
 
@@ -89,7 +89,7 @@ Result<std::unique_ptr<Runner>> TorchStack::load(const RunnerSpec& any, WeightRe
 nlohmann::json TorchStack::info() const {
     const ModelConfig& c = shape_;
     nlohmann::json info = json_object({{"architecture", "torch"},
-            {"model_type", model_kind_name(c.kind)},
+            {"model_type", torch_module_name(c.kind)},
             {"d_model", c.d_model},
             {"n_layers", c.num_encoder_layers + c.num_decoder_layers},
             {"n_heads", c.nhead},

@@ -125,7 +125,7 @@ void TorchStack::pack_generated(size_t length, TorchStackWorkspace& ws) const {
 }
 
 Status TorchStack::generate_begin(const GenerateRequest& r, WorkspaceImpl& any) const {
-    if (shape_.kind != ModelKind::kTransformer || !src_embedding_ || !tgt_embedding_ || !generator_)
+    if (shape_.kind != TorchModule::kTransformer || !src_embedding_ || !tgt_embedding_ || !generator_)
         return Runner::generate_begin(r, any);
     SF_RETURN_IF_ERROR(check_call(any, r.n_batch, r.need_weights, r.options));
     auto& ws = static_cast<TorchStackWorkspace&>(any);

@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "int8/gemm_f32_qc8w.h"
 #include "simdformer/kernels/gemm_i8_internal.h"
 #include "simdformer/kernels/kernels.h"
 #include "simdformer/simd/simd_i8.h"
