@@ -15,12 +15,13 @@
 import { drawSteps } from './views/steps.mjs';
 import { changePrecision, exportJson, exportView, generateTokens } from './page/actions.mjs';
 import { droppedFiles, loadFiles, loadRandom, selectModel } from './page/loading.mjs';
-import { render, renderKinds } from './page/render.mjs';
+import { onPictureAsks, render, renderKinds } from './page/render.mjs';
 import { call } from './page/rpc.mjs';
 import { runSteps, schedule } from './page/runs.mjs';
 import { $, showError, state } from './page/state.mjs';
 import { applyRandomOptions } from './page/url-state.mjs';
 
+onPictureAsks({ headPicked: runSteps, maskChanged: schedule });
 document.querySelectorAll('input[name=model]').forEach((r) => r.addEventListener('change', () => selectModel(r.value)));
 for (const id of ['rand-d', 'rand-h', 'rand-l', 'rand-seed']) $(id).addEventListener('change', () => loadRandom().catch((e) => showError(e.message, 'page')));
 $('text').addEventListener('input', () => { state.masked.src.clear(); state.masked.tgt.clear(); schedule(); });
