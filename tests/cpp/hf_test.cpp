@@ -1,4 +1,4 @@
-// Hugging Face checkpoints (tests/data/hf/<case>/, written by scripts/make_hf_fixtures.py in
+// Hugging Face checkpoints (tests/data/hf/<case>/, written by scripts/fixtures/make_hf_fixtures.py in
 // exact HF format) against the from-spec PyTorch reference's outputs in golden.safetensors:
 // last hidden state, every layer's attention weights, pooler output and MLM logits, <= 1e-4.
 #include <cstdio>

@@ -1,4 +1,4 @@
-// Models against PyTorch: every module kind on vectors written by scripts/make_goldens.py, plus
+// Models against PyTorch: every module kind on vectors written by scripts/fixtures/make_goldens.py, plus
 // the properties PyTorch cannot check for us (batch = one by one, KV cache = recomputation,
 // allocation-free forward, weights on/off).
 #include <atomic>

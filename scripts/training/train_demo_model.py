@@ -4,7 +4,7 @@
 Its cross-attention should form the anti-diagonal: output position i looks at input position
 n - 1 - i. Debian python3-torch (1.13), fixed seed, 2 CPU threads, a few minutes.
 Writes web/models/reverse/{model.safetensors (F16), config.json, vocab.json, metrics.json}.
-Run: bash scripts/setup.sh goldens && /usr/bin/python3 scripts/train_demo_model.py
+Run: bash scripts/setup.sh goldens && /usr/bin/python3 scripts/training/train_demo_model.py
 """
 import json
 import math
@@ -16,10 +16,10 @@ import time
 import torch
 import torch.nn as nn
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fixtures"))  # make_goldens
 from make_goldens import Seq2Seq, causal, write_safetensors  # noqa: E402
 
-OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "web", "models", "reverse")
+OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "web", "models", "reverse")
 PAD, BOS, EOS = 0, 1, 2
 DIGITS = [str(i) for i in range(10)]
 VOCAB = ["<pad>", "<bos>", "<eos>"] + DIGITS

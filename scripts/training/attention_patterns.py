@@ -114,7 +114,7 @@ def gpt2_report(model, vocab, test_texts, seed, span=32, n=64):
                       "induction -> i-L+1 and duplicate_token -> i-L for queries in the second copy (L = span)",
             "labels": f"previous_token: previous_token_text >= {PREV}; induction: induction_random >= {IND} "
                       f"and induction_text >= {IND}",
-            "weights": "F16 as shipped, computed in float32 by scripts/hf_reference.py",
+            "weights": "F16 as shipped, computed in float32 by scripts/reference/hf_reference.py",
         },
         "labels": labels,
         "copy_loss_nats": {"random": loss_rand, "repeated_text": loss_text},
@@ -167,7 +167,7 @@ def bert_report(model, vocab, test_texts, seed, span=24, n=64):
                       "sep -> the final [SEP]; induction -> i-L+1 and duplicate_token -> i-L for queries in the "
                       "second copy (L = span)",
             "labels": f"previous_token >= {PREV}, next_token >= {NEXT}, cls >= {SINK}, sep >= {SINK}",
-            "weights": "F16 as shipped, computed in float32 by scripts/hf_reference.py",
+            "weights": "F16 as shipped, computed in float32 by scripts/reference/hf_reference.py",
         },
         "labels": labels,
         "scores": scores,

@@ -1,13 +1,13 @@
 // Checks the bundled text models as the page loads them.
 //   1. tokenizer.json through npm @huggingface/tokenizers gives the ids that
-//      scripts/train_text_models.py's Python oracle wrote into metrics.json ("tokenizer_check":
+//      scripts/training/train_text_models.py's Python oracle wrote into metrics.json ("tokenizer_check":
 //      held-out fortunes and the prompts / fill-mask texts of the samples).
 //   2. With --engine DIST/node.mjs: simdformer's loadPretrained on the folder (F16 weights as
 //      shipped) gives the PyTorch reference's last hidden state and attentions on those texts
-//      (`train_text_models.py reference`, float32 scripts/hf_reference.py on the same F16
+//      (`train_text_models.py reference`, float32 scripts/reference/hf_reference.py on the same F16
 //      weights), and for a masked LM the same top-5 fill-mask tokens and probabilities; for a
 //      folder with heldout.json (GPT-2), the same greedy continuations (and how many int8 keeps).
-//   node scripts/check_model_tokenizers.mjs [--engine dist/node.mjs] [path/to/tokenizers.mjs] [model folder]...
+//   node scripts/training/check_model_tokenizers.mjs [--engine dist/node.mjs] [path/to/tokenizers.mjs] [model folder]...
 // Default folders: web/models/fortune-gpt2 and web/models/fortune-bert.
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
@@ -20,7 +20,7 @@ const engineAt = args.indexOf("--engine");
 const engine = engineAt >= 0 ? pathToFileURL(path.resolve(args.splice(engineAt, 2)[1])).href : null;
 const spec = args[0] && args[0].endsWith(".mjs") ? pathToFileURL(path.resolve(args.shift())).href
                                                    : "@huggingface/tokenizers";
-const folders = args.length ? args : ["fortune-gpt2", "fortune-bert"].map((m) => path.join(here, "..", "web", "models", m));
+const folders = args.length ? args : ["fortune-gpt2", "fortune-bert"].map((m) => path.join(here, "..", "..", "web", "models", m));
 const { Tokenizer } = await import(spec);
 const sf = engine ? await (await import(engine)).init() : null;
 

@@ -6,7 +6,7 @@ folders (config.json, model.safetensors in F16, tokenizer.json + side files) in 
   fortune-bert/  BertForMaskedLM: WordPiece (2048) built here, 4 layers x 128 (4 heads), 128 positions
 
     bash scripts/setup.sh train
-    nice -n 10 /usr/bin/python3 scripts/train_text_models.py [gpt2|bert|all] [--steps N] [--out DIR]
+    nice -n 10 /usr/bin/python3 scripts/training/train_text_models.py [gpt2|bert|all] [--steps N] [--out DIR]
 
 Fixed seeds and step counts, 2 threads (SF_TRAIN_THREADS). Same machine + same thread count ->
 same weights. --steps / --out are for trying a recipe without touching web/models.
@@ -14,10 +14,10 @@ Next to each model:
   metrics.json  held-out test perplexity (GPT-2) / masked-token top-1 and top-5 (BERT), measured
                 on the F16 weights reloaded from the saved folder; the exact training data mix,
                 steps, CPU and wall seconds, the dev curve, samples, and a tokenizer check list
-                (texts with the ids our Python oracle gives; scripts/check_model_tokenizers.mjs
+                (texts with the ids our Python oracle gives; scripts/training/check_model_tokenizers.mjs
                 compares them with the npm tokenizers package).
-  heads.json    which heads do what, measured on held-out inputs (scripts/attention_patterns.py).
-The models are scripts/hf_reference.py's modules, so their tensor names are HF's.
+  heads.json    which heads do what, measured on held-out inputs (scripts/training/attention_patterns.py).
+The models are scripts/reference/hf_reference.py's modules, so their tensor names are HF's.
 """
 import os
 
@@ -35,12 +35,13 @@ import torch.nn.functional as F  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(HERE, "..", "reference"))
 import attention_patterns as pat  # noqa: E402
 import fortune_corpus as corpus  # noqa: E402
 import hf_format as fmt  # noqa: E402
 import hf_reference as ref  # noqa: E402
 
-OUT = os.path.join(HERE, "..", "web", "models")
+OUT = os.path.join(HERE, "..", "..", "web", "models")
 MAX_FILE_BYTES = 2_000_000
 CORPUS_NOTE = ("Debian fortunes (every file but ascii-art; ASCII fortunes of >= 20 characters, whitespace "
                "collapsed); by CRC32 of the text 1 in 20 is the test set, 1 in 20 the dev set")
@@ -579,9 +580,9 @@ def train_bert(train, dev, test, r, out):
 
 def reference(folder):
     """`reference FOLDER`: stdin JSON [ids, ...] -> stdout JSON, per id list the shipped model's
-    float32 PyTorch outputs (scripts/hf_reference.py on the F16 weights): last_hidden_state [n * d],
+    float32 PyTorch outputs (scripts/reference/hf_reference.py on the F16 weights): last_hidden_state [n * d],
     attentions [layer][head][n * n] and, at every [MASK] id (BERT), the top 5 {id, score}
-    softmax probabilities. scripts/check_model_tokenizers.mjs compares the engine with these."""
+    softmax probabilities. scripts/training/check_model_tokenizers.mjs compares the engine with these."""
     model = reload_f16(folder)
     with open(os.path.join(folder, "config.json")) as f:
         cfg = json.load(f)
@@ -626,7 +627,7 @@ def heldout(folder, n_prompts=16, prompt_tokens=8, new_tokens=24):
         "model": "fortune-gpt2",
         "method": f"prompts: the first {prompt_tokens} tokens of every 32nd held-out test fortune with >= 32 tokens "
                   f"(no <|endoftext|> before them); greedy decoding of up to {new_tokens} new tokens, stop at "
-                  "<|endoftext|> (not included); float32 PyTorch (scripts/hf_reference.py) on the F16 weights as shipped",
+                  "<|endoftext|> (not included); float32 PyTorch (scripts/reference/hf_reference.py) on the F16 weights as shipped",
         "items": items}, sort_keys=False)
     for it in items:
         print(json.dumps(it["prompt"]), "->", json.dumps(it["greedy"]))
