@@ -15,7 +15,7 @@ bench/models/ (git-ignored). Run by bench/run.sh (`npm run bench`); `--quick` ma
                  model_int8.onnx (per-channel symmetric int8 weights, DynamicQuantizeLinear +
                  MatMulInteger, built with onnx.helper; onnxruntime's quantizer is not available)
 Each folder has check.safetensors: inputs and the expected outputs of scripts/reference/hf_reference.py
-(and, for the int8 layer, of a PyTorch emulation of the quantized graph). bench/verify_hf_onnx.mjs
+(and, for the int8 layer, of a PyTorch emulation of the quantized graph). bench/verify-hf-onnx.mjs
 runs every ONNX graph in onnxruntime-web and compares (onnx 1.12 has no reference evaluator).
 
   bench/export_hf.py [--quick] [--only gpt2-small[,bert-base...]]

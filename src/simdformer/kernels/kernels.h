@@ -191,7 +191,7 @@ Qd8Row qd8_row_params(size_t k, const float* x);
 void quantize_row_qd8(size_t k, const float* x, const Qd8Row& row, int16_t* q, size_t pair_stride = 1);
 
 // Design (a), widening the int8 weights to f32 in the micro-kernel, lost to design (b) on every
-// shape measured and lives in bench/int8/ (gemm_f32_qc8w.h) beside the benchmark that compared them.
+// shape measured and lives in bench/experiments/int8/ (gemm_f32_qc8w.h) beside the benchmark that compared them.
 // Design (b): the same product with every row of A quantized on the fly by quantize_row_qd8,
 // i16 x i16 dot products accumulated exactly in i32 (k <= kQd8MaxK), dequantized in the epilogue
 // (c = act(alpha * scale_row * scale[j] * sum + bias) + residual).

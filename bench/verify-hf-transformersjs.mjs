@@ -2,7 +2,7 @@
 // (local folder, remote models off, `feature-extraction`, fp32; device from TJS_DEVICE, default cpu = Node's native backend) and compares its
 // mean-pooled, normalised embeddings with the PyTorch reference in check.safetensors. This proves
 // the folders are laid out as transformers.js expects and that both tokenizers agree.
-//   node bench/verify_hf_transformersjs.mjs [path/to/@huggingface/transformers/dist/transformers.node.mjs]
+//   node bench/verify-hf-transformersjs.mjs [path/to/@huggingface/transformers/dist/transformers.node.mjs]
 import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';

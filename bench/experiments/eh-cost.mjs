@@ -1,7 +1,7 @@
 // The cost of compiling the wasm module with -fexceptions (Emscripten's JS-based exception
 // handling), measured side by side in one Node process: the same JS wrapper over two builds of
 // the Embind module, interleaved rounds, medians.
-//   node bench/eh-cost.mjs <dir with exceptions> <dir without>   (each: simdformer.mjs + .wasm)
+//   node bench/experiments/eh-cost.mjs <dir with exceptions> <dir without>   (each: simdformer.mjs + .wasm)
 // Workloads: a BERT-base encoder layer (d 768, 12 heads, d_ff 3072) on 128 tokens; the same
 // on 8 tokens (where per-call overhead shows); greedy decoding with a small seq2seq model (many
 // short calls between JS and wasm); a 64 x 64 Linear on one row.
@@ -10,11 +10,11 @@ import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { gzipSync } from 'node:zlib';
 
-import { Simdformer } from '../dist/node.mjs';
+import { Simdformer } from '../../dist/node.mjs';
 
 const [withDir, withoutDir] = process.argv.slice(2).map((d) => resolve(d));
-if (!withDir || !withoutDir) throw new Error('usage: node bench/eh-cost.mjs <dir with exceptions> <dir without>');
-const DATA = new URL('../tests/data/', import.meta.url);
+if (!withDir || !withoutDir) throw new Error('usage: node bench/experiments/eh-cost.mjs <dir with exceptions> <dir without>');
+const DATA = new URL('../../tests/data/', import.meta.url);
 
 async function load(dir) {
   const glue = await import(pathToFileURL(join(dir, 'simdformer.mjs')).href);

@@ -1,8 +1,8 @@
 // The GEMM micro-kernel experiments of BENCHMARKS.md ("GEMM micro-kernel experiments"): a copy
 // of kernels/gemm.cpp as it was before them, restructured (full row tiles called directly, the
 // row remainder after every panel) and with compile-time knobs. Not part of the library build;
-// bench/gemm_ab/build.sh links it into a module for bench/gemm_ab.mjs, e.g.
-//   AB_FLAGS="-DSF_SPLAT=1" bash bench/gemm_ab/build.sh splat bench/gemm_ab/gemm_variants.cpp
+// bench/experiments/gemm_ab/build.sh links it into a module for bench/experiments/gemm-ab.mjs, e.g.
+//   AB_FLAGS="-DSF_SPLAT=1" bash bench/experiments/gemm_ab/build.sh splat bench/experiments/gemm_ab/gemm_variants.cpp
 // Knobs: SF_KC (k-block), SF_MC (rows of A per packed block), SF_ABUDGET (packed-A floats; rows
 // per block = budget / k-block), SF_MR (tile rows: 4, 5, 6), SF_SPLAT (XNNPACK-style: one A
 // vector load per 4 k + lane shuffles), SF_BIAS_SEED (accumulators start from the bias),

@@ -7,12 +7,12 @@
 //                 plus embed's option checks
 // for a short, a medium and a longer text (6, 21 and 67 tokens with MiniLM's tokenizer). Each part is the median over interleaved rounds; the
 // differences of medians are estimates, not exact splits.
-//   node bench/call-cost.mjs [--threads N] [--models minilm-l6,bert-base] [--rounds 41]
+//   node bench/experiments/call-cost.mjs [--threads N] [--models minilm-l6,bert-base] [--rounds 41]
 import { loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-import { init } from '../dist/node.mjs';
+import { init } from '../../dist/node.mjs';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const arg = (name, fallback) => { const i = process.argv.indexOf(name); return i > 0 ? process.argv[i + 1] : fallback; };
@@ -37,7 +37,7 @@ async function main() {
   const sf = await init(THREADS > 1 ? { simd: true, threads: THREADS } : { simd: true });
   console.log(`simdformer ${sf.arch}, ${THREADS} thread(s), ${ROUNDS} rounds; load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
   for (const name of MODELS) {
-    const model = await sf.loadPretrained(join(HERE, 'models', name));
+    const model = await sf.loadPretrained(join(HERE, '..', 'models', name));
     for (const text of TEXTS) {
       const n = model.tokenizer.encodeBatch([text], model.maxLength).nSeq;
       const parts = { tokenize: [], encode: [], embed: [] };

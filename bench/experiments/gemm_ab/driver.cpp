@@ -1,5 +1,5 @@
 // A/B driver for GEMM micro-kernel experiments: links one gemm.cpp variant into a tiny wasm
-// module whose exported functions time nothing themselves; bench/gemm_ab.mjs calls them
+// module whose exported functions time nothing themselves; bench/experiments/gemm-ab.mjs calls them
 // interleaved across variants in one Node process (same machine state for every variant).
 #include <cstdlib>
 #include <cmath>

@@ -1,7 +1,7 @@
 // Runs every ONNX graph that bench/export_hf.py wrote into bench/models/ in onnxruntime-web
 // (wasm, one thread) and compares it with the PyTorch reference outputs in each check.safetensors.
 // onnx 1.12 (Debian) has no reference evaluator, so this is how the exported graphs are verified.
-//   node bench/verify_hf_onnx.mjs        (after python3 bench/export_hf.py [--quick])
+//   node bench/verify-hf-onnx.mjs        (after python3 bench/export_hf.py [--quick])
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';

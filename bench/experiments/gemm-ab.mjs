@@ -1,12 +1,12 @@
 // Side-by-side GEMM micro-kernel comparison in one Node process: every variant built by
-// bench/gemm_ab/build.sh is timed in interleaved rounds (order rotated each round) together with
+// bench/experiments/gemm_ab/build.sh is timed in interleaved rounds (order rotated each round) together with
 // the SIMD128 mul+add ceiling loop, so all of them see the same machine load. Reports median and
 // p10 GFLOP/s per variant, % of the ceiling's median and the time ratio to the first variant.
-//   node bench/gemm_ab.mjs build/gemm_ab/a.cjs build/gemm_ab/b.cjs [--shape 128x768x768,...]
+//   node bench/experiments/gemm-ab.mjs build/gemm_ab/a.cjs build/gemm_ab/b.cjs [--shape 128x768x768,...]
 //        [--rounds 41] [--bias]
 import { createRequire } from 'node:module';
 import { basename, resolve } from 'node:path';
-import { ceilingModule } from './ceiling.mjs';
+import { ceilingModule } from '../ceiling.mjs';
 
 const require = createRequire(import.meta.url);
 const args = process.argv.slice(2);

@@ -1,6 +1,6 @@
 // Quick GEMM throughput of the built package (sf.linear), for micro-kernel experiments:
-// median of 15 calls per shape after 5 warm-up calls.   node bench/gemm.mjs
-import { init } from '../dist/node.mjs';
+// median of 15 calls per shape after 5 warm-up calls.   node bench/experiments/gemm.mjs
+import { init } from '../../dist/node.mjs';
 
 const sf = await init();
 for (const [m, k, n] of [[128, 768, 768], [128, 768, 3072], [128, 3072, 768]]) {

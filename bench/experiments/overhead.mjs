@@ -1,15 +1,15 @@
 // Splits the tiny encoder-decoder's call time between the C++ forward pass (the Embind handle
 // called directly, inputs already in wasm memory) and the JS API (validation, copies).
-// Needs bench/.cache from `npm run bench`.   node bench/overhead.mjs
+// Needs bench/.cache from `npm run bench`.   node bench/experiments/overhead.mjs
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-import { init } from '../dist/node.mjs';
+import { init } from '../../dist/node.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
-const bytes = readFileSync(join(here, '.cache', 'encdec_d64.safetensors'));
-const config = readFileSync(join(here, '.cache', 'encdec_d64.json'), 'utf8');
+const bytes = readFileSync(join(here, '..', '.cache', 'encdec_d64.safetensors'));
+const config = readFileSync(join(here, '..', '.cache', 'encdec_d64.json'), 'utf8');
 const time = (f, n = 2000) => {
   for (let i = 0; i < 200; i++) f();
   const t = performance.now();
@@ -17,8 +17,8 @@ const time = (f, n = 2000) => {
   return (performance.now() - t) / n;
 };
 
-const glue = await import('../dist/simdformer.mjs');
-const M = await glue.default({ wasmBinary: readFileSync(join(here, '..', 'dist', 'simdformer.wasm')) });
+const glue = await import('../../dist/simdformer.mjs');
+const M = await glue.default({ wasmBinary: readFileSync(join(here, '..', '..', 'dist', 'simdformer.wasm')) });
 const handle = new M.ModelHandle();
 const file = M._malloc(bytes.length);
 M.HEAPU8.set(bytes, file);

@@ -1,6 +1,6 @@
 // Design (a) of the int8 GEMM: f32 activations x int8 weights (XNNPACK's f32-qc8w). Not part of
 // the library: design (b) (kernels/gemm_i8_qd8.cpp) replaced it everywhere it was measured
-// (BENCHMARKS.md, int8). It stays here so that bench/int8_gemm.cpp can compare the two, and the
+// (BENCHMARKS.md, int8). It stays here so that int8_gemm.cpp (bench_int8) can compare the two, and the
 // int8 tests keep it honest against its reference.
 #pragma once
 
