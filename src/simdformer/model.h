@@ -1,6 +1,8 @@
-// Model: any of the supported PyTorch modules (nn.MultiheadAttention, nn.TransformerEncoderLayer,
-// nn.TransformerEncoder, nn.TransformerDecoderLayer, nn.TransformerDecoder, nn.Transformer),
-// optionally with token embeddings and an output generator, loaded from safetensors.
+// Model: any checkpoint simdformer reads, whatever its family: PyTorch's nn.MultiheadAttention,
+// nn.TransformerEncoderLayer / Encoder, nn.TransformerDecoderLayer / Decoder and nn.Transformer
+// (optionally with token embeddings and an output generator) in simdformer's nn.Transformer
+// dialect; Hugging Face encoders (BERT, RoBERTa, DistilBERT); Hugging Face GPT-2. Loaded from
+// safetensors; each family runs behind the same Model and Workspace (model/runner.h).
 //
 // Usage:
 //   Result<Model> model = Model::load(bytes, size, config_json);   // weights packed once here

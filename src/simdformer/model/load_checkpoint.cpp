@@ -7,6 +7,7 @@
 #include "simdformer/arch/registry.h"
 #include "simdformer/io/checkpoint.h"
 #include "simdformer/io/json_limits.h"
+#include "simdformer/model/families.h"
 #include "simdformer/model/model_state.h"
 
 namespace simdformer {

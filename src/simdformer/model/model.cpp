@@ -1,6 +1,7 @@
 // Model: the public face of every family. It holds one runner (model/runner.h) and hands it each
 // call with the workspace the runner made; what a call means is the runner's business.
 #include "simdformer/arch/torch.h"
+#include "simdformer/model/families.h"
 #include "simdformer/model/model_state.h"
 
 namespace simdformer {

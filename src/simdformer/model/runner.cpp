@@ -2,10 +2,6 @@
 
 #include <atomic>
 
-#include "simdformer/model/causal_lm.h"
-#include "simdformer/model/text_encoder.h"
-#include "simdformer/model/torch_stack.h"
-
 namespace simdformer::detail {
 namespace {
 
@@ -13,18 +9,6 @@ uint64_t next_runner_id() {
     static std::atomic<uint64_t> next{1};
     return next.fetch_add(1);
 }
-
-// The family table: which runner computes each family.
-struct FamilyRow {
-    Family family;
-    Result<std::unique_ptr<Runner>> (*load)(const RunnerSpec& spec, WeightReader& reader);
-};
-
-const FamilyRow kFamilies[] = {
-    {Family::kTorchStack, TorchStack::load},
-    {Family::kTextEncoder, TextEncoder::load},
-    {Family::kCausalLm, CausalLm::load},
-};
 
 }  // namespace
 
@@ -61,12 +45,6 @@ void Runner::decode_step(WorkspaceImpl&) const {}
 
 Status Runner::generate_finish(WorkspaceImpl&) const {
     return Status::invalid("generate_finish: no generate_begin in progress");
-}
-
-Result<std::unique_ptr<Runner>> load_runner(Family family, const RunnerSpec& spec, WeightReader& reader) {
-    for (const FamilyRow& row : kFamilies)
-        if (row.family == family) return row.load(spec, reader);
-    return Status::unsupported(std::string("no runner for the family ") + family_name(family));
 }
 
 }  // namespace simdformer::detail

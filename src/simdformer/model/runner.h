@@ -60,7 +60,4 @@ private:
     uint64_t id_;
 };
 
-// The runner of `family`, built from the spec its architecture's adapter read.
-Result<std::unique_ptr<Runner>> load_runner(Family family, const RunnerSpec& spec, WeightReader& reader);
-
 }  // namespace simdformer::detail
