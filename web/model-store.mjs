@@ -6,7 +6,7 @@
 // The Cache API rather than the origin-private file system: the service worker that makes the page
 // work offline reads the same cache, and a cached Response keeps its headers (type, length).
 // The library's loadPretrained(url, { cache: 'browser' }) keeps folders in the same cache with the
-// same headers (bindings/js/model-cache.mjs). (fetchKept stays the page's own: it serves files the
+// same headers (bindings/js/lib/model-cache.mjs). (fetchKept stays the page's own: it serves files the
 // main thread reads before the engine has loaded, and sw.js reads the cache without modules.)
 export const MODEL_CACHE = 'simdformer-models';
 const KEPT_AT = 'x-simdformer-kept-at';

@@ -1,14 +1,14 @@
 // Browser and bundler entry. The glue locates its .wasm with new URL(..., import.meta.url),
 // which bundlers (Vite, webpack) rewrite; options.wasmUrl / wasmBinary override it (CDNs).
-import { BUNDLED_MODELS, bundledModelUrl } from './bundled-models.mjs';
-import { SimdformerError } from './errors.mjs';
-import { Model } from './model.mjs';
-import { forgetModel, keptModels } from './model-cache.mjs';
-import { TextModel } from './text-model.mjs';
-import { Simdformer, initOptions, instantiate } from './instance.mjs';
-import { wasmSimdSupported } from './simd-detect.mjs';
-import { startThreads, threadedModuleOptions } from './threads.mjs';
-import { chooseBuild } from './wasm-build.mjs';
+import { BUNDLED_MODELS, bundledModelUrl } from './lib/bundled-models.mjs';
+import { SimdformerError } from './lib/errors.mjs';
+import { Model } from './lib/model.mjs';
+import { forgetModel, keptModels } from './lib/model-cache.mjs';
+import { TextModel } from './lib/text-model.mjs';
+import { Simdformer, initOptions, instantiate } from './lib/instance.mjs';
+import { wasmSimdSupported } from './lib/simd-detect.mjs';
+import { startThreads, threadedModuleOptions } from './lib/threads.mjs';
+import { chooseBuild } from './lib/wasm-build.mjs';
 
 export { BUNDLED_MODELS, Model, Simdformer, SimdformerError, TextModel, bundledModelUrl, forgetModel, keptModels, wasmSimdSupported };
 

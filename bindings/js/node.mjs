@@ -4,17 +4,17 @@ import { closeSync, read } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 
-import { BUNDLED_MODELS, bundledModelUrl } from './bundled-models.mjs';
-import { SimdformerError, fail } from './errors.mjs';
-import { Model } from './model.mjs';
-import { forgetModel, keptModels } from './model-cache.mjs';
-import { TextModel } from './text-model.mjs';
-import { Simdformer, initOptions, instantiate } from './instance.mjs';
-import { folderFileSet, openRegularFile } from './node-files.mjs';
-import { nodeCores, withCommonJsNames } from './node-threads.mjs';
-import { wasmSimdSupported } from './simd-detect.mjs';
-import { startThreads, threadedModuleOptions, unrefWorkers } from './threads.mjs';
-import { chooseBuild } from './wasm-build.mjs';
+import { BUNDLED_MODELS, bundledModelUrl } from './lib/bundled-models.mjs';
+import { SimdformerError, fail } from './lib/errors.mjs';
+import { Model } from './lib/model.mjs';
+import { forgetModel, keptModels } from './lib/model-cache.mjs';
+import { TextModel } from './lib/text-model.mjs';
+import { Simdformer, initOptions, instantiate } from './lib/instance.mjs';
+import { folderFileSet, openRegularFile } from './node/files.mjs';
+import { nodeCores, withCommonJsNames } from './node/threads.mjs';
+import { wasmSimdSupported } from './lib/simd-detect.mjs';
+import { startThreads, threadedModuleOptions, unrefWorkers } from './lib/threads.mjs';
+import { chooseBuild } from './lib/wasm-build.mjs';
 
 // keptModels / forgetModel exist here too (one set of types for both entries): Node.js has no
 // Cache API, so they reject with 'unsupported'.

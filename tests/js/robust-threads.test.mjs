@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 
 import { SimdformerError, init } from '../../dist/node.mjs';
-import { copyF32, copyI32 } from '../../dist/heap.mjs';
+import { copyF32, copyI32 } from '../../dist/lib/heap.mjs';
 import { DATA } from './helpers.mjs';
 
 const BERT = join(DATA, 'hf', 'bert');

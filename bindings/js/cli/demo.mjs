@@ -5,9 +5,9 @@ import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-import { UsageError } from './cli-format.mjs';
+import { UsageError } from './format.mjs';
 
-const PACKAGE_ROOT = new URL('../', import.meta.url);
+const PACKAGE_ROOT = new URL('../../', import.meta.url);
 
 function parsePort(text) {
   if (text === undefined) return 8080;

@@ -2,8 +2,8 @@
 // info (also for files without a config: the tensor list), encode and generate.
 import { writeFile } from 'node:fs/promises';
 
-import { UsageError, count, json, table } from './cli-format.mjs';
-import { readRegularText } from './node-files.mjs';
+import { UsageError, count, json, table } from './format.mjs';
+import { readRegularText } from '../node/files.mjs';
 
 async function readJson(path, what) {
   let text;

@@ -15,5 +15,5 @@ export function bundledModelUrl(name) {
   if (typeof name !== 'string' || !Object.hasOwn(BUNDLED_MODELS, name)) {
     throw new SimdformerError(`unknown bundled model ${JSON.stringify(name)}: the package ships ${Object.keys(BUNDLED_MODELS).join(', ')}`);
   }
-  return new URL(`../web/models/${name}/`, import.meta.url);
+  return new URL(`../../web/models/${name}/`, import.meta.url);
 }

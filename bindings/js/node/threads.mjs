@@ -33,7 +33,7 @@ export function nodeCores() {
  * worker_threads, its own folder), and we pass the wasm bytes, so the names exist only then.
  */
 export function withCommonJsNames(fn) {
-  const names = { require: createRequire(import.meta.url), __dirname: fileURLToPath(new URL('.', import.meta.url)) };
+  const names = { require: createRequire(import.meta.url), __dirname: fileURLToPath(new URL('..', import.meta.url)) };  // the glue's folder: dist/
   const saved = Object.fromEntries(Object.keys(names).map((k) => [k, Object.getOwnPropertyDescriptor(globalThis, k)]));
   Object.assign(globalThis, names);
   try {

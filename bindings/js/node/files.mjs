@@ -10,8 +10,8 @@
 import { closeSync, constants, fstatSync, openSync, readSync, realpathSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve, sep } from 'node:path';
 
-import { fail } from './errors.mjs';
-import { insideFolder } from './file-names.mjs';
+import { fail } from '../lib/errors.mjs';
+import { insideFolder } from '../lib/file-names.mjs';
 
 const absent = (e) => e?.code === 'ENOENT' || e?.code === 'ENOTDIR';
 // O_NONBLOCK: a file swapped for a FIFO between the stat and the open still cannot block the

@@ -2,9 +2,9 @@
 // embed, fill-mask and generate (folders; .safetensors files go to the nn.Transformer generate).
 import { stat } from 'node:fs/promises';
 
-import { UsageError, count, json, preview, short, table } from './cli-format.mjs';
-import { readRegularText } from './node-files.mjs';
-import { fileInfo, safetensorsCommands } from './cli-safetensors.mjs';
+import { UsageError, count, json, preview, short, table } from './format.mjs';
+import { readRegularText } from '../node/files.mjs';
+import { fileInfo, safetensorsCommands } from './safetensors.mjs';
 
 const requireModel = (a, what = '<folder>') => { if (!a.model) throw new UsageError(`--model ${what} is required`); };
 
