@@ -5,9 +5,10 @@
 // (those cases run in a child process: on failure they would block the whole process).
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import fs, { cpSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { syncBuiltinESMExports } from 'node:module';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, sep } from 'node:path';
 import { after, describe, test } from 'node:test';
 
 import { SimdformerError, init } from '../../dist/node.mjs';
@@ -234,6 +235,62 @@ describe('paths stay inside the folder', async () => {
       await assert.rejects(sf.loadPretrained(hostileCopy((m) => setPoolingPath(m, '..'))), SimdformerError);
     }
     assert.equal(sf.mallocBytes, before);
+  });
+});
+
+// Runs fn while every fs.realpathSync of a path ending in `suffix` (under `dir`) is followed, once,
+// by swap(): the moment right after the loader checked where that file leads, before it opens it.
+// The library's own `import { realpathSync } from 'node:fs'` sees the wrapper
+// (syncBuiltinESMExports), so the swap lands exactly between check and open, every run.
+async function withSwapAfterCheck(dir, suffix, swap, fn) {
+  const original = fs.realpathSync;
+  let swapped = false;
+  fs.realpathSync = function (path, ...rest) {
+    const real = original.call(this, path, ...rest);
+    if (!swapped && String(path).startsWith(dir + sep) && String(path).endsWith(suffix)) {
+      swapped = true;
+      swap();
+    }
+    return real;
+  };
+  syncBuiltinESMExports();
+  try {
+    return await fn();
+  } finally {
+    fs.realpathSync = original;
+    syncBuiltinESMExports();
+    assert.ok(swapped, `nothing checked ${suffix}`);
+  }
+}
+
+describe('the file read is the file checked', async () => {
+  const sf = await init();
+
+  test('model.safetensors swapped for a symlink out between check and open is refused, not read', async () => {
+    const model = hostileCopy();
+    const swap = () => {
+      rmSync(join(model, 'model.safetensors'));
+      symlinkSync('../secret/model.safetensors', join(model, 'model.safetensors'));
+    };
+    await withSwapAfterCheck(model, `${sep}model.safetensors`, swap, () => assert.rejects(sf.loadPretrained(model), refused(/model\.safetensors changed while it was being opened/, 'io_error')));
+  });
+
+  test('tokenizer.json swapped the same way is refused', async () => {
+    const model = hostileCopy();
+    const swap = () => {
+      rmSync(join(model, 'tokenizer.json'));
+      symlinkSync('../secret/tokenizer.json', join(model, 'tokenizer.json'));
+    };
+    await withSwapAfterCheck(model, `${sep}tokenizer.json`, swap, () => assert.rejects(sf.loadPretrained(model), refused(/tokenizer\.json changed while it was being opened/, 'io_error')));
+  });
+
+  test('the 1_Pooling folder swapped for a symlink out between check and open is refused (not CLS pooling from outside)', async () => {
+    const model = hostileCopy();
+    const swap = () => {
+      renameSync(join(model, '1_Pooling'), join(model, '1_Pooling.checked'));
+      symlinkSync('../secret', join(model, '1_Pooling'));
+    };
+    await withSwapAfterCheck(model, `${sep}1_Pooling${sep}config.json`, swap, () => assert.rejects(sf.loadPretrained(model), refused(/1_Pooling.config\.json changed while it was being opened/, 'io_error')));
   });
 });
 
