@@ -4,7 +4,11 @@
 //
 // Three rules keep a hostile folder from doing harm:
 //  - every file is where its name says: inside the folder, also after following symlinks
-//    (insideFolder checks the name, realFile where the name really leads);
+//    (insideFolder checks the name, whereNamed where the name really leads). A symlink may lead
+//    out of the folder only into a Hugging Face hub cache (a folder made by huggingface-cli
+//    download --local-dir links its big files to <cache>/models--org--name/blobs/<hash>), or
+//    anywhere with loadPretrained(dir, { followSymlinks: true }); names written in the folder's
+//    files (modules.json paths, weight_map shards) stay inside the folder either way;
 //  - the file read is the file checked: each is opened once, by its checked real path, without
 //    following a symlink there (O_NOFOLLOW), and the open descriptor must be the file that was
 //    checked (same device and inode as stat saw, and on Linux the path the kernel gives for the
@@ -12,6 +16,7 @@
 //  - only regular files are opened (openRegularFile): opening a FIFO blocks until a writer comes,
 //    which with openSync stops the whole process and with fs.promises never settles.
 import { closeSync, constants, fstatSync, openSync, readlinkSync, readSync, realpathSync, statSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { basename, dirname, join, resolve, sep } from 'node:path';
 
 import { fail } from './errors.mjs';
@@ -111,11 +116,74 @@ export function readRegularText(path, shown = path, options = {}) {
 // ../../blobs/<hash>) that repository's blobs folder, as huggingface_hub lays it out.
 function allowedRoots(realRoot) {
   const repo = dirname(dirname(realRoot));
-  const isSnapshot = basename(dirname(realRoot)) === 'snapshots' && /^(models|datasets|spaces)--/.test(basename(repo));
+  const isSnapshot = basename(dirname(realRoot)) === 'snapshots' && REPO_FOLDER.test(basename(repo));
   return isSnapshot ? [realRoot, join(repo, 'blobs')] : [realRoot];
 }
+const REPO_FOLDER = /^(models|datasets|spaces)--/;
 
-export function folderFileSet(folder) {
+// The Hugging Face hub caches of this machine, by real path, where huggingface_hub keeps what it
+// downloads: $HF_HUB_CACHE (and its older name $HUGGINGFACE_HUB_CACHE), $HF_HOME/hub,
+// $XDG_CACHE_HOME/huggingface/hub, ~/.cache/huggingface/hub. Read at each load (a program may
+// set them); a cache that does not exist is none.
+function hubCaches() {
+  const env = process.env;
+  const named = [env.HF_HUB_CACHE, env.HUGGINGFACE_HUB_CACHE, env.HF_HOME && join(env.HF_HOME, 'hub'),
+    env.XDG_CACHE_HOME && join(env.XDG_CACHE_HOME, 'huggingface', 'hub'), join(homedir(), '.cache', 'huggingface', 'hub')];
+  const caches = new Set();
+  for (const path of named) {
+    if (!path) continue;
+    try {
+      caches.add(realpathSync(resolve(path)));
+    } catch {
+      // no such cache
+    }
+  }
+  return [...caches];
+}
+
+// Is real a repository's downloaded file (or snapshot folder) in one of the caches? Not anything
+// else kept there: a folder's link must lead to what huggingface_hub downloaded.
+function inHubCache(real, caches) {
+  return caches.some((cache) => {
+    if (!real.startsWith(cache + sep)) return false;
+    const [repo, kind, ...rest] = real.slice(cache.length + 1).split(sep);
+    return REPO_FOLDER.test(repo) && (kind === 'blobs' || kind === 'snapshots') && rest.length > 0;
+  });
+}
+
+// May a folder's file really be at real? followSymlinks: anywhere; else inside the folder (see
+// allowedRoots) or a Hugging Face cache.
+function linkPolicy(realRoot, followSymlinks) {
+  if (followSymlinks) return () => true;
+  const roots = allowedRoots(realRoot);
+  const caches = hubCaches();
+  return (real) => roots.some((r) => real === r || real.startsWith(r + sep)) || inHubCache(real, caches);
+}
+
+// {path, real} of the file a name (checked by insideFolder) stands for in the folder root, null
+// when it does not exist. An absent file's nearest existing folder is checked too: a symlinked
+// folder out must not even be probed.
+function whereNamed(root, allowed, name, namedBy) {
+  const path = join(root, insideFolder(name, namedBy));
+  for (let at = path; ; at = dirname(at)) {
+    let real;
+    try {
+      real = realpathSync(at);
+    } catch (e) {
+      if (absent(e) && at !== root) continue;
+      return fail(`cannot open ${path}: ${e?.code ?? e?.message}`, 'io_error');
+    }
+    if (!allowed(real)) {
+      fail(`${at} leads to ${real}, outside the model folder ${root} (a symlink out of the folder, and not into a `
+        + `Hugging Face cache)${namedBy ? `; named by ${namedBy}` : ''}. If you trust this folder, `
+        + 'loadPretrained(dir, { followSymlinks: true }) follows its links');
+    }
+    return at === path ? { path, real } : null;
+  }
+}
+
+/** A model folder as a file set. followSymlinks: follow links out of it to anywhere. */
+export function folderFileSet(folder, { followSymlinks = false } = {}) {
   const root = resolve(folder);
   let realRoot;
   try {
@@ -125,25 +193,8 @@ export function folderFileSet(folder) {
     if (e?.name === 'SimdformerError') throw e;
     fail(`cannot open model folder '${folder}': ${e?.code ?? e?.message}`, 'io_error');
   }
-  const roots = allowedRoots(realRoot);
-  // The real path of a named file (symlinks followed), null when it does not exist. An absent
-  // file's nearest existing folder is checked too: a symlinked folder out must not even be probed.
-  const realFile = (name, namedBy) => {
-    const path = join(root, insideFolder(name, namedBy));
-    for (let at = path; ; at = dirname(at)) {
-      let real;
-      try {
-        real = realpathSync(at);
-      } catch (e) {
-        if (absent(e) && at !== root) continue;
-        return fail(`cannot open ${path}: ${e?.code ?? e?.message}`, 'io_error');
-      }
-      if (!roots.some((r) => real === r || real.startsWith(r + sep))) {
-        fail(`${at} leads to ${real}, outside the model folder ${root} (a symlink out of the folder)${namedBy ? `; named by ${namedBy}` : ''}`);
-      }
-      return at === path ? { path, real } : null;
-    }
-  };
+  const allowed = linkPolicy(realRoot, followSymlinks);
+  const realFile = (name, namedBy) => whereNamed(root, allowed, name, namedBy);
   const fds = [];
   return {
     label: root,

@@ -8,7 +8,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import fs, { cpSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { syncBuiltinESMExports } from 'node:module';
 import { tmpdir } from 'node:os';
-import { join, sep } from 'node:path';
+import { dirname, join, sep } from 'node:path';
 import { after, describe, test } from 'node:test';
 
 import { SimdformerError, init } from '../../dist/node.mjs';
@@ -235,6 +235,123 @@ describe('paths stay inside the folder', async () => {
       await assert.rejects(sf.loadPretrained(hostileCopy((m) => setPoolingPath(m, '..'))), SimdformerError);
     }
     assert.equal(sf.mallocBytes, before);
+  });
+});
+
+// A Hugging Face cache at <hub>/models--org--bert/{blobs/<hash>, snapshots/<rev>/<file>} and a
+// folder made by `huggingface-cli download --local-dir` (before 2024) whose files are links to
+// those blobs. -> {hub, dir}
+function localDirIntoCache(hub) {
+  const repo = join(hub, 'models--org--bert');
+  const dir = join(scratch, `local-dir-${serial++}`);
+  for (const rel of ['config.json', 'model.safetensors', 'tokenizer.json', 'tokenizer_config.json', 'modules.json', '1_Pooling/config.json']) {
+    const blob = join(repo, 'blobs', `blob${serial++}`);
+    mkdirSync(dirname(blob), { recursive: true });
+    cpSync(join(BERT, rel), blob);
+    mkdirSync(dirname(join(dir, rel)), { recursive: true });
+    symlinkSync(blob, join(dir, rel));
+  }
+  return { hub, dir };
+}
+
+// Runs fn with these environment variables (undefined: unset), then restores them.
+async function withEnv(vars, fn) {
+  const saved = Object.fromEntries(Object.keys(vars).map((k) => [k, process.env[k]]));
+  const set = (values) => {
+    for (const [k, v] of Object.entries(values)) {
+      if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
+    }
+  };
+  set(vars);
+  try {
+    return await fn();
+  } finally {
+    set(saved);
+  }
+}
+const NO_HF_ENV = { HF_HOME: undefined, HF_HUB_CACHE: undefined, HUGGINGFACE_HUB_CACHE: undefined, XDG_CACHE_HOME: undefined };
+
+describe('symlinks into a Hugging Face cache, and followSymlinks', async () => {
+  const sf = await init();
+  const embeds = async (dir, options) => {
+    const m = await sf.loadPretrained(dir, options);
+    try {
+      assert.equal(m.embed('a').length, 32);
+    } finally {
+      m.dispose();
+    }
+  };
+
+  test('a --local-dir folder linked into $HF_HOME/hub or $HF_HUB_CACHE loads', async () => {
+    const home = join(scratch, `hf-home-${serial++}`);
+    const viaHome = localDirIntoCache(join(home, 'hub'));
+    await withEnv({ ...NO_HF_ENV, HF_HOME: home }, () => embeds(viaHome.dir));
+    const viaCache = localDirIntoCache(join(scratch, `hf-hub-cache-${serial++}`));
+    await withEnv({ ...NO_HF_ENV, HF_HUB_CACHE: viaCache.hub }, () => embeds(viaCache.dir));
+    // The cache is known by its real path: a cache reached through a link counts too.
+    const alias = join(scratch, `hf-hub-alias-${serial++}`);
+    symlinkSync(viaCache.hub, alias);
+    await withEnv({ ...NO_HF_ENV, HF_HUB_CACHE: alias }, () => embeds(viaCache.dir));
+  });
+
+  test('~/.cache/huggingface/hub is the cache when no variable names one', () => {
+    const home = join(scratch, `home-${serial++}`);
+    const { dir } = localDirIntoCache(join(home, '.cache', 'huggingface', 'hub'));
+    const env = { ...process.env, HOME: home };
+    for (const k of Object.keys(NO_HF_ENV)) delete env[k];
+    const r = spawnSync(process.execPath, ['--input-type=module', '-e', `
+      import { init } from ${JSON.stringify(join(DIST, 'node.mjs'))};
+      const m = await (await init()).loadPretrained(${JSON.stringify(dir)});
+      console.log('LOADED', m.embed('a').length);`], { encoding: 'utf8', timeout: 20000, env });
+    assert.equal(r.stdout.trim(), 'LOADED 32', r.stderr);
+  });
+
+  test('without the cache (variables unset) the same folder is refused, naming followSymlinks; with it, it loads', async () => {
+    const { dir } = localDirIntoCache(join(scratch, `not-a-cache-${serial++}`));
+    await withEnv({ ...NO_HF_ENV, HOME: join(scratch, 'no-home') }, async () => {
+      await assert.rejects(sf.loadPretrained(dir), refused(/outside the model folder .*not into a Hugging Face cache.*loadPretrained\(dir, \{ followSymlinks: true \}\)/, 'invalid_argument'));
+      await embeds(dir, { followSymlinks: true });
+    });
+  });
+
+  test('inside a cache only a repository\'s blobs and snapshots count, not the rest of it', async () => {
+    const hub = join(scratch, `hf-hub-other-${serial++}`);
+    const model = hostileCopy((m) => {
+      mkdirSync(hub, { recursive: true });
+      cpSync(join(BERT, 'tokenizer.json'), join(hub, 'tokenizer.json'));
+      rmSync(join(m, 'tokenizer.json'));
+      symlinkSync(join(hub, 'tokenizer.json'), join(m, 'tokenizer.json'));
+    });
+    await withEnv({ ...NO_HF_ENV, HF_HUB_CACHE: hub }, () => assert.rejects(sf.loadPretrained(model), refused(/tokenizer\.json leads to .*outside the model folder/, 'invalid_argument')));
+  });
+
+  test('followSymlinks: true follows links out, but names written in the folder stay inside it', async () => {
+    const linked = hostileCopy((m) => {
+      rmSync(join(m, 'model.safetensors'));
+      symlinkSync('../secret/model.safetensors', join(m, 'model.safetensors'));
+    });
+    await embeds(linked, { followSymlinks: true });
+    for (const path of ['..', '../secret', '/etc', '%2e%2e']) {
+      const model = hostileCopy((m) => setPoolingPath(m, path));
+      await assert.rejects(sf.loadPretrained(model, { followSymlinks: true }), refused(/modules\.json names the file .*inside itself/, 'invalid_argument'), path);
+    }
+    const sharded = hostileCopy((m) => {
+      writeFileSync(join(m, 'model.safetensors.index.json'), JSON.stringify({ weight_map: { 'embeddings.word_embeddings.weight': '../secret/model.safetensors' } }));
+      rmSync(join(m, 'model.safetensors'));
+    });
+    await assert.rejects(sf.loadPretrained(sharded, { followSymlinks: true }), refused(/names the shard '..\/secret\/model.safetensors'; shards must be .safetensors files in the same folder/, 'invalid_argument'));
+    await assert.rejects(sf.loadPretrained(linked, { followSymlinks: 'yes' }), refused(/followSymlinks must be true or false/, 'invalid_argument'));
+  });
+
+  test('no error shows a linked file\'s contents (config.json, tokenizer.json, model.safetensors linked to a text file)', async () => {
+    for (const name of ['config.json', 'tokenizer.json', 'model.safetensors']) {
+      const model = hostileCopy((m) => {
+        rmSync(join(m, name));
+        symlinkSync('../config.json', join(m, name));  // SECRET, not JSON
+      });
+      await assert.rejects(sf.loadPretrained(model, { followSymlinks: true }), refused(new RegExp(name.replace('.', '\\.'))), name);
+    }
   });
 });
 
