@@ -50,7 +50,10 @@ const refused = (mention, code) => (e) => {
 };
 
 const POOLING_PATHS = ['..', '../..', 'a/../..', '1_Pooling/../..', '/etc', '/', '%2e%2e', '%2E%2E/%2e%2e', '..\\..', '1_Pooling\\..\\..',
-  'https://evil.test/x', '//evil.test/x', 'C:/Windows', '1_Pooling/%2f..'];
+  'https://evil.test/x', '//evil.test/x', 'C:/Windows', '1_Pooling/%2f..',
+  // decoded more than once by a lax server; look-alikes of . and /; parts Windows trims to '..'
+  '%252e%252e', '%252e%252e%252f%252e%252e', '1_Pooling/%25252e%25252e/%25252e%25252e', '\u2024\u2024', '\uFF0E\uFF0E/\uFF0E\uFF0E',
+  '..\u2215..', '..\uFF0F..', '1_Pooling\u2215\u2024\u2024\u2215\u2024\u2024', '.. ', '.. /.. ', '1_Pooling/.. /... ', '1_Pooling/../. .'];
 
 // Files of a folder as a dropped folder lists them (webkitRelativePath 'model/...').
 function filesOf(dir) {
@@ -152,7 +155,8 @@ describe('paths stay inside the folder', async () => {
   });
 
   test('shard names of model.safetensors.index.json cannot leave the folder (folder and URL)', async () => {
-    const names = ['../secret/model.safetensors', '%2e%2e%2fsecret%2fmodel.safetensors', '..%5csecret%5cmodel.safetensors', '/tmp/x.safetensors'];
+    const names = ['../secret/model.safetensors', '%2e%2e%2fsecret%2fmodel.safetensors', '..%5csecret%5cmodel.safetensors', '/tmp/x.safetensors',
+      '%252e%252e%252fsecret%252fmodel.safetensors', '\uFF0E\uFF0E\uFF0Fsecret\uFF0Fmodel.safetensors', '.. /secret/model.safetensors'];
     for (const name of names) {
       const model = hostileCopy((m) => {
         rmSync(join(m, 'model.safetensors'));
