@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 
 import { SimdformerError, init } from '../../dist/node.mjs';
+import { unboundedRepetition } from '../../dist/tokenizer-checks.mjs';
 import { DATA } from './helpers.mjs';
 
 const BERT = join(DATA, 'hf', 'bert');
@@ -126,6 +127,15 @@ describe('regexes that can take exponential time are refused', () => {
     await assert.rejects(sf.loadPretrained(bertObjects(nested)), error(/pre_tokenizer regex/, 'unsupported'));
     const normalizer = { ...bertTokenizer(), normalizer: { type: 'Replace', pattern: { Regex: '(a*)*$' }, content: '' } };
     await assert.rejects(sf.loadPretrained(bertObjects(normalizer)), error(/normalizer regex/, 'unsupported'));
+  });
+
+  test('the verdict reads a pattern as the tokenizer library does (classes, escapes, group syntax, stacked quantifiers)', () => {
+    const refused = ['[[a]](a+)+$', '[]a](a?a)+$', '\\((a+)+\\)', '(?<n>a?a)*$', '(?=x)(?:a|b)+', '(?>a+)+', '(a{,2}a)+$', '(a{2})+*',
+      'a{2}*', 'a*{2}', '(\\p{L}{2,})+', '((a))((a)+)+', '(?i:a|b){2,}'];
+    for (const regex of refused) assert.notEqual(unboundedRepetition(regex), null, regex);
+    const accepted = ['(?:ab)+', '[a-z(|)+?]+', '\\(+', '(?:\\p{L}\\p{N})+', '(?:a\\u{1F600})+', '[[:alpha:]]+', '(ab){0,1}', '(a+)?',
+      'a+?b*?', 'a?+', '(?:[^\\]]x)+', "(?i:'s|'t)|\\s+(?!\\S)"];
+    for (const regex of accepted) assert.equal(unboundedRepetition(regex), null, regex);
   });
 
   test('the verdict is right: each refused pattern runs past 2 s on its worst input, the accepted ones at once', async () => {
