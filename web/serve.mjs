@@ -9,11 +9,12 @@ import { createServer } from 'node:http';
 import { extname, join, normalize, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const TYPES = {
+// A Map, not an object: a requested file's extension is never looked up on Object.prototype.
+const TYPES = new Map(Object.entries({
   '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '.mjs': 'text/javascript', '.css': 'text/css',
   '.json': 'application/json', '.wasm': 'application/wasm', '.png': 'image/png', '.svg': 'image/svg+xml',
   '.safetensors': 'application/octet-stream', '.txt': 'text/plain; charset=utf-8', '.ico': 'image/x-icon',
-};
+}));
 
 // What the demo page needs from a checkout: the page, the built package, the tokenizer library.
 export const TOKENIZERS_URL = '/node_modules/@huggingface/tokenizers/';
@@ -45,7 +46,7 @@ export function startServer({ mounts, port = 0, host = '127.0.0.1', crossOriginI
     try { stat = statSync(file); } catch { stat = null; }
     if (!stat || !stat.isFile()) { res.writeHead(404).end('not found'); return; }
     res.writeHead(200, {
-      'Content-Type': TYPES[extname(file)] ?? 'application/octet-stream',
+      'Content-Type': TYPES.get(extname(file)) ?? 'application/octet-stream',
       'Content-Length': stat.size,
       'Cache-Control': 'no-store',
       ...isolation,

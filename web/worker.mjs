@@ -1,9 +1,10 @@
 // Runs simdformer off the main thread: the page stays responsive while models load and run.
 // Messages: {id, type, ...} -> {id, ok: true, ...} or {id, ok: false, error, code}; while a model
 // loads, {id, progress: {stage, loaded, total, file?}} messages come first.
-// index.html starts this worker before the page's own modules load (worker.mjs?<the page's
-// query>, so ?simd=off reaches it) and the engine starts at once, not when 'init' arrives: every
-// round of requests before the wasm compiles delays the first picture.
+// index.html starts this worker before the page's own modules load (worker.mjs?simd=off#model=bert:
+// the query says only whether to use SIMD; the first model is in the fragment, never sent) and the
+// engine starts at once, not when 'init' arrives: every round of requests before the wasm compiles
+// delays the first picture.
 import { fetchKept, keptSettled } from './model-store.mjs';
 
 const TOKENIZERS = '/node_modules/@huggingface/tokenizers/dist/tokenizers.mjs';
@@ -24,6 +25,7 @@ async function startEngine(simd) {
   return init({ simd: true, tokenizers, ...(wasmBinary ? { wasmBinary } : {}) });
 }
 const query = new URL(self.location.href).searchParams;
+const linked = new URLSearchParams(new URL(self.location.href).hash.slice(1));
 const engine = startEngine(query.get('simd') !== 'off');
 engine.catch(() => {});  // reported by the replies that wait for it
 let sf = null;
@@ -70,12 +72,12 @@ async function prefetchFolder(url) {
   return { config, weights, tokenizer, tokenizerConfig };
 }
 
-// The model the page opens on (GPT-2, checked in index.html, unless ?model= names another
+// The model the page opens on (GPT-2, checked in index.html, unless #model= names another
 // bundled one) is fetched from the start too, and loaded as soon as the engine and its files are
 // here: main.mjs asks for it only once its own modules have loaded. {url, files, loaded} (loaded:
 // {model, ms} with the default weights), or null.
-let firstFolder = import('./catalogue.mjs').then(({ BUNDLED }) => {
-  const m = BUNDLED[query.get('model') ?? 'gpt2'];
+let firstFolder = import('./catalogue.mjs').then(({ bundledModel }) => {
+  const m = bundledModel(linked.get('model') ?? 'gpt2');
   if (!m) return null;
   const files = prefetchFolder(m.url);
   const loaded = Promise.all([engine, files]).then(async ([s, from]) => {

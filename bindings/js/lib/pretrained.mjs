@@ -9,7 +9,7 @@ import { CallHeap, createHandle, heapView } from './heap.mjs';
 import { SimdformerError, check, fail, jsonReply } from './errors.mjs';
 import { filesFileSet, isFileList, objectFileSet, urlFileSet } from './file-sets.mjs';
 import { browserCaches } from './model-cache.mjs';
-import { describe, func, oneOf, readOptions, value, weightsFormat } from './options.mjs';
+import { boolean, describe, func, oneOf, readOptions, value, weightsFormat } from './options.mjs';
 import { TextModel } from './text-model.mjs';
 import { loadTokenizer, tokenizersLibrary } from './tokenizer.mjs';
 
@@ -23,6 +23,7 @@ const isUrlText = (s) => /^https?:\/\//i.test(s);
 export async function loadPretrained(module, source, options, { localFolder }) {
   const o = readOptions(options, {
     onProgress: func(), signal: value(), weights: weightsFormat(), cache: oneOf(['browser', 'none'], 'none'),
+    followSymlinks: boolean(),
   }, 'loadPretrained');
   if (o.cache === 'browser') browserCaches('loadPretrained');  // refused at once where models cannot be kept
   const signal = o.signal;
@@ -37,7 +38,8 @@ export async function loadPretrained(module, source, options, { localFolder }) {
     if (signal?.aborted) throw signal.reason;
   };
   progress({ stage: 'start', loaded: 0, total: 0 });
-  const files = openSource(source, { localFolder, signal, progress, cache: o.cache });
+  const folder = (path) => localFolder(path, { followSymlinks: o.followSymlinks });  // a folder on disk (Node)
+  const files = openSource(source, { localFolder: localFolder && folder, signal, progress, cache: o.cache });
   try {
     const config = await jsonFile(files, 'config.json', { required: true });
     const weights = await openWeights(files);
@@ -111,7 +113,9 @@ async function jsonFile(files, name, { required = false, namedBy } = {}) {
   try {
     value = JSON.parse(text);
   } catch (e) {
-    fail(`${name} in ${files.label} is not valid JSON: ${e.message}`, 'invalid_argument');
+    // Where, never what: the engine's message quotes the text, which may be a linked file's.
+    const at = /at position (\d+)/.exec(e.message)?.[1];
+    fail(`${name} in ${files.label} is not valid JSON${at === undefined ? '' : ` (at character ${at})`}`, 'invalid_argument');
   }
   if (jsonDepthExceeds(value, MAX_JSON_DEPTH)) fail(`${name} in ${files.label} nests deeper than ${MAX_JSON_DEPTH} levels`);
   return { text, value };

@@ -4,10 +4,12 @@
 //    (ids travel as Int32Array) and 2^31 + 7 would make it walk a 2^31-slot array for seconds.
 //    Every id must be an integer in [0, rows), rows = the model's embedding table size.
 //  - regexes (Split / Replace patterns of the pre-tokenizer, normalizer and decoder): they run in
-//    a backtracking engine, where a repeated group that itself repeats or alternates -- (a+)+$,
-//    (a|a)*, (\d{1,3})+ -- takes time exponential in the text length. Such patterns, and
-//    back-references, are refused (code 'unsupported'); the patterns of the Hub's tokenizers
-//    (GPT-2, RoBERTa, BLOOM, Llama 3, Qwen2, ...) repeat only single atoms and pass.
+//    a backtracking engine, where a repeated group that can match one stretch of text in more
+//    than one way -- (a+)+$, (aa?)+$, (a|a)*, (\d{1,3})+ -- takes time exponential in the text
+//    length. A group repeated by *, +, {n,} or {n,m} (m > 1) holding any quantifier or any
+//    alternation, stacked quantifiers and back-references are refused (code 'unsupported'); the
+//    patterns of the Hub's tokenizers (GPT-2, RoBERTa, BLOOM, Llama 3, Qwen2, o200k, DeepSeek-V3)
+//    repeat only single atoms and pass.
 import { fail } from './errors.mjs';
 import { describe } from './options.mjs';
 
@@ -50,46 +52,135 @@ function regexesIn(node, out = []) {
   return out;
 }
 
-const QUANTIFIER = /^(?:[*+]|\{\d+,\d*\}|\{\d+\}|\?)/;
+// The regex analysis reads a pattern as the tokenizer library reads it (Oniguruma syntax, which
+// it rewrites to a JavaScript RegExp): the quantifiers *, +, ?, {n}, {n,}, {n,m} and {,m}; a
+// ? after a quantifier makes it lazy and a + after *, + or ? possessive (the library drops that
+// +), while {n,m}+ and {n,m}* repeat the repetition; [ inside a class opens a nested class (as in
+// BLOOM's [^(\s|[.,!?...])]) and a ] right after [ or [^ is a literal; \p{..}, \x{..} and
+// \u{..} are one escape. Misreading a pattern must only ever make the check stricter: a literal
+// { read as a quantifier refuses a safe pattern, never passes an unsafe one.
+const QUANTIFIER = /[*+?]|\{(?:\d+(?:,\d*)?|,\d+)\}/y;
+const BRACED_ESCAPE = /\\[pPxu]\{[^}]*\}/y;
+const GROUP_PREFIX = /\(\?(?:<[=!]|<[A-Za-z_][A-Za-z0-9_]*>|[:=!>]|i:)/y;
 
-// Is a quantifier token (at the start of rest) one that repeats (more than once)?
+// The match of a sticky regex at index i of source, or null.
+function matchAt(sticky, source, i) {
+  sticky.lastIndex = i;
+  return sticky.exec(source)?.[0] ?? null;
+}
+
+// Does a quantifier token repeat its atom more than once (*, +, {2}, {0,}, {1,5}, {,2})?
 function repeats(q) {
   if (q === '*' || q === '+') return true;
-  const m = /^\{(\d+)(,(\d*))?\}$/.exec(q);
-  return m !== null && (m[2] === undefined ? Number(m[1]) > 1 : m[3] === '' || Number(m[3]) > 1);
+  if (q === '?') return false;
+  const [, low, comma, high] = /^\{(\d*)(,?)(\d*)\}$/.exec(q);
+  if (comma === '') return Number(low) > 1;
+  return high === '' || Number(high) > 1;
+}
+
+// The quantifiers written right after the atom that ends at i, and where they end.
+function quantifiersAt(source, i) {
+  const run = [];
+  for (let q; (q = matchAt(QUANTIFIER, source, i)) !== null; i += q.length) run.push(q);
+  return { run, end: i };
+}
+
+// One quantifier plus at most a lazy ? or a possessive + is one repetition; anything more
+// (a+*, a{1,3}+, a{2}{3}) repeats a repetition, which backtracks like (a+)*.
+function stacksQuantifiers(run) {
+  if (run.length <= 1) return false;
+  if (run.length > 2) return true;
+  return !(run[1] === '?' || (run[1] === '+' && !run[0].startsWith('{')));
+}
+
+// The index just past the escape at i: \p{L}, \x{41} and \u{41} whole, else one character.
+function escapeEnd(source, i) {
+  return i + (matchAt(BRACED_ESCAPE, source, i)?.length ?? 2);
+}
+
+// The index just past the character class that opens at i (nested classes included).
+function classEnd(source, i) {
+  let depth = 0;
+  while (i < source.length) {
+    const c = source[i];
+    if (c === '\\') {
+      i = escapeEnd(source, i);
+      continue;
+    }
+    if (c === '[') {
+      depth += 1;
+      if (source[i + 1] === '^') i += 1;
+      if (source[i + 1] === ']') i += 1;  // a literal ], not the end
+    } else if (c === ']' && --depth === 0) {
+      return i + 1;
+    }
+    i += 1;
+  }
+  return i;  // unterminated: the library refuses it as a syntax error
+}
+
+// The length of the group syntax at i: 3 for (?:, 4 for (?<=, ..., 1 for a plain (.
+function groupPrefixLength(source, i) {
+  return matchAt(GROUP_PREFIX, source, i)?.length ?? 1;
+}
+
+// What a group (or the whole pattern) holds, at any depth: the first quantifier, whether it
+// alternates, and where it starts (for messages).
+const groupAt = (start) => ({ start, quantifier: null, alternates: false });
+
+// Why the atom source[start, end) (or the group closed there) followed by the quantifiers run
+// can backtrack exponentially, or null.
+function repetitionProblem(source, closed, run, start, end) {
+  const text = source.slice(closed?.start ?? start, end);
+  if (stacksQuantifiers(run)) return `stacks the quantifiers ${run.join('')} on ${describe(text)}`;
+  if (closed === null || run.length === 0 || !repeats(run[0])) return null;
+  if (closed.quantifier !== null) return `repeats the group ${describe(text)} with ${run[0]}, and that group holds the quantifier ${closed.quantifier}`;
+  if (closed.alternates) return `repeats the group ${describe(text)} with ${run[0]}, and that group holds an alternation (|)`;
+  return null;
 }
 
 /**
- * Why a regex source can backtrack exponentially, or null: a group repeated by *, +, {n,} or
- * {n,m} (m > 1) that contains a repetition or an alternation, or a back-reference.
+ * Why a regex source can backtrack exponentially, or null. Refused: a group repeated by *, +,
+ * {n,} or {n,m} (m > 1) that holds any quantifier (?, {0,1} and lazy forms included) or any
+ * alternation, at any depth; stacked quantifiers; back-references. A repeated group without
+ * them matches one fixed-length string of single characters, so its iterations cannot be split
+ * two ways and the engine never retries exponentially many.
  */
 export function unboundedRepetition(source) {
-  const groups = [];  // per open group: {repeats: has a repeating quantifier inside, alternates}
-  let inner = { repeats: false, alternates: false };
-  for (let i = 0; i < source.length; i++) {
+  const open = [];  // the groups around the one being read
+  let group = groupAt(0);
+  for (let i = 0; i < source.length;) {
     const c = source[i];
-    if (c === '\\') {
-      if (/^[1-9k]$/.test(source[i + 1] ?? '')) return 'uses a back-reference';
-      i += 1;
-    } else if (c === '[') {
-      for (i += 1; i < source.length && source[i] !== ']'; i++) if (source[i] === '\\') i += 1;
-    } else if (c === '(') {
-      groups.push(inner);
-      inner = { repeats: false, alternates: false };
-    } else if (c === '|') {
-      inner.alternates = true;
-    } else if (c === ')') {
-      const closed = inner;
-      inner = groups.pop() ?? { repeats: false, alternates: false };
-      const q = QUANTIFIER.exec(source.slice(i + 1))?.[0];
-      if (q && repeats(q) && (closed.repeats || closed.alternates)) {
-        return `repeats a group that itself ${closed.repeats ? 'repeats' : 'alternates'}`;
-      }
-      inner.repeats ||= closed.repeats || (q !== undefined && repeats(q));
-    } else {
-      const q = QUANTIFIER.exec(source.slice(i))?.[0];
-      if (q && repeats(q)) inner.repeats = true;
+    if (c === '(') {
+      open.push(group);
+      group = groupAt(i);
+      i += groupPrefixLength(source, i);
+      continue;
     }
+    if (c === '|') {
+      group.alternates = true;
+      i += 1;
+      continue;
+    }
+    if (c === '\\' && /^[1-9k]$/.test(source[i + 1] ?? '')) return 'uses a back-reference';
+    let closed = null;
+    let atomEnd = i + 1;
+    if (c === ')') {
+      closed = group;
+      group = open.pop() ?? groupAt(i + 1);
+    } else if (c === '\\') {
+      atomEnd = escapeEnd(source, i);
+    } else if (c === '[') {
+      atomEnd = classEnd(source, i);
+    } else if (matchAt(QUANTIFIER, source, i) !== null) {
+      atomEnd = i;  // a quantifier with nothing before it: counted, never trusted
+    }
+    const { run, end } = quantifiersAt(source, atomEnd);
+    const why = repetitionProblem(source, closed, run, i, atomEnd);
+    if (why) return why;
+    group.quantifier ??= run[0] ?? closed?.quantifier ?? null;
+    group.alternates ||= closed?.alternates ?? false;
+    i = end;
   }
   return null;
 }
