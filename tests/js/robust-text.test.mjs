@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 
 import { SimdformerError, init } from '../../dist/node.mjs';
-import { unboundedRepetition } from '../../dist/tokenizer-checks.mjs';
+import { unboundedRepetition } from '../../dist/lib/tokenizer-checks.mjs';
 import { DATA } from './helpers.mjs';
 
 const BERT = join(DATA, 'hf', 'bert');
