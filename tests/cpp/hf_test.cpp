@@ -5,6 +5,8 @@
 #include <cstring>
 #include <map>
 #include <memory>
+#include <nlohmann/json.hpp>
+#include <nlohmann/json.hpp>
 #include <optional>
 
 #include "test_util.h"
@@ -254,11 +256,38 @@ TEST(HfConfig, NumbersMustBeExactIntegersAndFeaturesSupported) {
     expect_error(with("\"position_embedding_type\": \"absolute\"", "\"position_embedding_type\": \"relative_key\""),
                  StatusCode::kUnsupported, {"position_embedding_type", "relative_key"});
     expect_error(with("\"layer_norm_eps\": 1e-12", "\"layer_norm_eps\": 0"), StatusCode::kInvalidArgument, {"layer_norm_eps"});
-    expect_error(with("\"pad_token_id\": 0", "\"pad_token_id\": 626"), StatusCode::kInvalidArgument, {"pad_token_id", "626"});
+    expect_error(with("\"pad_token_id\": 0", "\"pad_token_id\": 1.5"), StatusCode::kInvalidArgument, {"pad_token_id"});
     // The class name decides when model_type is absent; an unknown one is unsupported.
     SF_ASSERT_OK(with("\"model_type\": \"bert\",", ""));
     expect_error(load_bytes(replaced(replaced(config, "\"model_type\": \"bert\",", ""), "BertModel", "T5Model"), bytes).status(),
                  StatusCode::kUnsupported, {"T5Model", "bert, roberta, distilbert"});
+}
+
+// Special-token ids that only generation defaults and batch padding use are accepted whatever
+// their value, as Hugging Face accepts them (a GPT-2 trained on a small vocabulary keeps
+// GPT2Config's bos_token_id 50256), are none here, and info_json() reports them. Where an id
+// shapes the forward pass (RoBERTa's positions count from pad_token_id) it must be in range.
+TEST(HfConfig, GenerationOnlyTokenIdsOutsideTheVocabularyAreAcceptedAndReported) {
+    const auto info_of = [](const Model& m) { return nlohmann::json::parse(m.info_json()); };
+    {
+        const std::string config = replaced(read_text(hf_path("gpt2/config.json")), "\"bos_token_id\": 1056", "\"bos_token_id\": 50256");
+        auto m = load_bytes(config, to_file(fixture_tensors("gpt2")));
+        SF_ASSERT_OK(m.status());
+        const nlohmann::json info = info_of(m.value());
+        EXPECT_TRUE(info["bos_token_id"].is_null()) << info.dump();
+        EXPECT_EQ(info["eos_token_id"], 1056);
+        EXPECT_EQ(info["unused_token_ids"], nlohmann::json({{"bos_token_id", 50256}})) << info.dump();
+    }
+    {
+        const std::string config = replaced(read_text(hf_path("bert/config.json")), "\"pad_token_id\": 0", "\"pad_token_id\": 30522");
+        auto m = load_bytes(config, to_file(fixture_tensors("bert")));
+        SF_ASSERT_OK(m.status());
+        EXPECT_EQ(info_of(m.value())["unused_token_ids"], nlohmann::json({{"pad_token_id", 30522}}));
+        EXPECT_TRUE(info_of(m.value())["pad_token_id"].is_null());
+    }
+    const std::string roberta = replaced(read_text(hf_path("roberta/config.json")), "\"pad_token_id\": 1", "\"pad_token_id\": 5000");
+    expect_error(load_bytes(roberta, to_file(fixture_tensors("roberta"))).status(), StatusCode::kInvalidArgument,
+                 {"pad_token_id", "5000"});
 }
 
 TEST(HfConfig, DistilBertAliasesMustAgree) {

@@ -53,9 +53,18 @@ Result<TextConfig> normalize_bert_family(const HfConfig& c, Architecture archite
     SF_RETURN_IF_ERROR(c.size({"vocab_size"}, 1, kMaxVocab, 30522, &t.vocab_size));
     SF_RETURN_IF_ERROR(c.size({"max_position_embeddings"}, 1, kMaxPositions, 512, &t.max_position_embeddings));
     SF_RETURN_IF_ERROR(c.size({"type_vocab_size"}, 1, kMaxPositions, 2, &t.type_vocab_size));
-    SF_RETURN_IF_ERROR(c.token_id("pad_token_id", t.vocab_size, defaults.pad_token_id, &t.pad_token_id));
-    SF_RETURN_IF_ERROR(c.token_id("bos_token_id", t.vocab_size, defaults.bos_token_id, &t.bos_token_id));
-    SF_RETURN_IF_ERROR(c.token_id("eos_token_id", t.vocab_size, defaults.eos_token_id, &t.eos_token_id));
+    // RoBERTa's position ids count from the padding id: there it shapes the forward pass and must
+    // lie in the vocabulary. Elsewhere pad, bos and eos only pad batches and seed generation.
+    if (architecture == Architecture::kRoberta) {
+        SF_RETURN_IF_ERROR(c.token_id("pad_token_id", t.vocab_size, defaults.pad_token_id, &t.pad_token_id));
+    } else {
+        SF_RETURN_IF_ERROR(c.generation_token_id("pad_token_id", t.vocab_size, defaults.pad_token_id, &t.pad_token_id,
+                                                 &t.unused_token_ids));
+    }
+    SF_RETURN_IF_ERROR(c.generation_token_id("bos_token_id", t.vocab_size, defaults.bos_token_id, &t.bos_token_id,
+                                             &t.unused_token_ids));
+    SF_RETURN_IF_ERROR(c.generation_token_id("eos_token_id", t.vocab_size, defaults.eos_token_id, &t.eos_token_id,
+                                             &t.unused_token_ids));
     SF_RETURN_IF_ERROR(c.activation({"hidden_act"}, "gelu", &t.hidden_act, &t.activation));
     SF_RETURN_IF_ERROR(c.positive_number("layer_norm_eps", 1.0, 1e-12f, &t.layer_norm_eps));
     SF_RETURN_IF_ERROR(c.boolean("tie_word_embeddings", true, &t.tie_word_embeddings));

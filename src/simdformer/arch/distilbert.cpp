@@ -23,7 +23,7 @@ public:
         SF_RETURN_IF_ERROR(c.size({"hidden_dim"}, 1, size_t{1} << 20, 3072, &t.d_ff));
         SF_RETURN_IF_ERROR(c.size({"vocab_size"}, 1, size_t{1} << 24, 30522, &t.vocab_size));
         SF_RETURN_IF_ERROR(c.size({"max_position_embeddings"}, 1, 65536, 512, &t.max_position_embeddings));
-        SF_RETURN_IF_ERROR(c.token_id("pad_token_id", t.vocab_size, 0, &t.pad_token_id));
+        SF_RETURN_IF_ERROR(c.generation_token_id("pad_token_id", t.vocab_size, 0, &t.pad_token_id, &t.unused_token_ids));
         SF_RETURN_IF_ERROR(c.activation({"activation", "hidden_act"}, "gelu", &t.hidden_act, &t.activation));
         SF_RETURN_IF_ERROR(c.boolean("tie_word_embeddings", true, &t.tie_word_embeddings));
         SF_RETURN_IF_ERROR(c.string("torch_dtype", "", &t.torch_dtype));

@@ -53,6 +53,18 @@ Status HfConfig::token_id(const char* name, size_t hi, int64_t fallback, int64_t
     return Status::ok();
 }
 
+Status HfConfig::generation_token_id(const char* name, size_t hi, int64_t fallback, int64_t* out,
+                                     std::vector<std::pair<std::string, nlohmann::json>>* unused) const {
+    auto it = j_.find(name);
+    if (it == j_.end() || !it->is_number_integer()) return token_id(name, hi, fallback, out);  // absent, null or not an integer
+    const bool in_range = it->is_number_unsigned() ? it->get<uint64_t>() < hi : it->get<int64_t>() >= 0 &&
+                                                                                   uint64_t(it->get<int64_t>()) < hi;
+    if (in_range) return token_id(name, hi, fallback, out);
+    unused->push_back({name, *it});
+    *out = -1;
+    return Status::ok();
+}
+
 Status HfConfig::positive_number(const char* name, double hi, float fallback, float* out) const {
     auto it = j_.find(name);
     if (it == j_.end()) {

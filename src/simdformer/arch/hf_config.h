@@ -8,6 +8,8 @@
 #include <initializer_list>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "simdformer/arch/text_config.h"
 #include "simdformer/status.h"
@@ -25,6 +27,12 @@ public:
     Status size(std::initializer_list<const char*> names, size_t lo, size_t hi, size_t fallback, size_t* out) const;
     // An integer token id in [0, hi), or null / absent (-> -1 / fallback).
     Status token_id(const char* name, size_t hi, int64_t fallback, int64_t* out) const;
+    // The id of a special token that only generation defaults and batch padding use, never the
+    // forward pass: as Hugging Face does, any integer is accepted. One outside [0, hi) (GPT2Config's
+    // default bos_token_id 50256 left in the config of a model trained on a 53-token vocabulary)
+    // is none (-1) and is reported in *unused; it must still be an integer or null.
+    Status generation_token_id(const char* name, size_t hi, int64_t fallback, int64_t* out,
+                               std::vector<std::pair<std::string, nlohmann::json>>* unused) const;
     // A finite number in (0, hi].
     Status positive_number(const char* name, double hi, float fallback, float* out) const;
     Status string(const char* name, const std::string& fallback, std::string* out) const;

@@ -5,7 +5,10 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "simdformer/activation.h"
 #include "simdformer/arch/architecture.h"
@@ -41,6 +44,9 @@ struct TextConfig {
     bool pre_norm = false;
     bool scale_attention = true;
     std::string torch_dtype;           // as written, informational
+    // Special-token ids of the config that lie outside the vocabulary and so are none here
+    // (HfConfig::generation_token_id): name and value as written, reported by info_json().
+    std::vector<std::pair<std::string, nlohmann::json>> unused_token_ids;
 };
 
 }  // namespace simdformer

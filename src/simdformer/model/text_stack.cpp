@@ -26,6 +26,13 @@ ModelConfig stack_shape(const TextConfig& t) {
     return c;
 }
 
+// {"bos_token_id": 50256, ...}: the special-token ids the config names outside the vocabulary.
+nlohmann::json unused_token_ids_json(const TextConfig& t) {
+    nlohmann::json ids = nlohmann::json::object();
+    for (const auto& [name, value] : t.unused_token_ids) ids[name] = value;
+    return ids;
+}
+
 }  // namespace
 
 WorkspaceLimits text_limits(const WorkspaceLimits& requested, const TextConfig& t) {
@@ -92,7 +99,8 @@ nlohmann::json TextStack::info() const {
             {"eos_token_id", info_token_id(t.eos_token_id)},
             {"hidden_act", t.hidden_act},
             {"layer_norm_eps", shortest_float(t.layer_norm_eps)},
-            {"causal", t.causal}});
+            {"causal", t.causal},
+            {"unused_token_ids", unused_token_ids_json(t)}});
 }
 
 AttentionOptions TextStack::attention_options() const {
