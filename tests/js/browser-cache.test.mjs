@@ -116,7 +116,7 @@ function memoryCaches() {
   return { open, stores };
 }
 
-test('what cache "browser" stores: OK responses with their headers and the kept-at date, never a 404', async () => {
+test('what cache "browser" stores: OK responses with their headers and the kept-at date, a record of the folder, never a 404', async () => {
   // The folder without modules.json and 1_Pooling/: loading it asks for modules.json, a 404.
   const dir = mkdtempSync(join(tmpdir(), 'simdformer-kept-'));
   const names = READ.filter((n) => !/modules|Pooling/.test(n));
@@ -131,7 +131,11 @@ test('what cache "browser" stores: OK responses with their headers and the kept-
     const want = Array.from(model.embed(TEXT));
     model.dispose();
     const kept = fake.stores.get('simdformer-models');
-    assert.deepEqual([...kept.keys()].map((u) => u.slice(url.length)).sort(), [...names].sort(), 'the files read, not the 404');
+    assert.deepEqual([...kept.keys()].map((u) => u.slice(url.length)).filter(Boolean).sort(), [...names].sort(), 'the files read, not the 404');
+    const record = await kept.get(url).clone().json();
+    assert.equal(kept.get(url).headers.get('x-simdformer-record'), '1', 'the folder record, under the folder URL');
+    assert.deepEqual(record.files.map((f) => f.name).sort(), [...names].sort());
+    assert.deepEqual(record.absent, ['modules.json'], 'the 404, recorded as absent');
     const config = kept.get(`${url}config.json`);
     assert.equal(config.headers.get('content-type'), 'application/json', "the server's headers are kept");
     assert.equal(config.headers.get('x-simdformer-folder'), url);
