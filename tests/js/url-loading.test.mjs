@@ -103,3 +103,107 @@ test('a truncated model.safetensors or a missing tokenizer.json is never kept; t
   assert.ok(s.log.slice(before).some((r) => r.name === 'model.safetensors'), 'the weights were fetched again');
   assert.equal((await node.keptModels()).length, 1);
 });
+
+test('a kept folder is revalidated with one conditional request, replaced whole when it changed, used offline (and says so)', async () => {
+  withCache();
+  const s = await start();
+  const url = `${s.url}m/`;
+  const cacheEvents = [];
+  const load = () => embedOf(url, { cache: 'browser', onProgress: (p) => { if (p.stage === 'cache') cacheEvents.push(p); } });
+  assert.deepEqual(await load(), want);
+  let before = s.log.length;
+  assert.deepEqual(await load(), want);
+  const asked = s.log.slice(before);
+  assert.equal(asked.length, 1, `one request for the kept folder: ${asked.map((r) => r.name)}`);
+  assert.equal(asked[0].name, 'model.safetensors');
+  assert.match(asked[0].headers['if-none-match'] ?? '', /^".+"$/, 'a conditional request with the kept ETag');
+  assert.deepEqual(cacheEvents.map((p) => p.state), ['unchanged']);
+
+  s.state.folders = { '/m/': folderFiles(OTHER) };  // the server's folder is now another revision
+  before = s.log.length;
+  assert.deepEqual(await load(), wantOther, 'the new revision, not the kept one');
+  assert.equal(cacheEvents.at(-1).state, 'changed');
+  assert.equal(s.log.slice(before).filter((r) => r.name === 'model.safetensors').length, 1, 'the weights are not fetched twice');
+  const [kept] = await node.keptModels();
+  assert.equal(kept.files, 4, 'the new revision whole (it has no modules.json, no 1_Pooling): nothing of the old one stays');
+  assert.deepEqual([...fake.stores.get('simdformer-models').keys()].filter((u) => /modules|Pooling/.test(u)), []);
+
+  await s.close();
+  assert.deepEqual(await load(), wantOther, 'offline: the kept copy');
+  assert.equal(cacheEvents.at(-1).state, 'offline');
+  assert.match(cacheEvents.at(-1).reason, /model\.safetensors/);
+});
+
+test('cache keys: the query names the folder, the fragment does not; each form loads, lists and forgets', async () => {
+  withCache();
+  const s = await start(undefined, { '/m/q1/': folderFiles(BERT), '/m/q2/': folderFiles(BERT) });
+  assert.deepEqual(await embedOf(`${s.url}m/q1/?v=1`, { cache: 'browser' }), want);
+  assert.deepEqual(await embedOf(`${s.url}m/q1/?v=2`, { cache: 'browser' }), want);
+  assert.ok(s.log.filter((r) => r.name === 'config.json').every((r) => /^\?v=[12]$/.test(r.query)), 'each file is asked for with the folder query');
+  assert.deepEqual(await embedOf(`${s.url}m/q1/#rev2`, { cache: 'browser' }), want);
+  assert.deepEqual(await embedOf(`${s.url}m/q2?v=1`, { cache: 'browser' }), want, 'no trailing slash before the query: still the folder m/q2/');
+  const urls = (await node.keptModels()).map((m) => m.url).sort();
+  assert.deepEqual(urls, [`${s.url}m/q1/`, `${s.url}m/q1/?v=1`, `${s.url}m/q1/?v=2`, `${s.url}m/q2/?v=1`]);
+  const before = s.log.length;
+  await embedOf(`${s.url}m/q1/#rev3`, { cache: 'browser' });
+  assert.deepEqual(s.log.slice(before).map((r) => r.name), ['model.safetensors'], 'the fragment names the same kept folder (one revalidation)');
+  assert.equal(await node.forgetModel(`${s.url}m/q1/?v=2`), 6, "forgetModel('m/q1/?v=2') removes that folder's six files");
+  assert.deepEqual((await node.keptModels()).map((m) => m.url).sort(), [`${s.url}m/q1/`, `${s.url}m/q1/?v=1`, `${s.url}m/q2/?v=1`]);
+  assert.equal(await node.forgetModel(`${s.url}m/q2?v=1#x`), 6);
+});
+
+test('forgetModel during a load leaves no half-kept folder listed', async () => {
+  withCache();
+  const s = await start();
+  const url = `${s.url}m/`;
+  // The cache forgets the folder while the load writes its second file.
+  const open = fake.open;
+  let puts = 0;
+  fake.open = async (name) => {
+    const cache = await open(name);
+    return { ...cache, async put(req, res) { if (++puts === 2) await node.forgetModel(url); return cache.put(req, res); } };
+  };
+  assert.deepEqual(await embedOf(url, { cache: 'browser' }), want);
+  fake.open = open;
+  const list = await node.keptModels();
+  assert.ok(list.length === 0 || list[0].files === 6, `nothing half kept: ${JSON.stringify(list)}`);
+  assert.deepEqual(await embedOf(url, { cache: 'browser' }), want, 'and the next load is whole again');
+  assert.equal((await node.keptModels())[0].files, 6);
+});
+
+test('a user name and password in the URL never appear in a message', async () => {
+  const s = await start();
+  const url = `http://user:secret@${s.url.slice('http://'.length)}m/`;
+  for (const cache of ['none', 'browser']) {
+    if (cache === 'browser') withCache();
+    await assert.rejects(sf.loadPretrained(url, { cache }), (e) => e.name === 'SimdformerError' && !/secret|user:/.test(e.message)
+      && e.message.includes(`${s.url}m/`) || assert.fail(e.message));
+  }
+  await assert.rejects(node.forgetModel(url), (e) => e.name === 'SimdformerError' && !/secret/.test(e.message));
+  assert.equal(s.log.length, 0);
+});
+
+test('an abort rejects with the signal\'s reason, also while asking whether pytorch_model.bin exists', async () => {
+  // A folder with only pytorch_model.bin: the load asks (HEAD) whether it is there; the server is slow.
+  const files = { 'config.json': folderFiles(BERT)['config.json'], 'pytorch_model.bin': Buffer.alloc(8) };
+  const controller = new AbortController();
+  const reason = new Error('the user went away');
+  const s = await start((name) => {
+    if (name !== 'pytorch_model.bin') return undefined;
+    setTimeout(() => controller.abort(reason), 20);
+    return { delay: 2000 };
+  }, { '/m/': files });
+  await assert.rejects(sf.loadPretrained(`${s.url}m/`, { signal: controller.signal }), (e) => e === reason || assert.fail(`${e.code}: ${e.message}`));
+});
+
+test('a redirect to another origin is followed; the reason a fetch failed is named, not "missing"', async () => {
+  const target = await misbehavingServer({ folders: { '/m/': folderFiles(BERT) } });
+  try {
+    const s = await start((name) => ({ redirect: `${target.url}m/${name}` }));
+    assert.deepEqual(await embedOf(`${s.url}m/`), want, 'Node has no CORS: the redirect is followed');
+    await target.close();
+    await assert.rejects(sf.loadPretrained(`${s.url}m/`), ioError('cannot fetch config.json', 'redirects it (HTTP 302)'));
+  } finally {
+    await target.close();
+  }
+});
