@@ -6,16 +6,19 @@
 // round of requests before the wasm compiles delays the first picture.
 import { fetchKept, keptSettled } from './model-store.mjs';
 
-const TOKENIZERS = '/node_modules/@huggingface/tokenizers/dist/tokenizers.mjs';
+// Paths relative to this worker, which sits at the page's root: the page works served from a
+// sub-path (https://host/some/path/) too.
+const here = (path) => new URL(path, import.meta.url).href;
+const TOKENIZERS = here('node_modules/@huggingface/tokenizers/dist/tokenizers.mjs');
 
 // The package's browser entry as one file (scripts/build-package.sh: one request, not ~25 in
 // 4-5 rounds), requested together with the SIMD128 build's glue and bytes, which nearly every
 // browser runs: only the scalar fallback waits for the entry's SIMD check. The glue is the module
 // the entry imports itself (same URL), so it is fetched once.
-const library = import('/dist/browser.bundle.mjs');
+const library = import(here('dist/browser.bundle.mjs'));
 async function startEngine(simd) {
-  if (simd) import('/dist/simdformer.mjs').catch(() => {});  // a failure shows in init's own import
-  const simdBytes = simd ? fetch('/dist/simdformer.wasm').then((r) => (r.ok ? r.arrayBuffer() : undefined), () => undefined) : null;
+  if (simd) import(here('dist/simdformer.mjs')).catch(() => {});  // a failure shows in init's own import
+  const simdBytes = simd ? fetch(here('dist/simdformer.wasm')).then((r) => (r.ok ? r.arrayBuffer() : undefined), () => undefined) : null;
   const { init, wasmSimdSupported } = await library;
   // Import maps do not reach module workers: say where the tokenizer library is served.
   const tokenizers = () => import(TOKENIZERS);

@@ -1,29 +1,18 @@
-// The one cache contract of simdformer in the browser, for the library (loadPretrained(url,
-// { cache: 'browser' }), keptModels, forgetModel), the demo page (web/model-store.mjs) and its
-// service worker (web/sw.js): the cache names, the headers a kept file carries, and the folder
-// record. The Cache API rather than OPFS: a cached Response keeps its headers, and the page's
-// service worker reads the same cache.
+// Model folders kept in the browser (the contract: cache-contract.mjs): loadPretrained(url,
+// { cache: 'browser' }) keeps a folder here, keptModels lists the kept folders, forgetModel
+// removes one.
 //
 // A folder's key is its URL with the fragment and any user name / password removed and a '/'
 // ending the path; the query is kept (a '?v=2' folder is another folder than '?v=1'), and each
 // file of the folder is fetched and kept as <folder path><name><folder query>.
 //
 // A folder is one unit: loadPretrained keeps its files only once the model has loaded, writes the
-// files, then the record (a JSON Response stored under the folder's key, with RECORD set), and a
-// folder counts as kept only while its record and every file the record names are there. Files
-// written by loadPretrained carry PART (the key of their folder): without a whole record they are
-// leftovers of a cut-off write and are listed nowhere. Files the page keeps one by one
-// (web/model-store.mjs) carry only FOLDER and are each complete on their own.
+// files, then the record, and a folder counts as kept only while its record and every file the
+// record names are there. Files the page keeps one by one (web/model-store.mjs) carry only
+// FOLDER and are each complete on their own.
 import { throwIfAborted, untilAborted } from './abortable.mjs';
+import { FOLDER, KEPT_AT, MODEL_CACHE, PART, RECORD, keptHeaders } from './cache-contract.mjs';
 import { fail } from './errors.mjs';
-
-export const MODEL_CACHE = 'simdformer-models';
-export const PAGE_CACHE = 'simdformer-page';
-export const KEPT_AT = 'x-simdformer-kept-at';   // ISO date the file was kept
-export const FOLDER = 'x-simdformer-folder';     // the folder key a file belongs to
-export const PART = 'x-simdformer-part';         // set on files that are part of a recorded folder
-export const RECORD = 'x-simdformer-record';     // set on a folder record
-export const NETWORK_FAILED = 'x-simdformer-network-failed';  // sw.js: a kept copy served because the network failed
 
 // The Cache API, or a SimdformerError 'unsupported' saying why it is missing: asking to keep
 // models where they cannot be kept must not silently download them every time.
@@ -33,18 +22,6 @@ export function browserCaches(where) {
     ? 'this page is not a secure context (the Cache API needs https: or http://localhost)'
     : 'this runtime has no Cache API (Node.js has none; it exists in browsers and workers)';
   return fail(`${where}: cache 'browser' cannot keep models: ${why}`, 'unsupported');
-}
-
-/** The headers a kept file carries: the server's, describing the stored (decoded) body. */
-export function keptHeaders(serverHeaders, size, folder, { part = false } = {}) {
-  const headers = new Headers(serverHeaders);
-  // The body is stored decoded: a Content-Encoding and the encoded body's length no longer apply.
-  headers.delete('content-encoding');
-  if (size !== undefined) headers.set('content-length', String(size));
-  headers.set(KEPT_AT, new Date().toISOString());
-  headers.set(FOLDER, folder);
-  if (part) headers.set(PART, folder);
-  return headers;
 }
 
 /**

@@ -5,9 +5,10 @@ import { demoMounts, startServer } from '../../web/serve.mjs';
 import { launch } from '../js/chromium.mjs';
 import { ROOT } from '../js/helpers.mjs';
 
-// -> { server, browser, page }; close them with closeDemo().
-export async function openDemo(launchOptions) {
-  const server = await startServer({ mounts: demoMounts(ROOT) });
+// -> { server, browser, page }; close them with closeDemo(). serverOptions: startServer's
+// (prefix: serve the page from a sub-path; answer: misbehave for some paths).
+export async function openDemo(launchOptions, serverOptions = {}) {
+  const server = await startServer({ mounts: demoMounts(ROOT), ...serverOptions });
   const browser = await launch(launchOptions);
   const page = await browser.newPage();
   await page.goto(server.url);
