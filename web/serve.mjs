@@ -25,8 +25,8 @@ export function demoMounts(root) {
 }
 
 // mounts: [[urlPrefix, directory]], longest prefix first; prefix: a path every mount sits below.
-// answer(path) -> undefined, or {status, body?, type?} to answer instead of the file (tests: a
-// server that fails some files, or serves a newer one).
+// answer(path) -> undefined, or {status, body?, type?, headers?} to answer instead of the file
+// (tests: a server that fails some files, serves a newer one, or redirects).
 export function startServer({ mounts, port = 0, host = '127.0.0.1', crossOriginIsolated = true, prefix = '/', answer } = {}) {
   if (!prefix.startsWith('/') || !prefix.endsWith('/')) throw new Error(`serve: the prefix must start and end with '/', got ${prefix}`);
   // SharedArrayBuffer (wasm threads) needs a cross-origin isolated page; every resource here is
@@ -45,7 +45,7 @@ export function startServer({ mounts, port = 0, host = '127.0.0.1', crossOriginI
     if (path.endsWith('/')) path += 'index.html';
     const instead = answer?.(path);
     if (instead) {
-      res.writeHead(instead.status, { 'Content-Type': instead.type ?? 'text/plain', 'Cache-Control': 'no-store', ...isolation });
+      res.writeHead(instead.status, { 'Content-Type': instead.type ?? 'text/plain', 'Cache-Control': 'no-store', ...isolation, ...instead.headers });
       res.end(instead.body ?? `HTTP ${instead.status}`);
       return;
     }
