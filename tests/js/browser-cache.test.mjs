@@ -158,3 +158,31 @@ test('what cache "browser" stores: OK responses with their headers and the kept-
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('Chromium: a redirect to another origin without CORS is named as such, not as a missing file', async () => {
+  const { misbehavingServer, folderFiles } = await import('./misbehaving-server.mjs');
+  const other = await misbehavingServer({ folders: { '/m/': folderFiles(FOLDER) }, maxRequests: 50 });  // no CORS headers
+  const server = await startServer({ mounts: [['/', ROOT]],
+    answer: (path) => (path.startsWith('/redirected/') ? { status: 302, headers: { location: `${other.url}m/${path.slice('/redirected/'.length)}` } } : undefined) });
+  try {
+    browser ??= await launch();
+    const page = await browser.newPage();
+    await page.goto(`${server.url}tests/js/fixtures/cache.html`);
+    await page.waitForFunction(() => window.__result !== undefined, null, { timeout: 30000 });
+    const error = await page.evaluate(async (u) => {
+      try {
+        (await window.__sf.loadPretrained(u)).dispose();
+        return null;
+      } catch (e) {
+        return { name: e.name, code: e.code, message: e.message };
+      }
+    }, `${server.url}redirected/`);
+    assert.equal(error?.code, 'io_error', JSON.stringify(error));
+    assert.match(error.message, /cannot fetch config\.json from .*redirected\/: the server redirects it .* to a place this page may not read \(another origin without CORS/);
+    assert.doesNotMatch(error.message, /missing/);
+    await page.close();
+  } finally {
+    await server.close();
+    await other.close();
+  }
+});
