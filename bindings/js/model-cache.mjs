@@ -106,6 +106,9 @@ export function folderCache(key, signal) {
         await writeFolder(await opened, key, folder);
       } catch {
         // Not kept (quota, private mode): this load has the bytes; the next one fetches again.
+        // The files written so far are leftovers (no record names them): give their space back.
+        const cache = await opened.catch(() => null);
+        for (const f of folder.files) await cache?.delete(f.url).catch(() => {});
       }
     },
   };

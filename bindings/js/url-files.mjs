@@ -68,7 +68,7 @@ function networkFiles(label, signal) {
       return await fetch(url, { signal, ...init });
     } catch (e) {
       throwIfAborted(signal);
-      return fail(`cannot fetch ${name} from ${label}: ${await whyUnreachable(url, e)}`, 'io_error');
+      return fail(`cannot fetch ${name} from ${label}: ${await whyUnreachable(url, e, signal)}`, 'io_error');
     }
   };
   const answer = (response, name) => {
@@ -96,16 +96,16 @@ function networkFiles(label, signal) {
 // Why a fetch threw. A browser reports a redirect to another origin that does not allow this
 // page (no CORS headers) like a dead server; asked again without following redirects, the
 // answer is an opaque redirect, so the message can say what happened.
-async function whyUnreachable(url, error) {
+async function whyUnreachable(url, error, signal) {
   const message = error?.cause?.message ?? error?.message ?? String(error);
   try {
-    const r = await fetch(url, { redirect: 'manual' });
+    const r = await fetch(url, { redirect: 'manual', signal });
     if (r.type === 'opaqueredirect' || (r.status >= 300 && r.status < 400)) {
       return `the server redirects it (HTTP ${r.status || '3xx'}) to a place this page may not read `
         + `(another origin without CORS headers allowing it): ${message}`;
     }
   } catch {
-    // unreachable indeed
+    throwIfAborted(signal);  // else unreachable indeed
   }
   return message;
 }

@@ -207,3 +207,18 @@ test('a redirect to another origin is followed; the reason a fetch failed is nam
     await target.close();
   }
 });
+
+test('a full disk while the folder is written keeps nothing (no half folder, no leftover files); the load still succeeds', async () => {
+  withCache();
+  const s = await start();
+  const open = fake.open;
+  let puts = 0;
+  fake.open = async (name) => {
+    const cache = await open(name);
+    return { ...cache, async put(req, res) { if (++puts === 3) throw new DOMException('quota', 'QuotaExceededError'); return cache.put(req, res); } };
+  };
+  assert.deepEqual(await embedOf(`${s.url}m/`, { cache: 'browser' }), want);
+  fake.open = open;
+  assert.deepEqual(await node.keptModels(), []);
+  assert.deepEqual([...fake.stores.get('simdformer-models').keys()], [], 'the two files written before the disk filled are removed');
+});
