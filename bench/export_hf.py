@@ -14,8 +14,8 @@ bench/models/ (git-ignored). Run by bench/run.sh (`npm run bench`); `--quick` ma
   bert-layer-int8/  one BERT-base layer: layer.safetensors (HF names, F32), model_f32.onnx and
                  model_int8.onnx (per-channel symmetric int8 weights, DynamicQuantizeLinear +
                  MatMulInteger, built with onnx.helper; onnxruntime's quantizer is not available)
-Each folder has check.safetensors: inputs and the expected outputs of scripts/hf_reference.py
-(and, for the int8 layer, of a PyTorch emulation of the quantized graph). bench/verify_hf_onnx.mjs
+Each folder has check.safetensors: inputs and the expected outputs of scripts/reference/hf_reference.py
+(and, for the int8 layer, of a PyTorch emulation of the quantized graph). bench/verify-hf-onnx.mjs
 runs every ONNX graph in onnxruntime-web and compares (onnx 1.12 has no reference evaluator).
 
   bench/export_hf.py [--quick] [--only gpt2-small[,bert-base...]]
@@ -33,7 +33,8 @@ import torch.nn as nn
 from onnx import TensorProto, helper, numpy_helper
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "scripts"))
+sys.path.insert(0, os.path.join(HERE, "..", "scripts", "reference"))
+sys.path.insert(0, os.path.join(HERE, "..", "scripts", "fixtures"))  # make_hf_fixtures
 import hf_format as fmt  # noqa: E402
 import hf_reference as ref  # noqa: E402
 import hf_tokenizers as tk  # noqa: E402

@@ -12,7 +12,7 @@ import torch
 import torch.nn as nn
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "scripts"))
+sys.path.insert(0, os.path.join(HERE, "..", "scripts", "fixtures"))  # make_goldens
 from make_goldens import write_safetensors  # noqa: E402
 
 OUT = os.path.join(HERE, ".cache")

@@ -26,7 +26,7 @@ if [ ! -f dist/simdformer.wasm ] || [ -n "$(find src bindings -newer dist/simdfo
 fi
 node bench/bench.mjs
 node bench/threads.mjs --threads 2          # 1 vs 2 threads, and against onnxruntime-web on 2 threads
-node bench/verify_hf_transformersjs.mjs      # the transformers.js folders load and match PyTorch
+node bench/verify-hf-transformersjs.mjs      # the transformers.js folders load and match PyTorch
 node bench/embed.mjs                         # text -> embedding, simdformer vs transformers.js (Chromium + Node)
 node bench/short-texts.mjs                   # short texts (5/23/46/128 tokens, batch of 3): 1 thread interleaved, 2 threads alone; int8 vs q8
 node bench/int8-layer.mjs                    # int8 BERT-base layer vs f32 and onnxruntime-web int8

@@ -79,7 +79,7 @@ if(EMSCRIPTEN)
   # Emscripten's default compiles exceptions away (a throw aborts). With -fexceptions at compile
   # and link time, a std::bad_alloc unwinds through RAII owners to the entry points' guarded()
   # (bindings/entry/reply.h), which reports out_of_memory. Its cost in speed and size is measured
-  # side by side by bench/eh-cost.mjs (a build with and one without this option).
+  # side by side by bench/experiments/eh-cost.mjs (a build with and one without this option).
   if(SIMDFORMER_WASM_EXCEPTIONS)
     add_compile_options(-fexceptions)
     add_link_options(-fexceptions)

@@ -62,7 +62,7 @@ int main(int argc, char** argv) {
     const sf::Model& model = loaded.value();
     const sf::ModelConfig& c = model.config();
     std::printf("%s: d_model=%zu nhead=%zu layers=%zu+%zu parameters=%zu kernels=%s (%zu lanes)\n",
-                sf::model_kind_name(c.kind).c_str(), c.d_model, c.nhead, c.num_encoder_layers, c.num_decoder_layers,
+                sf::torch_module_name(c.kind).c_str(), c.d_model, c.nhead, c.num_encoder_layers, c.num_decoder_layers,
                 model.parameter_count(), sf::simd_arch(), sf::simd_lanes());
 
     std::vector<int32_t> tokens;
@@ -80,7 +80,7 @@ int main(int argc, char** argv) {
     }
     const auto start = std::chrono::steady_clock::now();
     sf::Status st;
-    if (c.kind == sf::ModelKind::kTransformer && c.tgt_vocab_size) {
+    if (c.kind == sf::TorchModule::kTransformer && c.tgt_vocab_size) {
         sf::GenerateRequest r;
         r.src.n_seq = n;
         r.src.tokens = tokens.data();

@@ -20,7 +20,10 @@ cp build/wasm-scalar/bindings/simdformer-scalar.mjs build/wasm-scalar/bindings/s
 T=build/wasm-threads/bindings/simdformer-threads
 cp $T.mjs $T.wasm $T.worker.js dist/
 cp $T.worker.js dist/simdformer-threads.worker.cjs
+# The entries and types at the top of dist/, the library, the Node.js parts and the CLI in
+# their folders, as in bindings/js (the entries find the wasm glue beside them).
 cp bindings/js/*.mjs bindings/js/*.cjs bindings/js/*.d.ts bindings/js/*.d.cts dist/
+cp -r bindings/js/lib bindings/js/node bindings/js/cli dist/
 chmod +x dist/cli.mjs
 # The demo page's worker imports the browser entry as one file: served unbundled, its ~25 modules
 # arrive in 4-5 rounds of requests before the engine can even start compiling. The wasm glue and

@@ -26,7 +26,7 @@ import sys
 
 import torch
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "reference"))
 from hf_format import read_safetensors, write_safetensors  # noqa: E402
 
 FLOATS = (torch.float32, torch.float16, torch.bfloat16, torch.float64)

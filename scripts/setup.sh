@@ -9,7 +9,7 @@
 #   test    : core + npm + what the browser/package/fuzz tests need
 #   bench   : core + Google Benchmark, wabt, python3-torch (exports the benchmark weights)
 #   goldens : python3-torch (regenerates tests/data with PyTorch)
-#   train   : python3-torch + fortunes (English text for scripts/train_text_models.py)
+#   train   : python3-torch + fortunes (English text for scripts/training/train_text_models.py)
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 DEPS="$ROOT/.deps"

@@ -104,7 +104,7 @@ else
     run_node_tests "$name" "$f"
   done
   grep -ho -E '^# (hardening|load memory): .*' build/js-*.node.log || true
-  run_node_tests e2e-demo tests/e2e/demo.test.mjs tests/e2e/page-state.test.mjs tests/e2e/offline.test.mjs
+  run_node_tests e2e-demo tests/e2e/demo.test.mjs tests/e2e/page-state.test.mjs tests/e2e/offline.test.mjs tests/e2e/url-privacy.test.mjs
 fi
 
 if [ "${#failures[@]}" -gt 0 ]; then echo "failing suites: ${failures[*]}"; fi

@@ -13,6 +13,9 @@ export const BUNDLED = {
   },
 };
 
+/** The bundled model of that name, or null: names come from links, so only BUNDLED's own keys count. */
+export const bundledModel = (name) => (typeof name === 'string' && Object.hasOwn(BUNDLED, name) ? BUNDLED[name] : null);
+
 async function json(url) {
   const r = await fetchKept(url);
   return r.ok ? r.json() : null;

@@ -15,12 +15,13 @@
 import { drawSteps } from './views/steps.mjs';
 import { changePrecision, exportJson, exportView, generateTokens } from './page/actions.mjs';
 import { droppedFiles, loadFiles, loadRandom, selectModel } from './page/loading.mjs';
-import { render, renderKinds } from './page/render.mjs';
+import { onPictureAsks, render, renderKinds } from './page/render.mjs';
 import { call } from './page/rpc.mjs';
 import { runSteps, schedule } from './page/runs.mjs';
 import { $, showError, state } from './page/state.mjs';
-import { applyRandomOptions } from './page/url-state.mjs';
+import { applyRandomOptions, linkedModel } from './page/url-state.mjs';
 
+onPictureAsks({ headPicked: runSteps, maskChanged: schedule });
 document.querySelectorAll('input[name=model]').forEach((r) => r.addEventListener('change', () => selectModel(r.value)));
 for (const id of ['rand-d', 'rand-h', 'rand-l', 'rand-seed']) $(id).addEventListener('change', () => loadRandom().catch((e) => showError(e.message, 'page')));
 $('text').addEventListener('input', () => { state.masked.src.clear(); state.masked.tgt.clear(); schedule(); });
@@ -56,10 +57,10 @@ const engine = call('init').then((ready) => {
   state.ready = true;
   state.timeline.engineReady = performance.now();
 }, (e) => showError(`cannot start the engine: ${e.message}`, 'page'));
-// ?model=bert (or reverse, random, file) opens another model, and the rest of a link's view
-// (web/page/url-state.mjs) follows it.
+// #model=bert (or reverse, random, file) opens another model, and the rest of a link's view
+// (web/page/url-state.mjs) follows it; any other name keeps the default.
 applyRandomOptions();
-const asked = document.querySelector(`input[name=model][value="${CSS.escape(new URLSearchParams(location.search).get('model') ?? '')}"]`);
+const asked = document.querySelector(`input[name=model][value="${CSS.escape(linkedModel())}"]`);
 if (asked) asked.checked = true;
 await Promise.all([engine, selectModel(document.querySelector('input[name=model]:checked').value)]);
 // Offline from the second visit on (web/sw.js), registered once the first picture is under way.

@@ -1,12 +1,12 @@
 // Models the page loaded, kept in the browser: the bundled models' files are fetched through
 // fetchKept, which keeps what it fetched, so a second visit loads them without the network
 // (web/sw.js keeps the page itself). The cache names and the headers of a kept file are the
-// library's contract (bindings/js/cache-contract.mjs, served from dist/), which the library's
+// library's contract (bindings/js/lib/cache-contract.mjs, served from dist/lib/), which the library's
 // loadPretrained(url, { cache: 'browser' }), keptModels and forgetModel and web/sw.js follow
 // too: the list of kept models and forgetting one are the library's (web/page/kept-models.mjs
 // asks the worker). (fetchKept stays the page's own: it serves files the main thread reads
 // before the engine has loaded.)
-import { MODEL_CACHE, keptHeaders } from './dist/cache-contract.mjs';
+import { MODEL_CACHE, keptHeaders } from './dist/lib/cache-contract.mjs';
 
 export { MODEL_CACHE };
 

@@ -12,11 +12,12 @@ import { createServer } from 'node:http';
 import { extname, join, normalize, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const TYPES = {
+// A Map, not an object: a requested file's extension is never looked up on Object.prototype.
+const TYPES = new Map(Object.entries({
   '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '.mjs': 'text/javascript', '.css': 'text/css',
   '.json': 'application/json', '.wasm': 'application/wasm', '.png': 'image/png', '.svg': 'image/svg+xml',
   '.safetensors': 'application/octet-stream', '.txt': 'text/plain; charset=utf-8', '.ico': 'image/x-icon',
-};
+}));
 
 // What the demo page needs from a checkout: the page, the built package, the tokenizer library.
 export const TOKENIZERS_URL = '/node_modules/@huggingface/tokenizers/';
@@ -59,7 +60,7 @@ export function startServer({ mounts, port = 0, host = '127.0.0.1', crossOriginI
     const etag = `"${stat.size.toString(16)}-${Math.floor(stat.mtimeMs).toString(16)}"`;
     if (req.headers['if-none-match'] === etag) { res.writeHead(304, { ETag: etag, ...isolation }).end(); return; }
     res.writeHead(200, {
-      'Content-Type': TYPES[extname(file)] ?? 'application/octet-stream',
+      'Content-Type': TYPES.get(extname(file)) ?? 'application/octet-stream',
       'Content-Length': stat.size,
       'Cache-Control': 'no-store',
       ETag: etag,

@@ -2,13 +2,13 @@
 // it keeps the page, its modules, the engine and the tokenizer library (cache PAGE_CACHE, filled
 // when it installs) and answers from there when the network does not; models come from the cache
 // web/model-store.mjs keeps (MODEL_CACHE). The names are the library's contract
-// (bindings/js/cache-contract.mjs). Online, the network answers first (a rebuilt package or page
+// (bindings/js/lib/cache-contract.mjs). Online, the network answers first (a rebuilt package or page
 // is seen at once) and refreshes the copy; a network that fails (no answer, or a 5xx) is answered
 // with the kept copy, marked with the NETWORK_FAILED header and a console warning.
 // Every path is relative to the worker's scope, so the page works served from a sub-path
 // (https://host/some/path/, as GitHub Pages serves a project).
 // tests/e2e/offline.test.mjs checks that PAGE names every file web/ serves to the page.
-import { MODEL_CACHE, NETWORK_FAILED, PAGE_CACHE } from './dist/cache-contract.mjs';
+import { MODEL_CACHE, NETWORK_FAILED, PAGE_CACHE } from './dist/lib/cache-contract.mjs';
 
 const PAGE = [
   './', 'index.html', 'style.css', 'main.mjs', 'worker.mjs', 'catalogue.mjs', 'export-png.mjs', 'labels.mjs',
@@ -17,7 +17,7 @@ const PAGE = [
   'page/rpc.mjs', 'page/runs.mjs', 'page/state.mjs', 'page/torch-input.mjs', 'page/url-state.mjs',
   'views/colorbar.mjs', 'views/colors.mjs', 'views/headview.mjs', 'views/heatmap.mjs', 'views/modelview.mjs',
   'views/steps.mjs',
-  'dist/browser.bundle.mjs', 'dist/cache-contract.mjs', 'dist/simdformer.mjs', 'dist/simdformer.wasm', 'dist/simdformer-scalar.mjs',
+  'dist/browser.bundle.mjs', 'dist/lib/cache-contract.mjs', 'dist/simdformer.mjs', 'dist/simdformer.wasm', 'dist/simdformer-scalar.mjs',
   'dist/simdformer-scalar.wasm', 'node_modules/@huggingface/tokenizers/dist/tokenizers.mjs',
 ];
 const inScope = (path) => new URL(path, self.registration.scope).href;

@@ -1,9 +1,10 @@
 // Runs simdformer off the main thread: the page stays responsive while models load and run.
 // Messages: {id, type, ...} -> {id, ok: true, ...} or {id, ok: false, error, code}; while a model
 // loads, {id, progress: {stage, loaded, total, file?}} messages come first.
-// index.html starts this worker before the page's own modules load (worker.mjs?<the page's
-// query>, so ?simd=off reaches it) and the engine starts at once, not when 'init' arrives: every
-// round of requests before the wasm compiles delays the first picture.
+// index.html starts this worker before the page's own modules load (worker.mjs?simd=off#model=bert:
+// the query says only whether to use SIMD; the first model is in the fragment, never sent) and the
+// engine starts at once, not when 'init' arrives: every round of requests before the wasm compiles
+// delays the first picture.
 import { fetchKept, keptSettled } from './model-store.mjs';
 
 // Paths relative to this worker, which sits at the page's root: the page works served from a
@@ -27,6 +28,7 @@ async function startEngine(simd) {
   return init({ simd: true, tokenizers, ...(wasmBinary ? { wasmBinary } : {}) });
 }
 const query = new URL(self.location.href).searchParams;
+const linked = new URLSearchParams(new URL(self.location.href).hash.slice(1));
 const engine = startEngine(query.get('simd') !== 'off');
 engine.catch(() => {});  // reported by the replies that wait for it
 let sf = null;
@@ -49,7 +51,7 @@ function oneLoadAtATime(run) {
   loading.controller?.abort(superseded());
   const controller = new AbortController();
   const result = loading.settled.then(() => {
-    if (controller.signal.aborted) throw controller.signal.reason;
+    controller.signal.throwIfAborted();
     return run(controller.signal);
   });
   loading = { controller, settled: result.catch(() => {}) };
@@ -59,7 +61,7 @@ function oneLoadAtATime(run) {
 function keepUnlessAborted(next, signal) {
   if (!signal.aborted) return next;
   next.dispose();
-  throw signal.reason;
+  return signal.throwIfAborted();
 }
 
 // A torch-dialect safetensors file (the digit reversal, the playground, a user's file).
@@ -75,7 +77,7 @@ async function loadTorch(source, signal) {
     const { randomTransformer } = await import('./random-model.mjs');
     ({ bytes, config } = randomTransformer(source));
   }
-  if (signal.aborted) throw signal.reason;
+  signal.throwIfAborted();
   replace(keepUnlessAborted(await sf.loadModel(bytes, config), signal));
   await keptSettled();  // the page lists the kept models next
   return { kind: 'torch', config: model.config, parameterCount: model.parameterCount };
@@ -97,12 +99,12 @@ async function prefetchFolder(url) {
   return { config, weights, tokenizer, tokenizerConfig };
 }
 
-// The model the page opens on (GPT-2, checked in index.html, unless ?model= names another
+// The model the page opens on (GPT-2, checked in index.html, unless #model= names another
 // bundled one) is fetched from the start too, and loaded as soon as the engine and its files are
 // here: main.mjs asks for it only once its own modules have loaded. {url, files, loaded} (loaded:
 // {model, ms} with the default weights), or null.
-let firstFolder = import('./catalogue.mjs').then(({ BUNDLED }) => {
-  const m = BUNDLED[query.get('model') ?? 'gpt2'];
+let firstFolder = import('./catalogue.mjs').then(({ bundledModel }) => {
+  const m = bundledModel(linked.get('model') ?? 'gpt2');
   if (!m) return null;
   const files = prefetchFolder(m.url);
   const loaded = Promise.all([engine, files]).then(async ([s, from]) => {
@@ -137,7 +139,7 @@ async function loadText(source, progress, signal) {
     if (path) Object.defineProperty(file, 'webkitRelativePath', { value: path });
     return file;
   });
-  if (signal.aborted) throw signal.reason;
+  signal.throwIfAborted();
   model?.dispose();  // free its memory first: the new one may need it, and a failure leaves none
   model = null;
   const started = performance.now();

@@ -1,13 +1,14 @@
 // Browser and bundler entry. The glue locates its .wasm with new URL(..., import.meta.url),
 // which bundlers (Vite, webpack) rewrite; options.wasmUrl / wasmBinary override it (CDNs).
-import { BUNDLED_MODELS, bundledModelUrl } from './bundled-models.mjs';
-import { SimdformerError } from './errors.mjs';
-import { Model } from './model.mjs';
-import { forgetModel, keptModels } from './model-cache.mjs';
-import { TextModel } from './text-model.mjs';
-import { Simdformer, initOptions, instantiate } from './instance.mjs';
-import { chooseSimd, wasmSimdSupported } from './simd-detect.mjs';
-import { resolveThreads, startThreads, threadedModuleOptions } from './threads.mjs';
+import { BUNDLED_MODELS, bundledModelUrl } from './lib/bundled-models.mjs';
+import { SimdformerError } from './lib/errors.mjs';
+import { Model } from './lib/model.mjs';
+import { forgetModel, keptModels } from './lib/model-cache.mjs';
+import { TextModel } from './lib/text-model.mjs';
+import { Simdformer, initOptions, instantiate } from './lib/instance.mjs';
+import { wasmSimdSupported } from './lib/simd-detect.mjs';
+import { startThreads, threadedModuleOptions } from './lib/threads.mjs';
+import { chooseBuild } from './lib/wasm-build.mjs';
 
 export { BUNDLED_MODELS, Model, Simdformer, SimdformerError, TextModel, bundledModelUrl, forgetModel, keptModels, wasmSimdSupported };
 
@@ -43,21 +44,15 @@ async function readSource(source, progress) {
  */
 export async function init(options = {}) {
   const o = initOptions(options);
-  const simd = chooseSimd(o.simd);
-  let threads = resolveThreads(o.threads, { logical: globalThis.navigator?.hardwareConcurrency ?? 1, physical: 0 });
-  let threadsNote = '';
-  if (threads > 1 && !simd) {
-    threadsNote = `threads: ${threads} asked, 1 used: the scalar build (simd: false) has no threads`;
-    threads = 1;
-  } else if (threads > 1 && !globalThis.crossOriginIsolated) {
-    threadsNote = `threads: ${threads} asked, 1 used: the page is not cross-origin isolated ` +
-      '(serve it with Cross-Origin-Opener-Policy: same-origin and Cross-Origin-Embedder-Policy: require-corp)';
-    threads = 1;
-  }
-  const name = threads > 1 ? 'simdformer-threads' : simd ? 'simdformer' : 'simdformer-scalar';
+  const cores = { logical: globalThis.navigator?.hardwareConcurrency ?? 1, physical: 0 };
+  const { name, simd, threads, asked, refused } = chooseBuild(o, { cores, sharedMemory: globalThis.crossOriginIsolated });
+  const threadsNote = refused === 'scalar' ? `threads: ${asked} asked, 1 used: the scalar build (simd: false) has no threads`
+    : refused === 'isolation' ? `threads: ${asked} asked, 1 used: the page is not cross-origin isolated ` +
+      '(serve it with Cross-Origin-Opener-Policy: same-origin and Cross-Origin-Embedder-Policy: require-corp)'
+    : '';
   // Only the chosen build's glue is loaded (bundlers split the three imports).
-  const factory = (threads > 1 ? await import('./simdformer-threads.mjs')
-    : simd ? await import('./simdformer.mjs') : await import('./simdformer-scalar.mjs')).default;
+  const factory = (name === 'simdformer-threads' ? await import('./simdformer-threads.mjs')
+    : name === 'simdformer' ? await import('./simdformer.mjs') : await import('./simdformer-scalar.mjs')).default;
   let moduleOptions = {};
   if (o.wasmBinary) moduleOptions.wasmBinary = o.wasmBinary;
   else if (o.wasmUrl) {

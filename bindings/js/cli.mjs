@@ -4,10 +4,10 @@
 // scripts, --help for every command.
 import { parseArgs } from 'node:util';
 
-import { demoCommands } from './cli-demo.mjs';
-import { UsageError } from './cli-format.mjs';
-import { safetensorsCommands } from './cli-safetensors.mjs';
-import { generateCommand, textCommands } from './cli-text.mjs';
+import { demoCommands } from './cli/demo.mjs';
+import { UsageError } from './cli/format.mjs';
+import { safetensorsCommands } from './cli/safetensors.mjs';
+import { generateCommand, textCommands } from './cli/text.mjs';
 import { init } from './node.mjs';
 
 const COMMON = {

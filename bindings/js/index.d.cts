@@ -1,6 +1,7 @@
 // Types for require('simdformer'): the CommonJS entry exposes init() (asynchronous). Options such
-// as loadPretrained's cache ('browser' | 'none') are typed in index.d.ts; keptModels and
-// forgetModel come with loadEsm() (they need a browser's Cache API).
+// as loadPretrained's cache ('browser' | 'none') and followSymlinks (boolean) are typed in
+// index.d.ts (LoadPretrainedOptions); keptModels and forgetModel come with loadEsm() (they need
+// a browser's Cache API).
 import type { InitOptions, Simdformer } from './index.js' with { 'resolution-mode': 'import' };
 
 declare const simdformer: {

@@ -327,6 +327,15 @@ export interface LoadPretrainedOptions {
    * pages). 'none' (default): always the network. See keptModels().
    */
   cache?: ModelCache;
+  /**
+   * Folder sources (Node) only. A folder's files may be symlinks inside the folder, or into a
+   * Hugging Face hub cache ($HF_HUB_CACHE, $HF_HOME/hub, ~/.cache/huggingface/hub, by real path:
+   * what huggingface-cli download --local-dir made before 2024); a link anywhere else is refused
+   * (invalid_argument) unless this is true (default false), which follows any link. Names
+   * written in the folder's files (modules.json paths, weight_map shards) must stay inside the
+   * folder either way.
+   */
+  followSymlinks?: boolean;
 }
 
 /** Where loadPretrained keeps the files of a URL source: 'browser' (the Cache API) or 'none'. */

@@ -4,16 +4,17 @@ import { closeSync, read } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 
-import { BUNDLED_MODELS, bundledModelUrl } from './bundled-models.mjs';
-import { SimdformerError, fail } from './errors.mjs';
-import { Model } from './model.mjs';
-import { forgetModel, keptModels } from './model-cache.mjs';
-import { TextModel } from './text-model.mjs';
-import { Simdformer, initOptions, instantiate } from './instance.mjs';
-import { folderFileSet, openRegularFile } from './node-files.mjs';
-import { nodeCores, withCommonJsNames } from './node-threads.mjs';
-import { chooseSimd, wasmSimdSupported } from './simd-detect.mjs';
-import { resolveThreads, startThreads, threadedModuleOptions, unrefWorkers } from './threads.mjs';
+import { BUNDLED_MODELS, bundledModelUrl } from './lib/bundled-models.mjs';
+import { SimdformerError, fail } from './lib/errors.mjs';
+import { Model } from './lib/model.mjs';
+import { forgetModel, keptModels } from './lib/model-cache.mjs';
+import { TextModel } from './lib/text-model.mjs';
+import { Simdformer, initOptions, instantiate } from './lib/instance.mjs';
+import { folderFileSet, openRegularFile } from './node/files.mjs';
+import { nodeCores, withCommonJsNames } from './node/threads.mjs';
+import { wasmSimdSupported } from './lib/simd-detect.mjs';
+import { startThreads, threadedModuleOptions, unrefWorkers } from './lib/threads.mjs';
+import { chooseBuild } from './lib/wasm-build.mjs';
 
 // keptModels / forgetModel exist here too (one set of types for both entries): Node.js has no
 // Cache API, so they reject with 'unsupported'.
@@ -60,10 +61,9 @@ const readAt = (fd, bytes, offset, length) => new Promise((resolve, reject) => {
  */
 export async function init(options = {}) {
   const o = initOptions(options);
-  const simd = chooseSimd(o.simd);
-  const threads = resolveThreads(o.threads, nodeCores());
-  if (threads > 1 && !simd) fail('init: threads > 1 needs the SIMD128 build; simd: false runs one thread', 'unsupported');
-  const name = threads > 1 ? 'simdformer-threads' : simd ? 'simdformer' : 'simdformer-scalar';
+  // Node.js shares memory with worker threads everywhere.
+  const { name, simd, threads, refused } = chooseBuild(o, { cores: nodeCores(), sharedMemory: true });
+  if (refused === 'scalar') fail('init: threads > 1 needs the SIMD128 build; simd: false runs one thread', 'unsupported');
   const glue = await import(`./${name}.mjs`);
   let wasmBinary = o.wasmBinary;
   if (!wasmBinary) {

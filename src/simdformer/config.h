@@ -28,7 +28,10 @@ struct AttentionOptions {
     NormalizeKind normalize = NormalizeKind::kSoftmax;
 };
 
-enum class ModelKind {
+// Which PyTorch module a model of the nn.Transformer dialect is (its config's "model_type"). The
+// words for what a checkpoint is are architecture and family (arch/architecture.h); this one
+// only tells the TorchStack family's modules apart.
+enum class TorchModule {
     kMultiheadAttention,  // nn.MultiheadAttention
     kEncoderLayer,        // nn.TransformerEncoderLayer
     kEncoder,             // nn.TransformerEncoder
@@ -42,7 +45,7 @@ enum class PositionalKind { kNone, kSinusoidal, kLearned };
 // The JSON config of a model file. Field names follow PyTorch (d_model, nhead, ...); the token
 // fields (vocabularies, positions, generator) describe simdformer's optional embedding layers.
 struct ModelConfig {
-    ModelKind kind = ModelKind::kEncoder;
+    TorchModule kind = TorchModule::kEncoder;  // the module ("model_type")
     size_t d_model = 0;
     size_t nhead = 1;
     size_t dim_feedforward = 0;
@@ -71,7 +74,7 @@ struct ModelConfig {
 // Parses a config JSON object. Unknown keys are ignored only if PyTorch has them (dropout,
 // batch_first, ...); any other unknown key is an error so typos do not pass silently.
 Result<ModelConfig> parse_model_config(const std::string& json);
-std::string model_kind_name(ModelKind kind);
+std::string torch_module_name(TorchModule kind);
 // The config as JSON with the same keys parse_model_config reads.
 std::string model_config_to_json(const ModelConfig& config);
 std::string activation_name(Activation act);

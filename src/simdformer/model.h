@@ -1,6 +1,8 @@
-// Model: any of the supported PyTorch modules (nn.MultiheadAttention, nn.TransformerEncoderLayer,
-// nn.TransformerEncoder, nn.TransformerDecoderLayer, nn.TransformerDecoder, nn.Transformer),
-// optionally with token embeddings and an output generator, loaded from safetensors.
+// Model: any checkpoint simdformer reads, whatever its family: PyTorch's nn.MultiheadAttention,
+// nn.TransformerEncoderLayer / Encoder, nn.TransformerDecoderLayer / Decoder and nn.Transformer
+// (optionally with token embeddings and an output generator) in simdformer's nn.Transformer
+// dialect; Hugging Face encoders (BERT, RoBERTa, DistilBERT); Hugging Face GPT-2. Loaded from
+// safetensors; each family runs behind the same Model and Workspace (model/runner.h).
 //
 // Usage:
 //   Result<Model> model = Model::load(bytes, size, config_json);   // weights packed once here
@@ -179,9 +181,11 @@ public:
 
     Result<Workspace> make_workspace(const WorkspaceLimits& limits) const;
     // The sizing policy of callers that keep one workspace per model across calls of every size
-    // (the JavaScript bindings): *ws grows to the union of everything asked so far, and is
-    // re-created (the old one freed first: the new one may need its memory) only when it does
-    // not fit `want`. A failure leaves *ws empty.
+    // (the JavaScript bindings), sized per call: *ws is kept when it fits `want` and is at most 4x
+    // what `want` needs (or a decoding is under way in it); otherwise it is re-created (the old
+    // one freed first: the new one may need its memory) for `want`, or for the union of the old
+    // limits and `want` when that costs at most 2x `want` alone. Never the product of past
+    // maxima. A failure leaves *ws empty.
     Status ensure_workspace(std::optional<Workspace>* ws, const WorkspaceLimits& want) const;
 
     // One forward pass. Output (ws.output()): the attention output for multihead_attention,

@@ -1,4 +1,4 @@
-// GPT-2 (tests/data/hf/gpt2 and gpt2_legacy, written by scripts/make_hf_fixtures.py) against the
+// GPT-2 (tests/data/hf/gpt2 and gpt2_legacy, written by scripts/fixtures/make_hf_fixtures.py) against the
 // from-spec PyTorch reference in golden.safetensors: hidden states, attentions and LM logits
 // <= 1e-4, a left-padded row, the greedy continuation token for token. Then the properties
 // PyTorch cannot check for us: every KV-cached step equals a full recomputation of the sequence

@@ -1,10 +1,11 @@
-// Hugging Face checkpoints (tests/data/hf/<case>/, written by scripts/make_hf_fixtures.py in
+// Hugging Face checkpoints (tests/data/hf/<case>/, written by scripts/fixtures/make_hf_fixtures.py in
 // exact HF format) against the from-spec PyTorch reference's outputs in golden.safetensors:
 // last hidden state, every layer's attention weights, pooler output and MLM logits, <= 1e-4.
 #include <cstdio>
 #include <cstring>
 #include <map>
 #include <memory>
+#include <optional>
 
 #include "test_util.h"
 
@@ -423,28 +424,20 @@ TEST(HfStreaming, ChunkedFileAndMemoryLoadsGiveBitIdenticalModels) {
 // A BERT-shaped checkpoint (one layer, d = 768, vocab 30522: 122 MB of F32) whose tensor data is
 // computed on read, so the test holds no copy of the file and the Buffer counters see only what
 // the loader allocates.
+struct BertShape {
+    size_t d = 768, ff = 3072, vocab = 30522, positions = 512, layers = 1;
+};
+
 class SyntheticBert : public ByteSource {
 public:
-    SyntheticBert() {
-        const size_t d = 768, ff = 3072;
-        add("embeddings.word_embeddings.weight", {30522, d});
-        add("embeddings.position_embeddings.weight", {512, d});
+    explicit SyntheticBert(const BertShape& shape = {}) {
+        const size_t d = shape.d, ff = shape.ff;
+        add("embeddings.word_embeddings.weight", {shape.vocab, d});
+        add("embeddings.position_embeddings.weight", {shape.positions, d});
         add("embeddings.token_type_embeddings.weight", {2, d});
         add("embeddings.LayerNorm.weight", {d});
         add("embeddings.LayerNorm.bias", {d});
-        const std::string l = "encoder.layer.0.";
-        for (const char* p : {"attention.self.query.", "attention.self.key.", "attention.self.value.", "attention.output.dense."}) {
-            add(l + p + "weight", {d, d});
-            add(l + p + "bias", {d});
-        }
-        add(l + "intermediate.dense.weight", {ff, d});
-        add(l + "intermediate.dense.bias", {ff});
-        add(l + "output.dense.weight", {d, ff});
-        add(l + "output.dense.bias", {d});
-        for (const char* p : {"attention.output.LayerNorm.", "output.LayerNorm."}) {
-            add(l + p + "weight", {d});
-            add(l + p + "bias", {d});
-        }
+        for (size_t i = 0; i < shape.layers; ++i) add_layer("encoder.layer." + std::to_string(i) + ".", d, ff);
         header_ += "}";
         const uint64_t n = header_.size();
         for (int i = 0; i < 8; ++i) prefix_.push_back(uint8_t(n >> (8 * i)));
@@ -469,6 +462,24 @@ public:
     }
     uint64_t floats() const { return data_bytes_ / 4; }
     size_t largest_tensor_bytes = 0;
+
+private:
+    void add_layer(const std::string& l, size_t d, size_t ff) {
+        for (const char* p : {"attention.self.query.", "attention.self.key.", "attention.self.value.", "attention.output.dense."}) {
+            add(l + p + "weight", {d, d});
+            add(l + p + "bias", {d});
+        }
+        add(l + "intermediate.dense.weight", {ff, d});
+        add(l + "intermediate.dense.bias", {ff});
+        add(l + "output.dense.weight", {d, ff});
+        add(l + "output.dense.bias", {d});
+        for (const char* p : {"attention.output.LayerNorm.", "output.LayerNorm."}) {
+            add(l + p + "weight", {d});
+            add(l + p + "bias", {d});
+        }
+    }
+
+public:
 
 private:
     void add(const std::string& name, const Shape& shape) {
@@ -503,6 +514,42 @@ TEST(HfMemory, LoadPeakIsThePackedWeightsPlusBoundedStaging) {
     EXPECT_LE(double(peak), (double(weights) + double(file.largest_tensor_bytes)) * 1.10);
     EXPECT_LE(peak - weights, size_t(3) << 20);
     EXPECT_EQ(m.value().parameter_count(), file.floats());  // every float of the file is one parameter
+}
+
+// Issue 28's sequence, as the bindings run it: a workspace kept across calls once grew each limit
+// to the maximum ever seen, independently, so after embedding 64 texts one 512-token call with
+// every attention map asked for a 64 x 512 workspace with all maps (here 12 layers x 12 heads:
+// 9.6 GB, out_of_memory) although each call fits alone. Sized per call, both run.
+TEST(HfWorkspace, SixtyFourShortTextsThenOneLongTextWithAttentionBothRun) {
+    BertShape shape;
+    shape.d = 12;
+    shape.ff = 24;
+    shape.vocab = 50;
+    shape.layers = 12;
+    SyntheticBert file(shape);
+    const std::string config = R"({"architectures":["BertModel"],"model_type":"bert","hidden_size":12,
+        "num_hidden_layers":12,"num_attention_heads":12,"intermediate_size":24,"vocab_size":50})";
+    auto loaded = Model::load_checkpoint(config, {{"model.safetensors", &file}}, "");
+    SF_ASSERT_OK(loaded.status());
+    const Model& m = loaded.value();
+    std::optional<Workspace> ws;
+    const auto run = [&](size_t batch, size_t n, bool weights) {
+        std::vector<int32_t> ids(batch * n);
+        for (size_t i = 0; i < ids.size(); ++i) ids[i] = int32_t(1 + i % 40);
+        TextRequest r;
+        r.n_batch = batch;
+        r.n_seq = n;
+        r.tokens = ids.data();
+        r.need_weights = weights;
+        SF_RETURN_IF_ERROR(m.ensure_workspace(&ws, workspace_limits(r)));
+        return m.forward_text(r, *ws);
+    };
+    SF_ASSERT_OK(run(64, 16, false));   // model.embed(64 texts)
+    SF_ASSERT_OK(run(1, 512, true));    // model.encodeText(512 tokens, { returnAttention: true })
+    ASSERT_EQ(ws->encoder_attention().size(), 12u);
+    EXPECT_EQ(ws->encoder_attention()[11].n_seq_k, 512u);
+    EXPECT_EQ(ws->limits().max_batch, 1u);
+    SF_ASSERT_OK(run(64, 16, false));   // and back
 }
 
 }  // namespace

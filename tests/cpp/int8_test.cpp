@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "int8_reference.h"
+#include "int8/gemm_f32_qc8w.h"
 #include "simdformer/kernels/kernels.h"
 #include "simdformer/kernels/reference.h"
 #include "test_util.h"

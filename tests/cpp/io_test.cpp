@@ -166,7 +166,7 @@ TEST(Config, ParsesPyTorchNamesAndRejectsTypos) {
         "num_encoder_layers":1,"num_decoder_layers":3,"activation":"gelu","norm_first":true,
         "layer_norm_eps":1e-6,"dropout":0.1,"batch_first":true})");
     SF_ASSERT_OK(c.status());
-    EXPECT_EQ(c.value().kind, ModelKind::kTransformer);
+    EXPECT_EQ(c.value().kind, TorchModule::kTransformer);
     EXPECT_EQ(c.value().num_decoder_layers, 3u);
     EXPECT_EQ(c.value().activation, Activation::kGeluErf);
     EXPECT_TRUE(c.value().norm_first);

@@ -1,4 +1,4 @@
-// Models against PyTorch: every module kind on vectors written by scripts/make_goldens.py, plus
+// Models against PyTorch: every module kind on vectors written by scripts/fixtures/make_goldens.py, plus
 // the properties PyTorch cannot check for us (batch = one by one, KV cache = recomputation,
 // allocation-free forward, weights on/off).
 #include <atomic>
@@ -255,27 +255,50 @@ TEST(Properties, BatchOutputEqualsOneByOneBitForBit) {
     }
 }
 
-// The bindings' sizing policy: a workspace kept across calls grows to the union of every
-// request, and is kept (not re-created) when it already fits.
-TEST(Properties, EnsureWorkspaceGrowsToTheUnionAndKeepsWhatFits) {
+// The bindings' sizing policy: a workspace kept across calls is sized by the call at hand. It is
+// kept while it fits and is at most 4x what the call needs; it grows to the union of the old and
+// the new limits only when that costs at most 2x the new call alone.
+TEST(Properties, EnsureWorkspaceIsSizedPerCallNotByPastMaxima) {
     const Model m = load_case("encoder");
+    const auto bytes_for = [&](WorkspaceLimits l) { return m.make_workspace(l).value().bytes(); };
     std::optional<Workspace> ws;
     SF_ASSERT_OK(m.ensure_workspace(&ws, {2, 4, 0, false}));
     ASSERT_TRUE(ws.has_value());
-    SF_ASSERT_OK(m.ensure_workspace(&ws, {1, 7, 0, true}));
     EXPECT_EQ(ws->limits().max_batch, 2u);
-    EXPECT_EQ(ws->limits().max_src_len, 7u);
+    SF_ASSERT_OK(m.ensure_workspace(&ws, {1, 7, 0, true}));
+    EXPECT_GE(ws->limits().max_src_len, 7u);
     EXPECT_TRUE(ws->limits().record_attention);
+    EXPECT_LE(ws->bytes(), 2 * bytes_for({1, 7, 0, true}));
+    // A much smaller call gets a workspace of its own size, not the last one's.
+    SF_ASSERT_OK(m.ensure_workspace(&ws, {1, 1, 0, false}));
+    EXPECT_LE(ws->bytes(), 4 * bytes_for({1, 1, 0, false}));
+    // The same call again keeps the same buffers.
+    const WorkspaceLimits kept = ws->limits();
     const size_t bytes = ws->bytes();
-    const float* before = ws->output();
-    SF_ASSERT_OK(m.ensure_workspace(&ws, {1, 3, 0, false}));  // fits: the same buffers
-    EXPECT_EQ(ws->output(), before);
+    SF_ASSERT_OK(m.ensure_workspace(&ws, {1, 1, 0, false}));
     EXPECT_EQ(ws->bytes(), bytes);
+    EXPECT_EQ(ws->limits().max_src_len, kept.max_src_len);
     // A request that cannot be met leaves no workspace (the next call makes one).
     EXPECT_EQ(m.ensure_workspace(&ws, {size_t{1} << 30, 7, 0, true}).code(), StatusCode::kOutOfMemory);
     EXPECT_FALSE(ws.has_value());
     SF_ASSERT_OK(m.ensure_workspace(&ws, {1, 3, 0, false}));
     EXPECT_EQ(ws->limits().max_src_len, 3u);
+}
+
+// A workspace's buffers are sized by its model's shapes (d_ff, vocabulary, layers): another
+// model, even one of the same d_model and heads, must not run on it.
+TEST(Properties, AWorkspaceServesOnlyTheModelThatMadeIt) {
+    const Model a = load_case("encoder");
+    const Model b = load_case("encoder");
+    Workspace ws = make_ws(a, 1, 7, 0);
+    const Golden g = load_golden("encoder.golden.safetensors");
+    ForwardRequest r;
+    r.src.n_seq = 7;
+    r.src.embeddings = g.at("x").data();
+    SF_ASSERT_OK(a.forward(r, ws));
+    const Status st = b.forward(r, ws);
+    EXPECT_EQ(st.code(), StatusCode::kInvalidArgument);
+    EXPECT_NE(st.message().find("another model"), std::string::npos) << st.message();
 }
 
 TEST(Properties, DecodeLimitsRefuseAContextPast32Bits) {
@@ -355,7 +378,7 @@ TEST(Properties, MultiheadOptionsMatchPerHeadReference) {
     w.put("additive.k_weight", {h, da, dh}, ak);
     w.put("additive.v_weight", {h, da}, av);
     ModelConfig c;
-    c.kind = ModelKind::kMultiheadAttention;
+    c.kind = TorchModule::kMultiheadAttention;
     c.d_model = d;
     c.nhead = h;
     c.additive_dim = da;

@@ -5,7 +5,9 @@
 #include <atomic>
 #include <chrono>
 #include <ctime>
+#include <cmath>
 #include <cstdint>
+#include <limits>
 #include <thread>
 #include <vector>
 
@@ -189,12 +191,84 @@ TEST(ParallelGemm, CutOverIsMeasuredWhenThePoolStarts) {
     EXPECT_LT(cut.fork_join_seconds, 0.1);
     EXPECT_GT(cut.f32_macs_per_second, 1e6);
     EXPECT_GT(cut.i8_macs_per_second, 1e6);
-    EXPECT_DOUBLE_EQ(cut.f32_min_macs, rt::kPayback * cut.fork_join_seconds * cut.f32_macs_per_second);
+    EXPECT_DOUBLE_EQ(cut.f32_min_macs, rt::cut_over_macs(cut.fork_join_seconds, cut.f32_macs_per_second));
+    EXPECT_DOUBLE_EQ(cut.i8_min_macs, rt::cut_over_macs(cut.fork_join_seconds, cut.i8_macs_per_second));
+    EXPECT_GE(cut.fork_join_measurements, 1);
+    EXPECT_LE(cut.fork_join_measurements, 1 + rt::kForkJoinRetries);
     EXPECT_DOUBLE_EQ(rt::parallel_min_macs(), cut.f32_min_macs);  // no override set
     const double saved = rt::set_parallel_min_macs(123);
     EXPECT_LT(saved, 0.0);
     EXPECT_EQ(rt::parallel_min_macs(), 123.0);
     rt::set_parallel_min_macs(saved);
+}
+
+// A fork-join of 5 ms is what a pool measures while another process has the cores: taken as it
+// is, it would keep every GEMM below 3 * 5 ms of work (hundreds of millions of multiply-adds) on
+// one thread for the pool's life. The cut-over stays at most 2^24 multiply-adds whatever was
+// measured.
+TEST(ParallelGemm, ABusyForkJoinMeasurementDoesNotKeepGemmsOnOneThread) {
+    SKIP_WITHOUT_THREADS();
+    ThreadsGuard guard;
+    ASSERT_TRUE(rt::set_threads(2).is_ok());
+    const double measured = rt::measured_cut_over().fork_join_seconds;
+    rt::calibrate_parallel_cut_over(5e-3);  // a fake measurement, as a busy machine gives
+    const rt::CutOver busy = rt::measured_cut_over();
+    EXPECT_LE(busy.f32_min_macs, double(1 << 24));
+    EXPECT_LE(busy.i8_min_macs, double(1 << 24));
+    EXPECT_LE(rt::parallel_min_macs(), double(1 << 24));
+    rt::calibrate_parallel_cut_over(measured);  // the pool's own measurement again
+}
+
+TEST(ParallelGemm, CutOverIsClampedToASaneRange) {
+    EXPECT_EQ(rt::cut_over_macs(1e-5, 1e10), rt::kPayback * 1e-5 * 1e10);  // healthy: as measured
+    EXPECT_EQ(rt::cut_over_macs(5e-3, 1e10), rt::kMaxCutOverMacs);          // a busy machine's F
+    EXPECT_EQ(rt::cut_over_macs(1.0, 1e12), rt::kMaxCutOverMacs);
+    EXPECT_EQ(rt::cut_over_macs(1e-9, 1e9), rt::kMinCutOverMacs);           // timer noise
+    for (double nonsense : {0.0, -1e-5, std::nan(""), std::numeric_limits<double>::infinity()}) {
+        EXPECT_EQ(rt::cut_over_macs(nonsense, 1e10), rt::kParallelMinMacs) << nonsense;
+    }
+    EXPECT_EQ(rt::cut_over_macs(1e-5, std::numeric_limits<double>::infinity()), rt::kParallelMinMacs);
+}
+
+// Fake fork-join measurements (injected as the pool's measure_again): a busy first one is taken
+// again, the smallest kept; a healthy first one is never taken again; one that stays wrong is
+// retried kForkJoinRetries times, then clamped.
+TEST(ParallelGemm, AForkJoinThatLooksWrongIsMeasuredAgain) {
+    SKIP_WITHOUT_THREADS();
+    ThreadsGuard guard;
+    ASSERT_TRUE(rt::set_threads(2).is_ok());
+    const double measured = rt::measured_cut_over().fork_join_seconds;
+    std::vector<double> fakes;
+    int calls = 0;
+    auto again = [&] { return fakes[std::min<size_t>(calls++, fakes.size() - 1)]; };
+
+    fakes = {5e-3, 8e-6};
+    rt::calibrate_parallel_cut_over(5e-3, again);
+    rt::CutOver cut = rt::measured_cut_over();
+    EXPECT_EQ(calls, 2);
+    EXPECT_EQ(cut.fork_join_measurements, 3);
+    EXPECT_EQ(cut.fork_join_seconds, 8e-6);
+    EXPECT_EQ(cut.f32_min_macs, rt::cut_over_macs(8e-6, cut.f32_macs_per_second));
+    EXPECT_EQ(rt::parallel_min_macs(), cut.f32_min_macs);
+
+    calls = 0;
+    rt::calibrate_parallel_cut_over(1e-5, again);
+    EXPECT_EQ(calls, 0);
+    EXPECT_EQ(rt::measured_cut_over().fork_join_measurements, 1);
+
+    calls = 0;
+    fakes = {1.0};
+    rt::calibrate_parallel_cut_over(1.0, again);
+    cut = rt::measured_cut_over();
+    EXPECT_EQ(calls, rt::kForkJoinRetries);
+    EXPECT_EQ(cut.f32_min_macs, rt::kMaxCutOverMacs);
+    EXPECT_EQ(cut.i8_min_macs, rt::kMaxCutOverMacs);
+
+    calls = 0;
+    fakes = {std::nan(""), 2e-5};
+    rt::calibrate_parallel_cut_over(std::nan(""), again);  // no measurement at first
+    EXPECT_EQ(rt::measured_cut_over().fork_join_seconds, 2e-5);
+    rt::calibrate_parallel_cut_over(measured);  // the pool's own measurement again
 }
 
 #if !defined(__EMSCRIPTEN__)  // clock() there does not count the workers' time

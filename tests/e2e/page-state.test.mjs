@@ -139,12 +139,12 @@ test('five models in turn: every label, hint, note and head line describes the l
   }
 });
 
-test('a link reproduces a view: model, text, view, layer and head in the URL, and back', async () => {
+test('a link reproduces a view: model, text, view, layer and head in the URL fragment, and back', async () => {
   const text = 'A stitch in [MASK] saves nine.';
-  const link = `${server.url}?model=bert&text=${encodeURIComponent(text)}&view=encoder&layer=2&head=3`;
+  const link = `${server.url}#model=bert&text=${encodeURIComponent(text)}&view=encoder&layer=2&head=3`;
   const view = (p) => p.evaluate(() => ({
     choice: document.querySelector('input[name=model]:checked')?.value, text: document.getElementById('text').value,
-    layer: window.__demo.layer, head: window.__demo.head, kind: window.__demo.kind, search: location.search,
+    layer: window.__demo.layer, head: window.__demo.head, kind: window.__demo.kind, hash: location.hash,
     title: document.getElementById('heatmap-title').textContent,
     map: Array.from(window.__demo.result.encoder[window.__demo.layer][window.__demo.head].data),
   }));
@@ -160,17 +160,17 @@ test('a link reproduces a view: model, text, view, layer and head in the URL, an
   assert.match(v.title, /layer 2, head 3/);
   // Choosing another head rewrites the URL in place.
   await first.selectOption('#head', '1');
-  await first.waitForFunction(() => new URLSearchParams(location.search).get('head') === '1');
+  await first.waitForFunction(() => new URLSearchParams(location.hash.slice(1)).get('head') === '1');
   v = await view(first);
-  const params = new URLSearchParams(v.search);
+  const params = new URLSearchParams(v.hash.slice(1));
   assert.deepEqual(Object.fromEntries(params), { model: 'bert', text, view: 'encoder', layer: '2', head: '1' });
   // The rewritten URL opens the same picture in a fresh page.
-  const second = await open(`${server.url}${v.search}`);
+  const second = await open(`${server.url}${v.hash}`);
   const w = await view(second);
   assert.deepEqual([w.choice, w.text, w.kind, w.layer, w.head], ['bert', text, 'encoder', 2, 1]);
   assert.deepEqual(w.map, v.map);
   // Out-of-range values are clamped to what the model has, not an error.
-  const third = await open(`${server.url}?model=bert&layer=99&head=-4&view=cross`);
+  const third = await open(`${server.url}#model=bert&layer=99&head=-4&view=cross`);
   const x = await view(third);
   assert.deepEqual([x.kind, x.layer, x.head], ['encoder', 3, 0]);
   for (const p of [first, second, third]) await p.close();

@@ -1,6 +1,6 @@
 // TextModel.attentionSteps (the demo's step-by-step view): the engine's q, k, v, weights and
 // per-head output for one layer and head equal the PyTorch reference
-// (tests/data/attention-steps/<case>.safetensors, made by scripts/make_attention_steps.py; GPT-2
+// (tests/data/attention-steps/<case>.safetensors, made by scripts/fixtures/make_attention_steps.py; GPT-2
 // with its causal mask)
 // within 1e-4, in the SIMD and the scalar build; the scores it derives give back the weights.
 import assert from 'node:assert/strict';

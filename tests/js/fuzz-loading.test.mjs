@@ -5,12 +5,17 @@
 // bytes. For a fixed time (FUZZ_SECONDS, default 55) from a fixed seed (FUZZ_SEED) it asserts that
 // every case ends in a model (which then encodes or generates, with results or SimdformerErrors)
 // or a SimdformerError (or the abort's reason when the case aborts), within a per-case limit; that
-// no file outside the case's folder is opened (node:fs is spied on) and no URL outside its base is
-// fetched; and that the wasm heap is flat at the end. It prints the number of executions.
+// no file outside the case's folder is opened (node:fs is spied on, and each file it opened is
+// judged by its real path: the kernel's path of the open descriptor, symlinks resolved) and no URL
+// outside its base is fetched, as the laxest server would resolve it (%-decoded until it stops
+// changing, Unicode look-alikes of . and / taken for them, trailing dots and spaces of a segment
+// dropped, as Windows does); and that the wasm heap is flat at the end. Hostile names include
+// double-encoded ones (%252e%252e), look-alikes (U+2024, U+FF0E, U+2215, U+FF0F) and trailing
+// dots and spaces. It prints the number of executions.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, readlinkSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { syncBuiltinESMExports } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve, sep } from 'node:path';
@@ -43,7 +48,14 @@ const BASES = ['bert', 'bert_sharded', 'gpt2', 'roberta'].map((name) => ({ name,
 // -- mutations -------------------------------------------------------------------------------
 
 const HOSTILE_NAMES = ['..', '../config.json', 'a/../..', '/etc/passwd', '%2e%2e', '%2e%2e%2fconfig.json', '..\\..', 'https://evil.test/x',
-  '//evil.test/x', 'C:/x', '1_Pooling/../../config.json', 'outside', 'outside/config.json', '\u0000', '', '.'];
+  '//evil.test/x', 'C:/x', '1_Pooling/../../config.json', 'outside', 'outside/config.json', '\u0000', '', '.',
+  // decoded twice or three times by a lax server
+  '%252e%252e', '%252e%252e%252fconfig.json', '%252E%252E/config.json', '%25252e%25252e/config.json', '1_Pooling/%252e%252e/%252e%252e',
+  // look-alikes of . and / (ONE DOT LEADER, FULLWIDTH FULL STOP, DIVISION SLASH, FULLWIDTH SOLIDUS)
+  '\u2024\u2024', '\u2024\u2024/config.json', '\uFF0E\uFF0E', '\uFF0E\uFF0E\uFF0Fconfig.json', '..\u2215config.json', '..\uFF0Fconfig.json',
+  '1_Pooling\u2215\u2024\u2024\u2215\u2024\u2024',
+  // trailing dots and spaces (Windows drops them: '.. ' is '..')
+  '.. ', '.. /config.json', '... ', '..%20/config.json', '. ./config.json', 'config.json.', 'config.json ', '1_Pooling./config.json', '1_Pooling /config.json'];
 const deep = (n) => { let v = 0; for (let i = 0; i < n; i++) v = [v]; return v; };
 const INTERESTING = [null, true, false, -1, 0, 1, 1.5, 2 ** 31 + 7, 2 ** 32 + 7, 2 ** 53, 1e308, -1e308, 'NaN', '', 'x'.repeat(5000),
   [], {}, [1, 2, 3], { Regex: '(a+)+$' }, { Regex: '(' }, { String: '' }, ...HOSTILE_NAMES];
@@ -156,11 +168,11 @@ function folderSource(c, n, special) {
   return dir;
 }
 
-// A File-like object that lies, or an honest File.
-function fileLike(name, bytes) {
-  const honest = new File([bytes], name.split('/').at(-1));
-  Object.defineProperty(honest, 'webkitRelativePath', { value: `m/${name}` });
-  if (int(8) !== 0) return honest;
+// A File-like object that lies, or an honest File (always, when honest is true).
+function fileLike(name, bytes, honest = false) {
+  const file = new File([bytes], name.split('/').at(-1));
+  Object.defineProperty(file, 'webkitRelativePath', { value: `m/${name}` });
+  if (honest || int(8) !== 0) return file;
   const detached = () => { const b = new ArrayBuffer(8); structuredClone(b, { transfer: [b] }); return b; };
   const lie = pick([async () => bytes.length, async () => detached(), async () => new ArrayBuffer(Math.max(0, bytes.length - 1)),
     async () => { throw new Error('read failed'); }, async () => new Uint8Array(bytes), () => 'not a promise', () => new Promise(() => {})]);
@@ -182,16 +194,33 @@ function objectSource(c) {
 
 // -- spies -----------------------------------------------------------------------------------
 
-const opened = [];
+const opened = [];  // {path, real} of every file node:fs opened while spying
 let spying = false;
 const OPENERS = ['openSync', 'readFileSync', 'open', 'readFile', 'createReadStream'];
 const PROMISE_OPENERS = ['open', 'readFile'];
+// Where what was opened really is: for a descriptor, the kernel's own path of it (Linux), else
+// the name's real path (symlinks resolved), else the name as given.
+function realOf(path, result) {
+  if (typeof result === 'number') {
+    try {
+      return readlinkSync(`/proc/self/fd/${result}`);
+    } catch {
+      // not Linux
+    }
+  }
+  try {
+    return realpathSync(path);
+  } catch {
+    return resolve(String(path));
+  }
+}
 function installSpies() {
   const wrap = (object, key) => {
     const original = object[key];
     object[key] = function spied(path, ...rest) {
-      if (spying && (typeof path === 'string' || path instanceof URL)) opened.push(String(path));
-      return original.call(this, path, ...rest);
+      const result = original.call(this, path, ...rest);  // a failed open opened nothing
+      if (spying && (typeof path === 'string' || path instanceof URL)) opened.push({ path: String(path), real: realOf(path, result) });
+      return result;
     };
   };
   for (const k of OPENERS) wrap(fs, k);
@@ -199,11 +228,34 @@ function installSpies() {
   syncBuiltinESMExports();  // the package imports named exports of node:fs: update them too
 }
 
+// A URL path as the laxest server resolves it: %-decoded until it stops changing, look-alikes of
+// . and / taken for them (a best-fit code-page conversion), a segment's trailing dots and spaces
+// dropped (Windows, so '.. ' is '..'), backslashes as slashes, then dot segments resolved.
+// A segment of dots and spaces only is '.' or (anything longer) '..'; others lose trailing ones.
+const laxSegment = (seg) => (/^[. ]*\.[. ]*$/.test(seg) ? (seg.trim() === '.' ? '.' : '..') : seg.replace(/[. ]+$/, ''));
+const LOOK_ALIKES = { '\u2024': '.', '\uFF0E': '.', '\u2215': '/', '\uFF0F': '/' };
+function laxServerPath(pathname) {
+  let path = pathname;
+  for (let i = 0; i < 8; i++) {
+    let next;
+    try {
+      next = decodeURIComponent(path);
+    } catch {
+      break;
+    }
+    if (next === path) break;
+    path = next;
+  }
+  path = path.replace(/[\u2024\uFF0E\u2215\uFF0F]/g, (c) => LOOK_ALIKES[c]).replaceAll('\\', '/');
+  path = path.split('/').map(laxSegment).join('/');
+  return new URL(path.replace(/[^\x21-\x7e]/g, encodeURIComponent), 'http://x').pathname;
+}
+
 const fetched = [];
 function installFetch(servedFiles) {
   globalThis.fetch = async (input, init = {}) => {
     const url = new URL(String(input));
-    const path = new URL(decodeURIComponent(url.pathname).replaceAll('\\', '/'), 'http://x').pathname;  // as a lax server resolves it
+    const path = laxServerPath(url.pathname);
     fetched.push({ host: url.host, path });
     if (url.host === 'fuzz.test' && path === '/m/config.json') return new Response(SECRET);
     const m = /^\/m\/(\d+)\/(.*)$/.exec(path);
@@ -226,8 +278,24 @@ async function exercise(model) {
   }
 }
 
+// The first cases are a sweep, not random: every hostile name as the Pooling path of modules.json
+// and as a shard of the index, from a folder, a URL and dropped files. Then random cases.
+const SWEEP = HOSTILE_NAMES.flatMap((name) => ['folder', 'url', 'files'].flatMap((kind) => [
+  { kind, base: 'bert', edit: (json) => { json.find((m) => m.type.endsWith('.Pooling')).path = name; }, file: 'modules.json' },
+  { kind, base: 'bert_sharded', edit: (json) => { json.weight_map[Object.keys(json.weight_map)[0]] = name; }, file: 'model.safetensors.index.json' },
+]));
+function sweepSpec({ kind, base, edit, file }) {
+  const files = { ...BASES.find((b) => b.name === base).files };
+  const json = JSON.parse(files[file].toString('utf8'));
+  edit(json);
+  files[file] = Buffer.from(JSON.stringify(json));
+  const c = { base, files };
+  return { c, kind, special: null, files: kind === 'files' ? Object.entries(files).map(([name, bytes]) => fileLike(name, bytes, true)) : null, objects: null };
+}
+
 // Every random choice of a case, so that it can be run again.
-function makeSpec() {
+function makeSpec(n) {
+  if (n < SWEEP.length) return sweepSpec(SWEEP[n]);
   const c = mutatedCase();
   const kind = pick(['folder', 'folder', 'url', 'files', 'objects']);
   const special = kind === 'folder' && int(6) === 0 ? { name: pick(['config.json', 'tokenizer.json', 'model.safetensors', '1_Pooling']), mode: pick(['link', 'dir', 'fifo']) } : null;
@@ -268,9 +336,8 @@ async function runCase(sf, spec, n, served) {
   }
   if (root) {
     const realRoot = realpathSync(root);
-    for (const p of opened.slice(started)) {
-      const real = resolve(p);
-      assert.ok(real === realRoot || real.startsWith(realRoot + sep), `case ${n}: opened ${p}, outside ${realRoot}`);
+    for (const { path, real } of opened.slice(started)) {
+      assert.ok(real === realRoot || real.startsWith(realRoot + sep), `case ${n}: opened ${path}, really ${real}, outside ${realRoot}`);
     }
     rmSync(root, { recursive: true, force: true });
   }
@@ -294,7 +361,7 @@ test(`fuzz loadPretrained for ${SECONDS} s (seed ${SEED}): results or Simdformer
   let n = 0;
   try {
     for (; Date.now() - start < SECONDS * 1000; n++) {
-      const spec = makeSpec();
+      const spec = makeSpec(n);
       const heap = sf.mallocBytes;
       const outcome = await runCase(sf, spec, n, served);
       outcomes[outcome] = (outcomes[outcome] ?? 0) + 1;

@@ -11,7 +11,7 @@ import { test } from 'node:test';
 
 import createModule from '../../dist/simdformer.mjs';
 import { Simdformer, SimdformerError } from '../../dist/node.mjs';
-import { folderFileSet } from '../../dist/node-files.mjs';
+import { folderFileSet } from '../../dist/node/files.mjs';
 import { DATA, DIST, configOf, modelPath } from './helpers.mjs';
 
 // The raw module (for _malloc) under the public Simdformer class.

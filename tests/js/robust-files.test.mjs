@@ -5,9 +5,10 @@
 // (those cases run in a child process: on failure they would block the whole process).
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import fs, { cpSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { syncBuiltinESMExports } from 'node:module';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join, sep } from 'node:path';
 import { after, describe, test } from 'node:test';
 
 import { SimdformerError, init } from '../../dist/node.mjs';
@@ -49,7 +50,10 @@ const refused = (mention, code) => (e) => {
 };
 
 const POOLING_PATHS = ['..', '../..', 'a/../..', '1_Pooling/../..', '/etc', '/', '%2e%2e', '%2E%2E/%2e%2e', '..\\..', '1_Pooling\\..\\..',
-  'https://evil.test/x', '//evil.test/x', 'C:/Windows', '1_Pooling/%2f..'];
+  'https://evil.test/x', '//evil.test/x', 'C:/Windows', '1_Pooling/%2f..',
+  // decoded more than once by a lax server; look-alikes of . and /; parts Windows trims to '..'
+  '%252e%252e', '%252e%252e%252f%252e%252e', '1_Pooling/%25252e%25252e/%25252e%25252e', '\u2024\u2024', '\uFF0E\uFF0E/\uFF0E\uFF0E',
+  '..\u2215..', '..\uFF0F..', '1_Pooling\u2215\u2024\u2024\u2215\u2024\u2024', '.. ', '.. /.. ', '1_Pooling/.. /... ', '1_Pooling/../. .'];
 
 // Files of a folder as a dropped folder lists them (webkitRelativePath 'model/...').
 function filesOf(dir) {
@@ -151,7 +155,8 @@ describe('paths stay inside the folder', async () => {
   });
 
   test('shard names of model.safetensors.index.json cannot leave the folder (folder and URL)', async () => {
-    const names = ['../secret/model.safetensors', '%2e%2e%2fsecret%2fmodel.safetensors', '..%5csecret%5cmodel.safetensors', '/tmp/x.safetensors'];
+    const names = ['../secret/model.safetensors', '%2e%2e%2fsecret%2fmodel.safetensors', '..%5csecret%5cmodel.safetensors', '/tmp/x.safetensors',
+      '%252e%252e%252fsecret%252fmodel.safetensors', '\uFF0E\uFF0E\uFF0Fsecret\uFF0Fmodel.safetensors', '.. /secret/model.safetensors'];
     for (const name of names) {
       const model = hostileCopy((m) => {
         rmSync(join(m, 'model.safetensors'));
@@ -234,6 +239,179 @@ describe('paths stay inside the folder', async () => {
       await assert.rejects(sf.loadPretrained(hostileCopy((m) => setPoolingPath(m, '..'))), SimdformerError);
     }
     assert.equal(sf.mallocBytes, before);
+  });
+});
+
+// A Hugging Face cache at <hub>/models--org--bert/{blobs/<hash>, snapshots/<rev>/<file>} and a
+// folder made by `huggingface-cli download --local-dir` (before 2024) whose files are links to
+// those blobs. -> {hub, dir}
+function localDirIntoCache(hub) {
+  const repo = join(hub, 'models--org--bert');
+  const dir = join(scratch, `local-dir-${serial++}`);
+  for (const rel of ['config.json', 'model.safetensors', 'tokenizer.json', 'tokenizer_config.json', 'modules.json', '1_Pooling/config.json']) {
+    const blob = join(repo, 'blobs', `blob${serial++}`);
+    mkdirSync(dirname(blob), { recursive: true });
+    cpSync(join(BERT, rel), blob);
+    mkdirSync(dirname(join(dir, rel)), { recursive: true });
+    symlinkSync(blob, join(dir, rel));
+  }
+  return { hub, dir };
+}
+
+// Runs fn with these environment variables (undefined: unset), then restores them.
+async function withEnv(vars, fn) {
+  const saved = Object.fromEntries(Object.keys(vars).map((k) => [k, process.env[k]]));
+  const set = (values) => {
+    for (const [k, v] of Object.entries(values)) {
+      if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
+    }
+  };
+  set(vars);
+  try {
+    return await fn();
+  } finally {
+    set(saved);
+  }
+}
+const NO_HF_ENV = { HF_HOME: undefined, HF_HUB_CACHE: undefined, HUGGINGFACE_HUB_CACHE: undefined, XDG_CACHE_HOME: undefined };
+
+describe('symlinks into a Hugging Face cache, and followSymlinks', async () => {
+  const sf = await init();
+  const embeds = async (dir, options) => {
+    const m = await sf.loadPretrained(dir, options);
+    try {
+      assert.equal(m.embed('a').length, 32);
+    } finally {
+      m.dispose();
+    }
+  };
+
+  test('a --local-dir folder linked into $HF_HOME/hub or $HF_HUB_CACHE loads', async () => {
+    const home = join(scratch, `hf-home-${serial++}`);
+    const viaHome = localDirIntoCache(join(home, 'hub'));
+    await withEnv({ ...NO_HF_ENV, HF_HOME: home }, () => embeds(viaHome.dir));
+    const viaCache = localDirIntoCache(join(scratch, `hf-hub-cache-${serial++}`));
+    await withEnv({ ...NO_HF_ENV, HF_HUB_CACHE: viaCache.hub }, () => embeds(viaCache.dir));
+    // The cache is known by its real path: a cache reached through a link counts too.
+    const alias = join(scratch, `hf-hub-alias-${serial++}`);
+    symlinkSync(viaCache.hub, alias);
+    await withEnv({ ...NO_HF_ENV, HF_HUB_CACHE: alias }, () => embeds(viaCache.dir));
+  });
+
+  test('~/.cache/huggingface/hub is the cache when no variable names one', () => {
+    const home = join(scratch, `home-${serial++}`);
+    const { dir } = localDirIntoCache(join(home, '.cache', 'huggingface', 'hub'));
+    const env = { ...process.env, HOME: home };
+    for (const k of Object.keys(NO_HF_ENV)) delete env[k];
+    const r = spawnSync(process.execPath, ['--input-type=module', '-e', `
+      import { init } from ${JSON.stringify(join(DIST, 'node.mjs'))};
+      const m = await (await init()).loadPretrained(${JSON.stringify(dir)});
+      console.log('LOADED', m.embed('a').length);`], { encoding: 'utf8', timeout: 20000, env });
+    assert.equal(r.stdout.trim(), 'LOADED 32', r.stderr);
+  });
+
+  test('without the cache (variables unset) the same folder is refused, naming followSymlinks; with it, it loads', async () => {
+    const { dir } = localDirIntoCache(join(scratch, `not-a-cache-${serial++}`));
+    await withEnv({ ...NO_HF_ENV, HOME: join(scratch, 'no-home') }, async () => {
+      await assert.rejects(sf.loadPretrained(dir), refused(/outside the model folder .*not into a Hugging Face cache.*loadPretrained\(dir, \{ followSymlinks: true \}\)/, 'invalid_argument'));
+      await embeds(dir, { followSymlinks: true });
+    });
+  });
+
+  test('inside a cache only a repository\'s blobs and snapshots count, not the rest of it', async () => {
+    const hub = join(scratch, `hf-hub-other-${serial++}`);
+    const model = hostileCopy((m) => {
+      mkdirSync(hub, { recursive: true });
+      cpSync(join(BERT, 'tokenizer.json'), join(hub, 'tokenizer.json'));
+      rmSync(join(m, 'tokenizer.json'));
+      symlinkSync(join(hub, 'tokenizer.json'), join(m, 'tokenizer.json'));
+    });
+    await withEnv({ ...NO_HF_ENV, HF_HUB_CACHE: hub }, () => assert.rejects(sf.loadPretrained(model), refused(/tokenizer\.json leads to .*outside the model folder/, 'invalid_argument')));
+  });
+
+  test('followSymlinks: true follows links out, but names written in the folder stay inside it', async () => {
+    const linked = hostileCopy((m) => {
+      rmSync(join(m, 'model.safetensors'));
+      symlinkSync('../secret/model.safetensors', join(m, 'model.safetensors'));
+    });
+    await embeds(linked, { followSymlinks: true });
+    for (const path of ['..', '../secret', '/etc', '%2e%2e']) {
+      const model = hostileCopy((m) => setPoolingPath(m, path));
+      await assert.rejects(sf.loadPretrained(model, { followSymlinks: true }), refused(/modules\.json names the file .*inside itself/, 'invalid_argument'), path);
+    }
+    const sharded = hostileCopy((m) => {
+      writeFileSync(join(m, 'model.safetensors.index.json'), JSON.stringify({ weight_map: { 'embeddings.word_embeddings.weight': '../secret/model.safetensors' } }));
+      rmSync(join(m, 'model.safetensors'));
+    });
+    await assert.rejects(sf.loadPretrained(sharded, { followSymlinks: true }), refused(/names the shard '..\/secret\/model.safetensors'; shards must be .safetensors files in the same folder/, 'invalid_argument'));
+    await assert.rejects(sf.loadPretrained(linked, { followSymlinks: 'yes' }), refused(/followSymlinks must be true or false/, 'invalid_argument'));
+  });
+
+  test('no error shows a linked file\'s contents (config.json, tokenizer.json, model.safetensors linked to a text file)', async () => {
+    for (const name of ['config.json', 'tokenizer.json', 'model.safetensors']) {
+      const model = hostileCopy((m) => {
+        rmSync(join(m, name));
+        symlinkSync('../config.json', join(m, name));  // SECRET, not JSON
+      });
+      await assert.rejects(sf.loadPretrained(model, { followSymlinks: true }), refused(new RegExp(name.replace('.', '\\.'))), name);
+    }
+  });
+});
+
+// Runs fn while every fs.realpathSync of a path ending in `suffix` (under `dir`) is followed, once,
+// by swap(): the moment right after the loader checked where that file leads, before it opens it.
+// The library's own `import { realpathSync } from 'node:fs'` sees the wrapper
+// (syncBuiltinESMExports), so the swap lands exactly between check and open, every run.
+async function withSwapAfterCheck(dir, suffix, swap, fn) {
+  const original = fs.realpathSync;
+  let swapped = false;
+  fs.realpathSync = function (path, ...rest) {
+    const real = original.call(this, path, ...rest);
+    if (!swapped && String(path).startsWith(dir + sep) && String(path).endsWith(suffix)) {
+      swapped = true;
+      swap();
+    }
+    return real;
+  };
+  syncBuiltinESMExports();
+  try {
+    return await fn();
+  } finally {
+    fs.realpathSync = original;
+    syncBuiltinESMExports();
+    assert.ok(swapped, `nothing checked ${suffix}`);
+  }
+}
+
+describe('the file read is the file checked', async () => {
+  const sf = await init();
+
+  test('model.safetensors swapped for a symlink out between check and open is refused, not read', async () => {
+    const model = hostileCopy();
+    const swap = () => {
+      rmSync(join(model, 'model.safetensors'));
+      symlinkSync('../secret/model.safetensors', join(model, 'model.safetensors'));
+    };
+    await withSwapAfterCheck(model, `${sep}model.safetensors`, swap, () => assert.rejects(sf.loadPretrained(model), refused(/model\.safetensors changed while it was being opened/, 'io_error')));
+  });
+
+  test('tokenizer.json swapped the same way is refused', async () => {
+    const model = hostileCopy();
+    const swap = () => {
+      rmSync(join(model, 'tokenizer.json'));
+      symlinkSync('../secret/tokenizer.json', join(model, 'tokenizer.json'));
+    };
+    await withSwapAfterCheck(model, `${sep}tokenizer.json`, swap, () => assert.rejects(sf.loadPretrained(model), refused(/tokenizer\.json changed while it was being opened/, 'io_error')));
+  });
+
+  test('the 1_Pooling folder swapped for a symlink out between check and open is refused (not CLS pooling from outside)', async () => {
+    const model = hostileCopy();
+    const swap = () => {
+      renameSync(join(model, '1_Pooling'), join(model, '1_Pooling.checked'));
+      symlinkSync('../secret', join(model, '1_Pooling'));
+    };
+    await withSwapAfterCheck(model, `${sep}1_Pooling${sep}config.json`, swap, () => assert.rejects(sf.loadPretrained(model), refused(/1_Pooling.config\.json changed while it was being opened/, 'io_error')));
   });
 });
 

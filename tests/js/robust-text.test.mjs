@@ -4,10 +4,12 @@
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync, mkdtempSync, cpSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 
 import { SimdformerError, init } from '../../dist/node.mjs';
+import { unboundedRepetition } from '../../dist/tokenizer-checks.mjs';
 import { DATA } from './helpers.mjs';
 
 const BERT = join(DATA, 'hf', 'bert');
@@ -75,13 +77,51 @@ describe('tokenizer ids are exact', () => {
   });
 });
 
+// Each refused pattern with the input that makes a backtracking engine retry exponentially many
+// ways of splitting it.
+const REFUSED = [
+  ['(a+)+$', 'a'.repeat(50) + '!'],
+  ['(aa?)+$', 'a'.repeat(60) + '!'],
+  ['(a{0,1}a)+$', 'a'.repeat(60) + '!'],
+  ['(\\w\\d?)+$', '1'.repeat(60) + '!'],
+  ['(a+?)+$', 'a'.repeat(50) + '!'],
+  ['(a|aa)*b', 'a'.repeat(60)],
+  ['((a|a))*$', 'a'.repeat(50) + '!'],
+  ['(?:\\d{1,3})+x', '1'.repeat(60)],
+  ['(\\w+\\s?)*$', 'a'.repeat(50) + '!'],
+  ['(x+x+)+y', 'x'.repeat(50)],
+  ['((?:a)?a)+$', 'a'.repeat(60) + '!'],
+  ['a{1,3}+x', 'a'.repeat(60)],  // the library reads it as (?:a{1,3})+x
+];
+// The Hub's patterns, as their tokenizer.json files write them.
+const HUB_PATTERNS = {
+  'GPT-2': "'s|'t|'re|'ve|'m|'ll|'d| ?\\p{L}+| ?\\p{N}+| ?[^\\s\\p{L}\\p{N}]+|\\s+(?!\\S)|\\s+",
+  'Llama 3': "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}{1,3}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+",
+  Qwen2: "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+",
+  BLOOM: ' ?[^(\\s|[.,!?…。，、।۔،])]+',
+  o200k: "[^\\r\\n\\p{L}\\p{N}]?[\\p{Lu}\\p{Lt}\\p{Lm}\\p{Lo}\\p{M}]*[\\p{Ll}\\p{Lm}\\p{Lo}\\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?|[^\\r\\n\\p{L}\\p{N}]?[\\p{Lu}\\p{Lt}\\p{Lm}\\p{Lo}\\p{M}]+[\\p{Ll}\\p{Lm}\\p{Lo}\\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?|\\p{N}{1,3}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n/]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+",
+  'DeepSeek-V3': "[!\"#$%&'()*+,\\-./:;<=>?@\\[\\\\\\]^_`{|}~][A-Za-z]+|[^\\r\\n\\p{L}\\p{P}\\p{S}]?[\\p{L}\\p{M}]+| ?[\\p{P}\\p{S}]+[\\r\\n]*|\\s*[\\r\\n]+",
+  'XLM-R': ' {2,}',  // its normalizer folds runs of spaces before its Metaspace pre-tokenizer
+};
+// Runs `code` in a child node; resolves to 'slow' if it was still running after ms (and was
+// killed), else to its exit code and output.
+const runChild = (code, ms) => new Promise((resolve) => {
+  execFile(process.execPath, ['-e', code], { timeout: ms, killSignal: 'SIGKILL' }, (e, stdout, stderr) => {
+    resolve(e?.killed ? 'slow' : { code: e?.code ?? 0, stdout, stderr });
+  });
+});
+// Code that runs the RegExp the tokenizer library compiles from a Split pattern on input.
+const TOKENIZERS = import.meta.resolve('@huggingface/tokenizers');
+const matchIn = (source, input) => `new Split(${JSON.stringify({ pattern: { Regex: source }, behavior: 'Isolated', invert: false })}).pattern.test(${JSON.stringify(input)})`;
+const childCode = (lines) => `import(${JSON.stringify(TOKENIZERS)}).then(({ SplitPreTokenizer: Split }) => { ${lines.join(';')}; console.log('done'); })`;
+
 describe('regexes that can take exponential time are refused', () => {
   const withPreTokenizer = (pre) => ({ ...bertTokenizer(), pre_tokenizer: pre });
   const split = (regex) => ({ type: 'Split', pattern: { Regex: regex }, behavior: 'Isolated', invert: false });
 
-  test('(a+)+$, (a|a)*, (\\d{1,3})+ and back-references, also inside a Sequence or a normalizer', async () => {
-    for (const regex of ['(a+)+$', '(a|aa)*b', '(?:\\d{1,3})+x', '(\\w+\\s?)*$', '(a)\\1+']) {
-      await assert.rejects(sf.loadPretrained(bertObjects(withPreTokenizer(split(regex)))), error(/tokenizer\.json.*pre_tokenizer regex/, 'unsupported'), regex);
+  test('a repeated group holding any quantifier (?, {0,1}, lazy, nested) or alternation is refused, as are back-references', async () => {
+    for (const [regex] of [...REFUSED, ['(a)\\1+'], ['(?<w>a)\\k<w>']]) {
+      await assert.rejects(sf.loadPretrained(bertObjects(withPreTokenizer(split(regex)))), error(/tokenizer\.json: the pre_tokenizer regex .*(repeat|stacks the quantifiers|back-reference)/, 'unsupported'), regex);
     }
     const nested = withPreTokenizer({ type: 'Sequence', pretokenizers: [{ type: 'WhitespaceSplit' }, split('(x+x+)+y')] });
     await assert.rejects(sf.loadPretrained(bertObjects(nested)), error(/pre_tokenizer regex/, 'unsupported'));
@@ -89,19 +129,49 @@ describe('regexes that can take exponential time are refused', () => {
     await assert.rejects(sf.loadPretrained(bertObjects(normalizer)), error(/normalizer regex/, 'unsupported'));
   });
 
-  test('the patterns real tokenizers use load, and encode', async () => {
-    const patterns = [
-      "'s|'t|'re|'ve|'m|'ll|'d| ?\\p{L}+| ?\\p{N}+| ?[^\\s\\p{L}\\p{N}]+|\\s+(?!\\S)|\\s+",  // GPT-2
-      "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}{1,3}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+",  // Llama 3
-      ' ?[^(\\s|[.,!?…。，、।۔،])]+',  // BLOOM
-      "[^\\r\\n\\p{L}\\p{N}]?[\\p{Lu}\\p{Lt}\\p{Lm}\\p{Lo}\\p{M}]*[\\p{Ll}\\p{Lm}\\p{Lo}\\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?|\\p{N}{1,3}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n/]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+",  // o200k
-      "[!\"#$%&'()*+,\\-./:;<=>?@\\[\\\\\\]^_`{|}~][A-Za-z]+|[^\\r\\n\\p{L}\\p{P}\\p{S}]?[\\p{L}\\p{M}]+| ?[\\p{P}\\p{S}]+[\\r\\n]*|\\s*[\\r\\n]+",  // DeepSeek-V3
-    ];
-    for (const regex of patterns) {
+  test('the verdict reads a pattern as the tokenizer library does (classes, escapes, group syntax, stacked quantifiers)', () => {
+    const refused = ['[[a]](a+)+$', '[]a](a?a)+$', '\\((a+)+\\)', '(?<n>a?a)*$', '(?=x)(?:a|b)+', '(?>a+)+', '(a{,2}a)+$', '(a{2})+*',
+      'a{2}*', 'a*{2}', '(\\p{L}{2,})+', '((a))((a)+)+', '(?i:a|b){2,}'];
+    for (const regex of refused) assert.notEqual(unboundedRepetition(regex), null, regex);
+    const accepted = ['(?:ab)+', '[a-z(|)+?]+', '\\(+', '(?:\\p{L}\\p{N})+', '(?:a\\u{1F600})+', '[[:alpha:]]+', '(ab){0,1}', '(a+)?',
+      'a+?b*?', 'a?+', '(?:[^\\]]x)+', "(?i:'s|'t)|\\s+(?!\\S)"];
+    for (const regex of accepted) assert.equal(unboundedRepetition(regex), null, regex);
+  });
+
+  test('the verdict is right: each refused pattern runs past 2 s on its worst input, the accepted ones at once', async () => {
+    const ms = 2000;
+    const verdicts = [];
+    for (let i = 0; i < REFUSED.length; i += 2) {  // two at a time: the machine has two cores
+      verdicts.push(...await Promise.all(REFUSED.slice(i, i + 2).map(([regex, input]) => runChild(childCode([matchIn(regex, input)]), ms))));
+    }
+    verdicts.forEach((verdict, i) => assert.equal(verdict, 'slow', `${REFUSED[i][0]} finished: ${JSON.stringify(verdict)}`));
+    // The same harness on the accepted patterns and every one of those inputs finishes.
+    const all = Object.values(HUB_PATTERNS).flatMap((regex) => REFUSED.map(([, input]) => matchIn(regex, input)));
+    const control = await runChild(childCode(all), ms);
+    assert.notEqual(control, 'slow');
+    assert.deepEqual([control.code, control.stdout.trim()], [0, 'done'], control.stderr);
+  });
+
+  test('the patterns real tokenizers use load, and encode: GPT-2, Llama 3, Qwen2, BLOOM, o200k, DeepSeek-V3, XLM-R', async () => {
+    for (const [name, regex] of Object.entries(HUB_PATTERNS)) {
       const m = await sf.loadPretrained(bertObjects(withPreTokenizer(split(regex))));
-      assert.ok(m.encodeText(`hello world ${'a'.repeat(40)}!`).length > 2, regex);
+      assert.ok(m.encodeText(`hello world ${'a'.repeat(40)}!`).length > 2, name);
       m.dispose();
     }
+    // Qwen2 writes its pattern as a Split before a ByteLevel without its own regex.
+    const qwen2 = withPreTokenizer({ type: 'Sequence', pretokenizers: [split(HUB_PATTERNS.Qwen2), { type: 'ByteLevel', add_prefix_space: false, trim_offsets: false, use_regex: false }] });
+    const q = await sf.loadPretrained(bertObjects(qwen2));
+    assert.ok(q.encodeText('hello world 12345').length > 2);
+    q.dispose();
+    // XLM-R: a Replace of runs of spaces in the normalizer, then Metaspace.
+    const xlmr = {
+      ...bertTokenizer(),
+      normalizer: { type: 'Sequence', normalizers: [{ type: 'Replace', pattern: { Regex: HUB_PATTERNS['XLM-R'] }, content: ' ' }] },
+      pre_tokenizer: { type: 'Metaspace', replacement: '▁', prepend_scheme: 'always', split: true },
+    };
+    const x = await sf.loadPretrained(bertObjects(xlmr));
+    assert.ok(x.encodeText('hello    world').length > 2);
+    x.dispose();
   });
 });
 

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 
 import { SimdformerError } from '../../dist/node.mjs';
-import { loadTokenizer, truncatedLengths } from '../../dist/tokenizer.mjs';
+import { loadTokenizer, truncatedLengths } from '../../dist/lib/tokenizer.mjs';
 import { DATA } from './helpers.mjs';
 
 const HF = join(DATA, 'hf');

@@ -2,7 +2,7 @@
 // (a Hugging Face folder, or a torch-dialect .safetensors with its config). Every load starts with
 // beginLoad(record): the previous model's picture, errors and labels go at once, and the record
 // (web/page/loaded-model.mjs) is what the page says about the model from then on.
-import { BUNDLED, describeBundled } from '../catalogue.mjs';
+import { bundledModel, describeBundled } from '../catalogue.mjs';
 import { fetchKept } from '../model-store.mjs';
 import { RANDOM_VOCAB } from '../random-model.mjs';
 import { showKeptModels } from './kept-models.mjs';
@@ -98,7 +98,7 @@ export async function loadText(source, record, onProgress, prepareInput = () => 
 export async function selectModel(kind) {
   clearErrors();  // messages about the previous model or input no longer apply
   try {
-    if (BUNDLED[kind]) await loadBundled(kind);
+    if (bundledModel(kind)) await loadBundled(kind);
     else if (kind === 'reverse') await loadReverse();
     else if (kind === 'random') await loadRandom();
     else {
@@ -112,7 +112,7 @@ export async function selectModel(kind) {
 }
 
 async function loadBundled(kind) {
-  const m = BUNDLED[kind];
+  const m = bundledModel(kind);
   const record = { choice: kind, name: `fortune-${kind}`, help: m.help };
   $('text').value = takeInitialText() ?? m.example;
   describeBundled(m.url).then((d) => updateLoaded(record, { about: d.metrics, heads: d.heads }));

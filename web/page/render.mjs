@@ -6,9 +6,13 @@ import { headColor } from '../views/colors.mjs';
 import { cellAt, drawHeatmap, layerTop } from '../views/heatmap.mjs';
 import { drawHeadView } from '../views/headview.mjs';
 import { drawModelView } from '../views/modelview.mjs';
-import { runSteps, schedule } from './runs.mjs';
 import { $, state } from './state.mjs';
 import { applyPendingView, syncUrl } from './url-state.mjs';
+
+// What a click in the picture asks for: drawing never runs the model itself (runs.mjs draws with
+// render()), so the page's wiring (web/main.mjs) says what picking a head or masking a key does.
+const asked = { headPicked: () => {}, maskChanged: () => {} };
+export function onPictureAsks(handlers) { Object.assign(asked, handlers); }
 
 const KIND_NAMES = { encoder: 'encoder self-attention', decoder: 'decoder self-attention (causal)', cross: 'cross-attention (decoder → encoder)' };
 export function kindName(k) {
@@ -61,7 +65,7 @@ export function render() {
     $('layer').value = l;
     $('head').value = h;
     render();
-    runSteps();
+    asked.headPicked();
   }, shared ? (l) => tops[l] : null);
   renderMaskTokens(cols);
   syncUrl();
@@ -110,7 +114,7 @@ function renderMaskTokens(cols) {
     if (set.has(i)) b.className = 'masked';
     b.addEventListener('click', () => {
       if (set.has(i)) set.delete(i); else set.add(i);
-      schedule();
+      asked.maskChanged();
     });
     return b;
   }));

@@ -1,14 +1,23 @@
 // A link reproduces a view: the model choice, the text, the attention view, layer and head live in
-// the page's URL (?model=bert&text=...&view=encoder&layer=1&head=2), rewritten in place
-// (history.replaceState: no history entry per keystroke) after every picture. On opening, the
-// text is used by the first load instead of the model's example, and view / layer / head are
-// applied to the first picture that has them (clamped to what the model has).
+// the page's URL fragment (#model=bert&text=...&view=encoder&layer=1&head=2), which browsers never
+// send to a server (index.html moves an old link's ?model=...&text=... there before anything is
+// requested). It is rewritten in place (history.replaceState: no history entry per keystroke)
+// after every picture. On opening, the text is used by the first load instead of the model's
+// example, and view / layer / head are applied to the first picture that has them (clamped to
+// what the model has).
 import { $, state } from './state.mjs';
 
-const opened = new URLSearchParams(location.search);
+const opened = new URLSearchParams(location.hash.slice(1));
 let initialText = opened.get('text');
 let pendingView = ['view', 'layer', 'head'].some((k) => opened.has(k))
   ? { kind: opened.get('view'), layer: Number(opened.get('layer') ?? 0), head: Number(opened.get('head') ?? 0) } : null;
+// Changing only the fragment does not reload a page: a link pasted over this one (or an edited
+// fragment) opens its view as a fresh page would. replaceState below fires no hashchange.
+addEventListener('hashchange', () => location.reload());
+
+// The Model choice the link names ('' without one); the caller matches it against the page's
+// choices, never looks it up in a table.
+export const linkedModel = () => opened.get('model') ?? '';
 
 // The text the first load should show (the link's), once; null afterwards or without one.
 export function takeInitialText() {
@@ -40,9 +49,8 @@ export function syncUrl() {
   p.set('view', state.kind);
   p.set('layer', String(state.layer));
   p.set('head', String(state.head));
-  for (const keep of ['simd']) if (opened.has(keep)) p.set(keep, opened.get(keep));
-  const search = `?${p}`;
-  if (search !== location.search) history.replaceState(null, '', `${location.pathname}${search}${location.hash}`);
+  const hash = `#${p}`;
+  if (hash !== location.hash) history.replaceState(null, '', `${location.pathname}${location.search}${hash}`);
 }
 
 // The playground's sizes from a link, before its first load.

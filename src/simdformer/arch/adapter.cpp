@@ -2,6 +2,13 @@
 
 namespace simdformer {
 
+Result<RunnerSpec> HfTextAdapter::read(const AdapterInput& input) const {
+    const HfConfig hf(input.config);
+    SF_ASSIGN_OR_RETURN(TextConfig config, normalize(hf));
+    SF_ASSIGN_OR_RETURN(TextModelRef names_of_tensors, names(config, input.checkpoint));
+    return RunnerSpec{TextSpec{std::move(config), std::move(names_of_tensors)}};
+}
+
 NormRef layer_norm_names(const WeightReader& checkpoint, const std::string& prefix) {
     if (!checkpoint.has(prefix + "weight") && checkpoint.has(prefix + "gamma"))
         return NormRef{prefix + "gamma", prefix + "beta"};

@@ -1,31 +1,46 @@
-// An architecture adapter: how one checkpoint family (Hugging Face model_type) maps onto
-// simdformer. normalize() reads its config.json into the one internal TextConfig; names() lists
-// the tensors of each slot (detecting the base-model prefix, e.g. "bert." in BertForMaskedLM
-// files and none in BertModel files) and the tensors to accept and ignore.
+// An architecture adapter: how one checkpoint format maps onto simdformer. read() turns its
+// config.json (and, for the torch dialect, a config kept in the safetensors metadata) into its
+// family's spec (arch/spec.h): the config in simdformer's terms and the tensor names of every
+// layer, detecting the base-model prefix ("bert." in BertForMaskedLM files, none in BertModel
+// files) and listing the tensors to accept and ignore.
 //
-// Adapters: bert (arch/bert.cpp), roberta (arch/roberta.cpp), distilbert (arch/distilbert.cpp),
-// gpt2 (arch/gpt2.cpp: decoder-only, Conv1D weights as WeightLayout::kInOut, c_attn as three
-// parts). The torch dialect (arch/torch.h) predates this interface and keeps its own entry points.
+// Adapters: torch (arch/torch.cpp), bert (arch/bert.cpp), roberta (arch/roberta.cpp), distilbert
+// (arch/distilbert.cpp), gpt2 (arch/gpt2.cpp: Conv1D weights as WeightLayout::kInOut, c_attn as
+// three parts). The registry (arch/registry.cpp) says which adapter reads a config.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
 #include "simdformer/arch/hf_config.h"
-#include "simdformer/arch/tensor_refs.h"
-#include "simdformer/arch/text_config.h"
-#include "simdformer/io/weight_reader.h"
+#include "simdformer/arch/spec.h"
+#include "simdformer/io/checkpoint.h"
 
 namespace simdformer {
+
+struct AdapterInput {
+    const std::string& config_text;  // config.json as given ("" = none)
+    const nlohmann::json& config;    // parsed (null when none was given)
+    const Checkpoint& checkpoint;    // tensor names and the safetensors metadata
+};
 
 class Adapter {
 public:
     virtual ~Adapter() = default;
-    virtual Architecture architecture() const = 0;
+    virtual Result<RunnerSpec> read(const AdapterInput& input) const = 0;
+};
+
+// The Hugging Face text adapters: normalize() reads config.json into the one internal TextConfig,
+// names() lists the tensors; read() is the two in turn.
+class HfTextAdapter : public Adapter {
+public:
+    Result<RunnerSpec> read(const AdapterInput& input) const final;
     virtual Result<TextConfig> normalize(const HfConfig& config) const = 0;
     virtual Result<TextModelRef> names(const TextConfig& config, const WeightReader& checkpoint) const = 0;
 };
 
+const Adapter& torch_adapter();
 const Adapter& bert_adapter();
 const Adapter& roberta_adapter();
 const Adapter& distilbert_adapter();

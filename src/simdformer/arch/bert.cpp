@@ -9,10 +9,8 @@ constexpr size_t kMaxDim = 65536, kMaxLayers = 1024, kMaxVocab = size_t{1} << 24
 
 LinearRef dense(const std::string& prefix) { return LinearRef{prefix + "weight", prefix + "bias"}; }
 
-class BertAdapter : public Adapter {
+class BertAdapter : public HfTextAdapter {
 public:
-    Architecture architecture() const override { return Architecture::kBert; }
-
     Result<TextConfig> normalize(const HfConfig& c) const override {
         return normalize_bert_family(c, Architecture::kBert, BertDefaults{});
     }

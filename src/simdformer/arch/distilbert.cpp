@@ -10,10 +10,8 @@ namespace {
 
 LinearRef lin(const std::string& prefix) { return LinearRef{prefix + "weight", prefix + "bias"}; }
 
-class DistilBertAdapter : public Adapter {
+class DistilBertAdapter : public HfTextAdapter {
 public:
-    Architecture architecture() const override { return Architecture::kDistilBert; }
-
     Result<TextConfig> normalize(const HfConfig& c) const override {
         TextConfig t;
         t.architecture = Architecture::kDistilBert;

@@ -18,10 +18,8 @@ LinearRef conv1d(const std::string& prefix, size_t part = 0, size_t parts = 1) {
     return LinearRef{prefix + "weight", prefix + "bias", WeightLayout::kInOut, part, parts};
 }
 
-class Gpt2Adapter : public Adapter {
+class Gpt2Adapter : public HfTextAdapter {
 public:
-    Architecture architecture() const override { return Architecture::kGpt2; }
-
     Result<TextConfig> normalize(const HfConfig& c) const override {
         TextConfig t;
         t.architecture = Architecture::kGpt2;

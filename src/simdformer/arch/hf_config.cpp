@@ -112,15 +112,4 @@ Status HfConfig::require(const char* name, const nlohmann::json& expected, const
     return Status::unsupported(quoted(name) + " = " + it->dump() + ": " + what + " is not supported");
 }
 
-const char* architecture_name(Architecture a) {
-    switch (a) {
-        case Architecture::kTorch: return "torch";
-        case Architecture::kBert: return "bert";
-        case Architecture::kRoberta: return "roberta";
-        case Architecture::kDistilBert: return "distilbert";
-        case Architecture::kGpt2: return "gpt2";
-    }
-    return "?";
-}
-
 }  // namespace simdformer

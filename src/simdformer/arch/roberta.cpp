@@ -5,10 +5,8 @@
 namespace simdformer {
 namespace {
 
-class RobertaAdapter : public Adapter {
+class RobertaAdapter : public HfTextAdapter {
 public:
-    Architecture architecture() const override { return Architecture::kRoberta; }
-
     Result<TextConfig> normalize(const HfConfig& c) const override {
         BertDefaults defaults;  // RobertaConfig's token ids
         defaults.pad_token_id = 1;

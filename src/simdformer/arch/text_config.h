@@ -8,11 +8,10 @@
 #include <string>
 
 #include "simdformer/activation.h"
+#include "simdformer/arch/architecture.h"
 
 namespace simdformer {
 
-enum class Architecture { kTorch, kBert, kRoberta, kDistilBert, kGpt2 };
-const char* architecture_name(Architecture a);  // "torch", "bert", "roberta", "distilbert", "gpt2"
 
 // How position ids follow from the tokens.
 enum class PositionIds {

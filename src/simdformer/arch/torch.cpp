@@ -1,5 +1,7 @@
 #include "simdformer/arch/torch.h"
 
+#include "simdformer/arch/adapter.h"
+
 namespace simdformer {
 namespace {
 
@@ -50,5 +52,64 @@ TokenEmbeddingRef torch_token_embedding(const std::string& prefix) {
 }
 
 LinearRef torch_generator() { return linear("generator."); }
+
+namespace {
+
+// The layers of one stack and, when the file has it, the stack's final norm.
+template <class LayerRef>
+void stack_names(const WeightReader& checkpoint, const std::string& stack, size_t n_layers,
+                 LayerRef (*layer)(const std::string&), std::vector<LayerRef>& layers, std::optional<NormRef>& norm) {
+    for (size_t i = 0; i < n_layers; ++i) layers.push_back(layer(torch_layer_prefix(stack, i)));
+    if (checkpoint.has(stack + "norm.weight")) norm = torch_norm(stack + "norm.");
+}
+
+void module_names(const ModelConfig& c, const WeightReader& checkpoint, TorchStackRef& r) {
+    switch (c.kind) {
+        case TorchModule::kMultiheadAttention: r.attention = torch_attention(""); return;
+        case TorchModule::kEncoderLayer: r.encoder.push_back(torch_encoder_layer("")); return;
+        case TorchModule::kDecoderLayer: r.decoder.push_back(torch_decoder_layer("")); return;
+        case TorchModule::kEncoder:
+            stack_names(checkpoint, "", c.num_encoder_layers, torch_encoder_layer, r.encoder, r.encoder_norm);
+            return;
+        case TorchModule::kDecoder:
+            stack_names(checkpoint, "", c.num_decoder_layers, torch_decoder_layer, r.decoder, r.decoder_norm);
+            return;
+        case TorchModule::kTransformer:
+            stack_names(checkpoint, "encoder.", c.num_encoder_layers, torch_encoder_layer, r.encoder, r.encoder_norm);
+            stack_names(checkpoint, "decoder.", c.num_decoder_layers, torch_decoder_layer, r.decoder, r.decoder_norm);
+            return;
+    }
+}
+
+class TorchAdapter : public Adapter {
+public:
+    Result<RunnerSpec> read(const AdapterInput& input) const override {
+        std::string text = input.config_text.empty() ? input.checkpoint.metadata("config") : input.config_text;
+        if (text.empty()) return Status::invalid("no config given and the safetensors metadata has no \"config\" entry");
+        SF_ASSIGN_OR_RETURN(ModelConfig config, parse_model_config(text));
+        SF_RETURN_IF_ERROR(config.validate().with_context("config"));
+        TorchStackRef names = torch_stack_names(config, input.checkpoint);
+        return RunnerSpec{TorchSpec{std::move(config), std::move(names), std::move(text)}};
+    }
+};
+
+}  // namespace
+
+TorchStackRef torch_stack_names(const ModelConfig& c, const WeightReader& checkpoint) {
+    TorchStackRef r;
+    module_names(c, checkpoint, r);
+    const bool transformer = c.kind == TorchModule::kTransformer;
+    if (c.src_vocab_size > 0) r.src_embedding = torch_token_embedding(transformer ? "src_" : "");
+    if (c.tgt_vocab_size > 0) {
+        r.tgt_embedding = torch_token_embedding(transformer ? "tgt_" : "");
+        r.generator = torch_generator();
+    }
+    return r;
+}
+
+const Adapter& torch_adapter() {
+    static const TorchAdapter adapter;
+    return adapter;
+}
 
 }  // namespace simdformer

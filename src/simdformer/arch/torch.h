@@ -1,11 +1,15 @@
 // The torch adapter: simdformer's own nn.Transformer dialect. Its config is parsed by
 // parse_model_config (arch/torch_config.cpp); its tensor names are PyTorch's state_dict names of
 // nn.MultiheadAttention / nn.TransformerEncoderLayer / ... as modules nest them, listed here.
+// torch_adapter() (arch/adapter.h) reads a config.json, or the config a safetensors file keeps in
+// its metadata under "config", into a TorchSpec.
 #pragma once
 
 #include <string>
 
-#include "simdformer/arch/tensor_refs.h"
+#include "simdformer/config.h"
+#include "simdformer/io/weight_reader.h"
+#include "simdformer/layers/tensor_refs.h"
 
 namespace simdformer {
 
@@ -23,10 +27,12 @@ NormRef torch_norm(const std::string& prefix);
 
 // simdformer's token layers: `<prefix>embedding.weight` [vocab, d], learned positions
 // `<prefix>pos_embedding.weight` [max_len, d]; the output generator `generator.{weight,bias}`.
-struct TokenEmbeddingRef {
-    std::string table, positions;
-};
 TokenEmbeddingRef torch_token_embedding(const std::string& prefix);
 LinearRef torch_generator();
+
+// Every tensor of the module `config` describes: layers `<stack>layers.<i>.`, each stack's final
+// norm `<stack>norm.` when the file has it (nn.TransformerEncoder/Decoder(norm=None) have none),
+// token layers and generator when the config has vocabularies.
+TorchStackRef torch_stack_names(const ModelConfig& config, const WeightReader& checkpoint);
 
 }  // namespace simdformer

@@ -66,10 +66,10 @@ struct Named {
     E value;
 };
 
-const Named<ModelKind> kKinds[] = {
-    {"multihead_attention", ModelKind::kMultiheadAttention}, {"encoder_layer", ModelKind::kEncoderLayer},
-    {"encoder", ModelKind::kEncoder},                        {"decoder_layer", ModelKind::kDecoderLayer},
-    {"decoder", ModelKind::kDecoder},                        {"transformer", ModelKind::kTransformer}};
+const Named<TorchModule> kKinds[] = {
+    {"multihead_attention", TorchModule::kMultiheadAttention}, {"encoder_layer", TorchModule::kEncoderLayer},
+    {"encoder", TorchModule::kEncoder},                        {"decoder_layer", TorchModule::kDecoderLayer},
+    {"decoder", TorchModule::kDecoder},                        {"transformer", TorchModule::kTransformer}};
 // The dialect's activations; kNone and kTanh are internal and only printed.
 const Named<Activation> kActivations[] = {
     {"relu", Activation::kRelu}, {"gelu", Activation::kGeluErf}, {"gelu_tanh", Activation::kGeluTanh},
@@ -101,12 +101,12 @@ Status parse_named(const Named<E> (&table)[N], const char* key, const std::strin
 
 }  // namespace
 
-std::string model_kind_name(ModelKind kind) { return name_of(kKinds, kind); }
+std::string torch_module_name(TorchModule kind) { return name_of(kKinds, kind); }
 
 std::string activation_name(Activation act) { return name_of(kActivations, act); }
 
 std::string model_config_to_json(const ModelConfig& c) {
-    json j = json_object({{"model_type", model_kind_name(c.kind)},
+    json j = json_object({{"model_type", torch_module_name(c.kind)},
               {"d_model", c.d_model},
               {"nhead", c.nhead},
               {"dim_feedforward", c.dim_feedforward},
@@ -127,11 +127,11 @@ std::string model_config_to_json(const ModelConfig& c) {
 }
 
 bool ModelConfig::has_encoder() const {
-    return kind == ModelKind::kEncoderLayer || kind == ModelKind::kEncoder || kind == ModelKind::kTransformer;
+    return kind == TorchModule::kEncoderLayer || kind == TorchModule::kEncoder || kind == TorchModule::kTransformer;
 }
 
 bool ModelConfig::has_decoder() const {
-    return kind == ModelKind::kDecoderLayer || kind == ModelKind::kDecoder || kind == ModelKind::kTransformer;
+    return kind == TorchModule::kDecoderLayer || kind == TorchModule::kDecoder || kind == TorchModule::kTransformer;
 }
 
 Status ModelConfig::validate() const {
@@ -140,18 +140,18 @@ Status ModelConfig::validate() const {
     if (d_model % nhead != 0)
         return Status::invalid("d_model=" + std::to_string(d_model) + " is not divisible by nhead=" + std::to_string(nhead));
     if (d_model > 65536) return Status::invalid("d_model=" + std::to_string(d_model) + " exceeds 65536");
-    if (kind != ModelKind::kMultiheadAttention && dim_feedforward == 0)
+    if (kind != TorchModule::kMultiheadAttention && dim_feedforward == 0)
         return Status::invalid("dim_feedforward must be positive");
     if (dim_feedforward > 1u << 20) return Status::invalid("dim_feedforward=" + std::to_string(dim_feedforward) + " exceeds 1048576");
     if (!(layer_norm_eps > 0.0f) || !std::isfinite(layer_norm_eps)) return Status::invalid("layer_norm_eps must be a positive number");
     if (max_len == 0 || max_len > 1u << 16) return Status::invalid("max_len=" + std::to_string(max_len) + " must be in [1, 65536]");
     if (additive_dim > 65536) return Status::invalid("additive_dim exceeds 65536");
     if (num_encoder_layers > 1024 || num_decoder_layers > 1024) return Status::invalid("more than 1024 layers");
-    if (kind == ModelKind::kEncoder && num_encoder_layers == 0)
+    if (kind == TorchModule::kEncoder && num_encoder_layers == 0)
         return Status::invalid("an encoder needs num_encoder_layers >= 1");
-    if (kind == ModelKind::kDecoder && num_decoder_layers == 0)
+    if (kind == TorchModule::kDecoder && num_decoder_layers == 0)
         return Status::invalid("a decoder needs num_decoder_layers >= 1");
-    if (kind == ModelKind::kTransformer && (num_encoder_layers == 0 || num_decoder_layers == 0))
+    if (kind == TorchModule::kTransformer && (num_encoder_layers == 0 || num_decoder_layers == 0))
         return Status::invalid("a transformer needs num_encoder_layers >= 1 and num_decoder_layers >= 1");
     if (src_vocab_size > (1u << 24) || tgt_vocab_size > (1u << 24)) return Status::invalid("vocabulary larger than 16M entries");
     if (src_vocab_size && !has_encoder())
@@ -189,7 +189,7 @@ Status read_tokens(const json& j, ModelConfig* c) {
     SF_RETURN_IF_ERROR(read_size(j, "vocab_size", &vocab));  // one shared vocabulary
     if (vocab) {
         if (c->has_encoder()) c->src_vocab_size = vocab;
-        if (c->kind == ModelKind::kTransformer || c->kind == ModelKind::kDecoder || c->kind == ModelKind::kDecoderLayer)
+        if (c->kind == TorchModule::kTransformer || c->kind == TorchModule::kDecoder || c->kind == TorchModule::kDecoderLayer)
             c->tgt_vocab_size = vocab;
     }
     SF_RETURN_IF_ERROR(read_size(j, "src_vocab_size", &c->src_vocab_size));
@@ -235,13 +235,13 @@ Result<ModelConfig> parse_model_config(const std::string& text) {
     // nn.TransformerEncoder / nn.TransformerDecoder call it num_layers.
     size_t num_layers = 0;
     SF_RETURN_IF_ERROR(read_size(j, "num_layers", &num_layers));
-    if (c.kind == ModelKind::kEncoder) c.num_encoder_layers = num_layers;
-    if (c.kind == ModelKind::kDecoder) c.num_decoder_layers = num_layers;
+    if (c.kind == TorchModule::kEncoder) c.num_encoder_layers = num_layers;
+    if (c.kind == TorchModule::kDecoder) c.num_decoder_layers = num_layers;
     SF_RETURN_IF_ERROR(read_size(j, "num_encoder_layers", &c.num_encoder_layers));
     SF_RETURN_IF_ERROR(read_size(j, "num_decoder_layers", &c.num_decoder_layers));
-    if (c.kind == ModelKind::kEncoderLayer) c.num_encoder_layers = 1;
-    if (c.kind == ModelKind::kDecoderLayer) c.num_decoder_layers = 1;
-    if (c.kind == ModelKind::kMultiheadAttention) c.num_encoder_layers = c.num_decoder_layers = 0;
+    if (c.kind == TorchModule::kEncoderLayer) c.num_encoder_layers = 1;
+    if (c.kind == TorchModule::kDecoderLayer) c.num_decoder_layers = 1;
+    if (c.kind == TorchModule::kMultiheadAttention) c.num_encoder_layers = c.num_decoder_layers = 0;
     SF_RETURN_IF_ERROR(read_size(j, "additive_dim", &c.additive_dim));
 
     SF_RETURN_IF_ERROR(read_tokens(j, &c));

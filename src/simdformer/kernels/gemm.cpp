@@ -6,7 +6,7 @@
 // 8 independent accumulators and each panel is read from memory once for all rows.
 //
 // Tile choice: 4 rows x 2 vectors (4x8 for 128-bit lanes) keeps 8 accumulators + 2 B vectors + 1
-// broadcast in registers. Measured alternatives (BENCHMARKS.md, bench/gemm_ab.mjs): 5x8 and 6x8
+// broadcast in registers. Measured alternatives (BENCHMARKS.md, bench/experiments/gemm-ab.mjs): 5x8 and 6x8
 // tiles spill in V8 (x1.5 slower), XNNPACK's "splat" variant (one A vector load + lane shuffles)
 // loses to load32_splat on x86 (x1.25), and seeding the accumulators with the bias gains nothing
 // over adding it in the epilogue. What did pay: no k-blocking for k <= kKc (each C tile is

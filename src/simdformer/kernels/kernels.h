@@ -132,7 +132,7 @@ void activation_f32(Activation act, size_t n, const float* x, float* y);  // y m
 void add_f32(size_t n, const float* a, const float* b, float* y);         // y may equal a or b
 void scale_f32(size_t n, float alpha, const float* x, float* y);          // y may equal x
 
-// ---- int8 weights and GEMMs (kernels/quantize.cpp, kernels/gemm_i8_*.cpp) ----------------------
+// ---- int8 weights and GEMMs (kernels/quantize.cpp, kernels/gemm_i8_qd8.cpp) ----------------------
 // A weight used as B [k, n] (n = output channels) is quantized symmetrically per column j:
 //   B(p, j) ~ scale[j] * q(p, j),  scale[j] = max_p |B(p, j)| / 127,
 //   q(p, j) = round-half-even(B(p, j) / scale[j]) in [-127, 127]  (a zero column: scale 0, q 0).
@@ -190,12 +190,8 @@ Qd8Row qd8_row_params(size_t k, const float* x);
 // `row` must be qd8_row_params of x (or of a range containing x).
 void quantize_row_qd8(size_t k, const float* x, const Qd8Row& row, int16_t* q, size_t pair_stride = 1);
 
-// Design (a): C[m, n] = epilogue(A[m, k] · B) for B packed by pack_i8, A in f32; the int8 weights
-// are widened to f32 in the micro-kernel and the per-channel scale is applied in the epilogue
-// (c = act(alpha * scale[j] * sum + bias) + residual). C must not alias A or the residual.
-void gemm_f32_qc8w(size_t m, size_t n, size_t k, const float* a, size_t lda,  // [m, k]
-                   const void* packed_b,                                     // pack_i8 of [k, n]
-                   float* c, size_t ldc, const Epilogue& epilogue = {});      // [m, n]
+// Design (a), widening the int8 weights to f32 in the micro-kernel, lost to design (b) on every
+// shape measured and lives in bench/experiments/int8/ (gemm_f32_qc8w.h) beside the benchmark that compared them.
 // Design (b): the same product with every row of A quantized on the fly by quantize_row_qd8,
 // i16 x i16 dot products accumulated exactly in i32 (k <= kQd8MaxK), dequantized in the epilogue
 // (c = act(alpha * scale_row * scale[j] * sum + bias) + residual).

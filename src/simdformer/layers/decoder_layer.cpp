@@ -66,29 +66,20 @@ void DecoderLayer::run(size_t tokens, float* x, const SelfBlock& self_block, siz
 void DecoderLayer::forward(size_t n_batch, size_t n_seq, float* x, const SequenceMasks& masks,
                            const CrossMemory& memory, const AttentionOptions& options, const LayerScratch& s,
                            float* self_weights, float* cross_weights) const {
-    const size_t tokens = n_batch * n_seq;
+    const KeyValues kv = scratch_keys_values(s, n_seq, d_model_);
     auto self_block = [&](const float* in, float* out, const float* residual) {
-        self_attention_block(self_attn_, n_batch, n_seq, in, out, residual, masks, options, s, self_weights);
+        self_attention_block(self_attn_, n_batch, n_seq, in, out, residual, kv, masks, options, s, self_weights);
     };
-    run(tokens, x, self_block, n_batch, n_seq, memory, options, s, cross_weights);
+    run(n_batch * n_seq, x, self_block, n_batch, n_seq, memory, options, s, cross_weights);
 }
 
-void DecoderLayer::forward_step(size_t n_batch, float* x, const SelfCache& cache, const CrossMemory& memory,
+void DecoderLayer::forward_step(size_t n_batch, float* x, const KeyValues& cache, const CrossMemory& memory,
                                 const AttentionOptions& options, const LayerScratch& s, float* self_weights,
                                 float* cross_weights) const {
-    const size_t d = d_model_;
+    // One new position per item over every earlier one: causal by construction, no masks.
     auto self_block = [&](const float* in, float* out, const float* residual) {
-        self_attn_.project_q(n_batch, in, d, s.q, d);
-        // Row b of the projection lands at position `cache.position` of batch item b's cache.
-        const size_t row = cache.position * d;
-        self_attn_.project_kv(n_batch, in, in, d, cache.k + row, cache.v + row, cache.batch_stride);
-        // Every earlier position and this one: causal by construction.
-        AttendArgs a = contiguous_attend_args(n_batch, 1, cache.position + 1, d, s.q, cache.k, cache.v, s.context);
-        a.kv_batch_stride = cache.batch_stride;
-        a.options = options;
-        a.weights = self_weights;
-        self_attn_.attend(a, s.attention);
-        self_attn_.project_out(n_batch, s.context, d, out, d, residual, d);
+        self_attention_block(self_attn_, n_batch, 1, in, out, residual, cache, SequenceMasks{}, options, s,
+                             self_weights);
     };
     run(n_batch, x, self_block, n_batch, 1, memory, options, s, cross_weights);
 }

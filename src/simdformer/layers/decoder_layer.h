@@ -36,7 +36,7 @@ public:
     ) const;
 
     // One position per batch item: x [n_batch, d_model] in place; appends K/V to the cache.
-    void forward_step(size_t n_batch, float* x, const SelfCache& cache, const CrossMemory& memory,
+    void forward_step(size_t n_batch, float* x, const KeyValues& cache, const CrossMemory& memory,
                       const AttentionOptions& options, const LayerScratch& scratch,
                       float* self_weights,   // [n_batch, nhead, 1, position + 1] or null
                       float* cross_weights   // [n_batch, nhead, 1, n_seq_src] or null

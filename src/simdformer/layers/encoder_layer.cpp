@@ -1,6 +1,5 @@
 #include "simdformer/layers/encoder_layer.h"
 
-#include "simdformer/layers/cached_attention.h"
 #include "simdformer/layers/self_attention.h"
 
 namespace simdformer {
@@ -18,35 +17,24 @@ Result<EncoderLayer> EncoderLayer::load(WeightReader& reader, const EncoderLayer
 
 void EncoderLayer::forward(size_t n_batch, size_t n_seq, float* x, const SequenceMasks& masks,
                            const AttentionOptions& options, const LayerScratch& s, float* weights) const {
-    const size_t tokens = n_batch * n_seq, d = d_model_;
-    if (!norm_first_) {
-        // s1 = x + SA(x);  x = norm1(s1);  s1 = x + FF(x);  x = norm2(s1)
-        self_attention_block(self_attn_, n_batch, n_seq, x, s.s1, x, masks, options, s, weights);
-        norm1_.forward(tokens, s.s1, d, x, d);
-        feed_forward_.forward(tokens, x, d, s.hidden, s.s1, d, x, d);
-        norm2_.forward(tokens, s.s1, d, x, d);
-    } else {
-        // s1 = norm1(x);  s2 = x + SA(s1);  s1 = norm2(s2);  x = s2 + FF(s1)
-        norm1_.forward(tokens, x, d, s.s1, d);
-        self_attention_block(self_attn_, n_batch, n_seq, s.s1, s.s2, x, masks, options, s, weights);
-        norm2_.forward(tokens, s.s2, d, s.s1, d);
-        feed_forward_.forward(tokens, s.s1, d, s.hidden, x, d, s.s2, d);
-    }
+    forward_cached(n_batch, n_seq, x, scratch_keys_values(s, n_seq, d_model_), masks, options, s, weights);
 }
 
-void EncoderLayer::forward_cached(size_t n_batch, size_t n_seq, float* x, const SelfCache& cache,
+void EncoderLayer::forward_cached(size_t n_batch, size_t n_seq, float* x, const KeyValues& kv,
                                   const SequenceMasks& masks, const AttentionOptions& options, const LayerScratch& s,
                                   float* weights) const {
     const size_t tokens = n_batch * n_seq, d = d_model_;
     if (!norm_first_) {
-        cached_self_attention_block(self_attn_, n_batch, n_seq, x, s.s1, x, cache, masks, options, s, weights);
+        // s1 = x + SA(x);  x = norm1(s1);  s1 = x + FF(x);  x = norm2(s1)
+        self_attention_block(self_attn_, n_batch, n_seq, x, s.s1, x, kv, masks, options, s, weights);
         norm1_.forward(tokens, s.s1, d, x, d);
         feed_forward_.forward(tokens, x, d, s.hidden, s.s1, d, x, d);
         norm2_.forward(tokens, s.s1, d, x, d);
     } else {
-        // GPT-2's block: x = x + attn(ln_1(x)); x = x + mlp(ln_2(x)).
+        // s1 = norm1(x);  s2 = x + SA(s1);  s1 = norm2(s2);  x = s2 + FF(s1)   (GPT-2's block:
+        // x = x + attn(ln_1(x)); x = x + mlp(ln_2(x)))
         norm1_.forward(tokens, x, d, s.s1, d);
-        cached_self_attention_block(self_attn_, n_batch, n_seq, s.s1, s.s2, x, cache, masks, options, s, weights);
+        self_attention_block(self_attn_, n_batch, n_seq, s.s1, s.s2, x, kv, masks, options, s, weights);
         norm2_.forward(tokens, s.s2, d, s.s1, d);
         feed_forward_.forward(tokens, s.s1, d, s.hidden, x, d, s.s2, d);
     }

@@ -1,7 +1,7 @@
 // LayerNorm over the last dimension with learned gain and bias (nn.LayerNorm).
 #pragma once
 
-#include "simdformer/arch/tensor_refs.h"
+#include "simdformer/layers/tensor_refs.h"
 #include "simdformer/buffer.h"
 #include "simdformer/io/weight_reader.h"
 

@@ -30,14 +30,15 @@ struct SequenceMasks {
     size_t key_bias_stride = 0;
 };
 
-// Self-attention keys/values of earlier positions of one layer (a decoder's cache), kept in the
-// layout attention reads: position i of item b at k + b * batch_stride + i * d_model. New
-// positions are appended in place; nothing is ever repacked.
-struct SelfCache {
+// Where one layer's self-attention keys and values live, in the layout attention reads: position
+// i of item b at k + b * batch_stride + i * d_model. A decoder's cache keeps earlier positions and
+// new ones are appended in place (nothing is ever repacked); a whole-sequence pass uses the
+// layer scratch (scratch_keys_values, layers/self_attention.h) with nothing before position 0.
+struct KeyValues {
     float* k = nullptr;        // [n_batch, max_len, d_model]
     float* v = nullptr;
     size_t batch_stride = 0;   // max_len * d_model
-    size_t position = 0;       // positions already cached: the first new token's position
+    size_t position = 0;       // positions already held: the first new token's position
 };
 
 }  // namespace simdformer

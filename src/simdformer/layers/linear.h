@@ -6,7 +6,7 @@
 // forward runs the int8 x int8 GEMM on dynamically quantized rows of x.
 #pragma once
 
-#include "simdformer/arch/tensor_refs.h"
+#include "simdformer/layers/tensor_refs.h"
 #include "simdformer/buffer.h"
 #include "simdformer/io/weight_reader.h"
 #include "simdformer/kernels/kernels.h"

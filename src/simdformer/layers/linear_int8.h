@@ -11,7 +11,7 @@
 
 #include <string>
 
-#include "simdformer/arch/tensor_refs.h"
+#include "simdformer/layers/tensor_refs.h"
 #include "simdformer/io/weight_reader.h"
 
 namespace simdformer::detail {

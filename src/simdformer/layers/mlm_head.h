@@ -6,7 +6,7 @@
 
 #include <optional>
 
-#include "simdformer/arch/tensor_refs.h"
+#include "simdformer/layers/tensor_refs.h"
 #include "simdformer/layers/layer_norm.h"
 #include "simdformer/layers/linear.h"
 

@@ -1,16 +1,32 @@
-// The self-attention sub-block shared by encoder and decoder layers over whole sequences:
-// out = residual + out_proj(attend(q_proj(in), k_proj(in), v_proj(in))).
+// The one self-attention sub-block of every layer, for a whole sequence and for cached steps:
+//   out = residual + out_proj(attend(q_proj(in), K, V)),  K, V = keys/values.{k,v} + k/v_proj(in)
+// The new rows' keys and values are written into `kv` at positions [kv.position, kv.position +
+// n_seq) of each item, then the queries attend over every position up to their own. A whole
+// sequence passes the layer scratch as `kv` (position 0, items n_seq rows apart); a decoder's
+// step passes its cache, so keys and values are appended in place and never repacked. With one
+// new row per item (a decoding step) the projections run as GEMVs and attention reads K and V
+// where they lie (MultiHeadAttention's one-query path).
+//
+// This is the single place where queries meet keys: per-query-head K/V (grouped-query attention)
+// and rotary positions belong here.
 #pragma once
 
 #include "simdformer/layers/layer_scratch.h"
 
 namespace simdformer {
 
+// The layer scratch as the keys/values of a whole-sequence pass: item b's rows at b * n_seq.
+KeyValues scratch_keys_values(const LayerScratch& s, size_t n_seq, size_t d_model);
+
+// masks: key_padding / key_bias [n_batch, stride] over key positions; attn_mask
+// [n_seq, kv.position + n_seq] additive (a causal mask), or null; causal masks keys after each
+// query with -inf (query i sits at kv.position + i).
 void self_attention_block(const MultiHeadAttention& attention, size_t n_batch, size_t n_seq,
                           const float* in,        // [n_batch * n_seq, d_model]
                           float* out,             // [n_batch * n_seq, d_model]; must not alias residual
                           const float* residual,  // [n_batch * n_seq, d_model] or null
-                          const SequenceMasks& masks, const AttentionOptions& options, const LayerScratch& s,
-                          float* weights /* [n_batch, nhead, n_seq, n_seq] or null */);
+                          const KeyValues& kv, const SequenceMasks& masks, const AttentionOptions& options,
+                          const LayerScratch& s,
+                          float* weights /* [n_batch, nhead, n_seq, kv.position + n_seq] or null */);
 
 }  // namespace simdformer

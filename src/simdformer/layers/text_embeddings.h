@@ -10,7 +10,7 @@
 #include <cstdint>
 #include <optional>
 
-#include "simdformer/arch/tensor_refs.h"
+#include "simdformer/layers/tensor_refs.h"
 #include "simdformer/buffer.h"
 #include "simdformer/layers/layer_norm.h"
 #include "simdformer/layers/linear.h"

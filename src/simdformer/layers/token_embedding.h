@@ -4,7 +4,7 @@
 
 #include <cstdint>
 
-#include "simdformer/arch/torch.h"
+#include "simdformer/layers/tensor_refs.h"
 #include "simdformer/buffer.h"
 #include "simdformer/config.h"
 #include "simdformer/io/weight_reader.h"

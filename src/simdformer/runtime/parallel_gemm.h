@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 
 #include "simdformer/kernels/kernels.h"
 
@@ -19,17 +20,37 @@ namespace simdformer::runtime {
 constexpr double kPayback = 3.0;
 // The cut-over before any pool was measured (and in builds without threads).
 constexpr double kParallelMinMacs = 1 << 17;
+// The measured cut-over is kept within [kMinCutOverMacs, kMaxCutOverMacs], since one measurement
+// can be far off and it holds for the pool's life. The bounds are kPayback * F * S at the ends of
+// what a healthy machine measures:
+//  - at most kPayback x the slowest healthy fork-join (~50 us, wasm threads; native ~1 us) x the
+//    fastest kernel (~1e11 multiply-adds per second; wasm SIMD128 does ~1e10) = 1.5e7, ~2^24. A
+//    larger cut-over means F was measured while other processes had the cores (5 ms is common),
+//    and would keep every GEMM of a small model on one thread for the pool's life.
+//  - at least kPayback x the fastest fork-join (~0.5 us; BENCHMARKS.md: 0.74 us native) x the
+//    slowest kernel (~1e9 per second, scalar) = 1.5e3, ~2^10: no pool splits less work with gain,
+//    so a smaller cut-over only means F came out below what a wake-up can cost (timer noise).
+constexpr double kMinCutOverMacs = 1 << 10;
+constexpr double kMaxCutOverMacs = 1 << 24;
+// A fork-join measurement that gives more than kMaxCutOverMacs (or is not a positive number) is
+// taken again this many times at most, after a short pause each, keeping the smallest.
+constexpr int kForkJoinRetries = 2;
 
 struct CutOver {
     double fork_join_seconds = 0;  // F
+    int fork_join_measurements = 0;  // how many times F was measured (1 + retries)
     double f32_macs_per_second = 0;  // S of kernels::gemm_f32_packed
     double i8_macs_per_second = 0;   // S of kernels::gemm_qd8_qc8w
-    double f32_min_macs = kParallelMinMacs;  // kPayback * F * S
+    double f32_min_macs = kParallelMinMacs;  // cut_over_macs(F, S)
     double i8_min_macs = kParallelMinMacs;
 };
-// Measures S for both kernels and sets the cut-overs for fork-join cost F (called by set_threads
-// with its new pool; S is measured once per process).
-void calibrate_parallel_cut_over(double fork_join_seconds);
+// kPayback * F * S clamped to [kMinCutOverMacs, kMaxCutOverMacs]; kParallelMinMacs when F is not
+// a positive number or the product is not finite (no measurement to go by).
+double cut_over_macs(double fork_join_seconds, double macs_per_second);
+// Measures S for both kernels (once per process) and sets the cut-overs for fork-join cost F, as
+// measured by set_threads for its new pool. If F looks wrong (see kForkJoinRetries) and
+// measure_again is given, F is measured again with it.
+void calibrate_parallel_cut_over(double fork_join_seconds, const std::function<double()>& measure_again = {});
 CutOver measured_cut_over();
 // The f32 cut-over in use (also used by attention): the override if one is set, else measured.
 double parallel_min_macs();

@@ -242,8 +242,10 @@ Status set_threads(size_t n_threads) {
     if (n_threads == 1) return Status::ok();
     SF_ASSIGN_OR_RETURN(auto pool, ThreadPool::create(n_threads));
     // The cut-over below which GEMMs stay on one thread comes from this pool's fork-join cost
-    // and the kernels' speed, both measured here (runtime/parallel_gemm.h).
-    calibrate_parallel_cut_over(pool->measure_fork_join());
+    // and the kernels' speed, both measured here (runtime/parallel_gemm.h), and F again if the
+    // first measurement looks taken on a busy machine.
+    ThreadPool& started = *pool;
+    calibrate_parallel_cut_over(started.measure_fork_join(), [&started] { return started.measure_fork_join(); });
     g_pool = std::move(pool);
     g_threads = n_threads;
     return Status::ok();

@@ -1,0 +1,43 @@
+// A/B driver for GEMM micro-kernel experiments: links one gemm.cpp variant into a tiny wasm
+// module whose exported functions time nothing themselves; bench/experiments/gemm-ab.mjs calls them
+// interleaved across variants in one Node process (same machine state for every variant).
+#include <cstdlib>
+#include <cmath>
+
+#include "simdformer/kernels/kernels.h"
+
+namespace k = simdformer::kernels;
+
+namespace {
+size_t g_m, g_n, g_k;
+float *g_a, *g_b, *g_c, *g_bias;  // [m, k], packed [k, n], [m, n], [n]
+}  // namespace
+
+extern "C" {
+// Allocates and fills the operands of an m x k x n GEMM; returns 0 on failure.
+int ab_setup(int m, int k, int n) {
+    g_m = m; g_n = n; g_k = k;
+    std::free(g_a); std::free(g_b); std::free(g_c); std::free(g_bias);
+    g_a = static_cast<float*>(std::malloc(sizeof(float) * m * k));
+    float* w = static_cast<float*>(std::malloc(sizeof(float) * k * n));
+    g_b = static_cast<float*>(std::malloc(sizeof(float) * (k::packed_b_size(k, n) + n)));
+    g_c = static_cast<float*>(std::malloc(sizeof(float) * m * n));
+    g_bias = static_cast<float*>(std::malloc(sizeof(float) * n));
+    if (!g_a || !w || !g_b || !g_c || !g_bias) return 0;
+    for (int i = 0; i < m * k; ++i) g_a[i] = std::cos(static_cast<float>(i));
+    for (int i = 0; i < k * n; ++i) w[i] = std::sin(static_cast<float>(i)) * 0.01f;
+    for (int i = 0; i < n; ++i) g_bias[i] = 0.1f * static_cast<float>(i % 7);
+    k::pack_b(k, n, w, n, 1, g_b);
+    std::free(w);
+    return 1;
+}
+// Runs the GEMM `reps` times (with bias when `bias` != 0); returns a checksum of C.
+double ab_run(int reps, int bias) {
+    k::Epilogue ep;
+    if (bias) ep.bias = g_bias;
+    for (int r = 0; r < reps; ++r) k::gemm_f32_packed(g_m, g_n, g_k, g_a, g_k, g_b, g_c, g_n, ep);
+    double s = 0;
+    for (size_t i = 0; i < g_m * g_n; i += 97) s += g_c[i];
+    return s;
+}
+}

@@ -1,0 +1,120 @@
+// What each layer loads, as the tensor names of one checkpoint. Layers own these shapes (one Ref
+// per layer type) and take them as given: they never build or parse a name. Architecture adapters
+// (arch/*.cpp) fill them from their checkpoint family's naming scheme.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "simdformer/activation.h"
+
+namespace simdformer {
+
+// How a linear weight is stored. Layers pack it for the GEMM as it is, without a transpose copy.
+enum class WeightLayout {
+    kOutIn,  // [out_features, in_features]: nn.Linear
+    kInOut,  // [in_features, out_features]: GPT-2's Conv1D
+};
+
+// A linear map y = x W + b. A fused tensor (nn.MultiheadAttention's in_proj_weight = q|k|v,
+// GPT-2's c_attn) is described as part `part` of `parts` equal slices of its output dimension.
+struct LinearRef {
+    std::string weight;
+    std::string bias;  // "" = no bias
+    WeightLayout layout = WeightLayout::kOutIn;
+    size_t part = 0, parts = 1;
+};
+
+struct NormRef {
+    std::string weight, bias;  // LayerNorm gain and bias, both [d]
+};
+
+// Additive (Bahdanau) score weights of the nn.Transformer dialect's attention.
+struct AdditiveRef {
+    std::string q_weight, k_weight;  // [n_heads, d_a, d_head]
+    std::string v_weight;            // [n_heads, d_a]
+};
+
+struct AttentionRef {
+    LinearRef q, k, v, out;
+    AdditiveRef additive;  // names only used when the config has additive_dim > 0
+};
+
+struct FeedForwardRef {
+    LinearRef in, out;  // d -> d_ff -> d
+};
+
+// A post-norm (or, with norm_first, pre-norm) encoder layer:
+//   x = norm1(x + attention(x));  x = norm2(x + feed_forward(x))
+struct EncoderLayerRef {
+    AttentionRef attention;
+    NormRef norm1;  // after (or before) attention: BERT's attention.output.LayerNorm
+    FeedForwardRef feed_forward;
+    NormRef norm2;  // after (or before) the feed-forward: BERT's output.LayerNorm
+};
+
+struct DecoderLayerRef {
+    AttentionRef self_attention, cross_attention;
+    FeedForwardRef feed_forward;
+    NormRef norm1, norm2, norm3;
+};
+
+// BERT-family embeddings: LayerNorm(word[id] + token_type[type] + position[pos]).
+struct TextEmbeddingsRef {
+    std::string word;        // [vocab, d]; also the tied output projection of an MLM head
+    std::string position;    // [max_position_embeddings, d]
+    std::string token_type;  // [type_vocab_size, d], or "" (DistilBERT has none)
+    NormRef norm;
+};
+
+// Masked-LM head: logits = LayerNorm(act(x W_t + b_t)) Eᵀ + bias, E the word embeddings (tied)
+// or its own decoder weight [vocab, d].
+struct MlmHeadRef {
+    LinearRef transform;         // [d, d]
+    Activation activation = Activation::kGeluErf;
+    NormRef norm;
+    std::string bias;            // [vocab]
+    std::string decoder_weight;  // "" = tied to the word embeddings
+};
+
+// simdformer's token layers of the nn.Transformer dialect (layers/token_embedding.h): the table
+// [vocab, d] and, for learned positions, the position table [max_len, d].
+struct TokenEmbeddingRef {
+    std::string table, positions;
+};
+
+// Everything a BERT-shaped encoder (or GPT-2-shaped decoder) checkpoint holds, as names.
+struct TextModelRef {
+    TextEmbeddingsRef embeddings;  // GPT-2: wte, wpe, no token types, no norm (norm.weight "")
+    std::vector<EncoderLayerRef> layers;
+    bool has_final_norm = false;
+    NormRef final_norm;            // GPT-2's ln_f, after the last block
+    // A language-model head: logits = x Eᵀ with E the word embeddings (tied, as GPT-2 ties
+    // lm_head to wte) or its own weight [vocab, d].
+    bool has_lm_head = false;
+    std::string lm_head_weight;    // "" = tied to the word embeddings
+    bool has_pooler = false;
+    LinearRef pooler;  // dense [d, d], then tanh, on token 0
+    bool has_mlm_head = false;
+    MlmHeadRef mlm;
+    // Tensors the checkpoint may carry that the model deliberately does not use (buffers such as
+    // position_ids, tied copies, heads it does not run).
+    std::vector<std::string> ignored;
+};
+
+// Everything an nn.Transformer-dialect module holds (the TorchStack family), as names: one of
+// the attention module, an encoder stack, a decoder stack or both, each stack's optional final
+// norm, and the optional token layers.
+struct TorchStackRef {
+    std::optional<AttentionRef> attention;  // multihead_attention
+    std::vector<EncoderLayerRef> encoder;
+    std::optional<NormRef> encoder_norm;
+    std::vector<DecoderLayerRef> decoder;
+    std::optional<NormRef> decoder_norm;
+    std::optional<TokenEmbeddingRef> src_embedding, tgt_embedding;
+    std::optional<LinearRef> generator;     // [tgt_vocab, d_model]
+};
+
+}  // namespace simdformer

@@ -1,0 +1,119 @@
+#include "simdformer/model/causal_lm.h"
+
+#include <limits>
+
+namespace simdformer::detail {
+
+void fill_causal_mask(size_t n, float* mask) {
+    const float lowest = std::numeric_limits<float>::lowest();
+    for (size_t i = 0; i < n; ++i)
+        for (size_t j = 0; j < n; ++j) mask[i * n + j] = j > i ? lowest : 0.0f;
+}
+
+Result<std::unique_ptr<Runner>> CausalLm::load(const RunnerSpec& any, WeightReader& r) {
+    const TextSpec* spec = std::get_if<TextSpec>(&any);
+    if (!spec) return Status::invalid("a causal language model needs a text spec");
+    ModelConfig shape;
+    SF_ASSIGN_OR_RETURN(TextStack stack, TextStack::load(*spec, r, &shape));
+    std::unique_ptr<CausalLm> m(new CausalLm(std::move(stack)));
+    m->shape_ = shape;
+    const TextConfig& t = spec->config;
+    if (!spec->names.has_lm_head) return Status::invalid("a causal language model needs an LM head");
+    if (!spec->names.lm_head_weight.empty()) {  // untied: its own [vocab, d]
+        SF_ASSIGN_OR_RETURN(Linear head, Linear::load(r, LinearRef{spec->names.lm_head_weight, ""}, t.d_model,
+                                                      t.vocab_size));
+        m->lm_head_ = std::move(head);
+    }
+    m->unused_tensors_ = accept_unused(r, spec->names);
+    m->parameters_ = r.elements_taken();
+    return std::unique_ptr<Runner>(std::move(m));
+}
+
+nlohmann::json CausalLm::info() const {
+    nlohmann::json info = stack_.info();
+    info["has_pooler"] = false;
+    info["has_mlm_head"] = false;
+    info["has_lm_head"] = true;
+    info["unused_tensors"] = unused_tensors_;
+    return info;
+}
+
+// A forward_text's buffers, the causal mask, and for decoding (max_context > 0) the caches, the
+// padding bias of every cached key, each step's maps and logits [B, vocab].
+void CausalLm::plan(CausalLmWorkspace& w, BufferPlan& p) const {
+    const size_t vocab = stack_.config.vocab_size, d = shape_.d_model, h = shape_.nhead;
+    const size_t B = w.limits.max_batch, Lc = w.max_context, n_layers = stack_.layers.size();
+    stack_.plan(shape_, vocab, w, p);
+    p.add(&w.logits, std::max(p.product({w.limits.max_logits_rows, vocab}), p.product({Lc ? B : 0, vocab})),
+          "workspace.logits");
+    p.add(&w.causal_mask, p.product({w.max_len, w.max_len}), "workspace.causal_mask");
+    p.add(&w.cache_bias, p.product({B, Lc}), "workspace.cache_bias");
+    p.add(&w.step_maps_data, p.product({n_layers, B, h, Lc}), "workspace.step_maps");
+    if (Lc == 0) return;
+    w.decoding.plan(vocab, p);
+    w.cache_k.resize(n_layers);
+    w.cache_v.resize(n_layers);
+    for (size_t i = 0; i < n_layers; ++i) {
+        p.add(&w.cache_k[i], p.product({B, Lc, d}), "workspace.cache_k");
+        p.add(&w.cache_v[i], p.product({B, Lc, d}), "workspace.cache_v");
+    }
+}
+
+Result<std::unique_ptr<WorkspaceImpl>> CausalLm::make_workspace(const WorkspaceLimits& requested, bool allocate) const {
+    auto w = std::make_unique<CausalLmWorkspace>();
+    adopt(*w, text_limits(requested, stack_.config));
+    w->max_len = w->limits.max_src_len;
+    w->max_context = w->limits.max_context;
+    BufferPlan p;
+    plan(*w, p);
+    if (p.too_large()) return workspace_too_large(w->limits);
+    w->bytes = p.total_floats() * sizeof(float);
+    if (!allocate) return std::unique_ptr<WorkspaceImpl>(std::move(w));
+    SF_RETURN_IF_ERROR(p.allocate());
+    stack_.size_vectors(*w);
+    if (w->max_context > 0) {
+        const size_t B = w->limits.max_batch;
+        w->decoding.size_vectors(B);
+        w->next_input.assign(B, 0);
+        w->next_position.assign(B, 0);
+        w->step_maps.assign(stack_.layers.size(), AttentionMap{});
+    }
+    return std::unique_ptr<WorkspaceImpl>(std::move(w));
+}
+
+Status CausalLm::forward(const ForwardRequest&, WorkspaceImpl&) const {
+    return Status::invalid("this is a " + stack_.config.model_type + " text model: call forward_text");
+}
+
+// Position ids arange(n) even for padded rows, as HF's forward (generation counts real tokens:
+// model/causal_lm_decode.cpp).
+Status CausalLm::forward_text(const TextRequest& r, WorkspaceImpl& any) const {
+    SF_RETURN_IF_ERROR(check_owner(any));
+    auto& ws = static_cast<CausalLmWorkspace&>(any);
+    SF_RETURN_IF_ERROR(stack_.check_request(*this, r, ws));
+    if (r.need_pooler) return Status::invalid("this checkpoint has no pooler (pooler.dense)");
+    SF_RETURN_IF_ERROR(stack_.check_logits_rows(r, ws, true));
+    SF_RETURN_IF_ERROR(stack_.check_probe(r));
+    ws.start_call();
+    for (size_t b = 0; b < r.n_batch; ++b)
+        for (size_t i = 0; i < r.n_seq; ++i) ws.position_ids[b * r.n_seq + i] = int32_t(i);
+    stack_.embed(r, ws);
+    SequenceMasks masks;
+    masks.key_bias = r.attention_mask ? ws.key_bias.data() : nullptr;
+    masks.key_bias_stride = r.n_seq;
+    fill_causal_mask(r.n_seq, ws.causal_mask.data());
+    masks.attn_mask = ws.causal_mask.data();  // [n_seq, n_seq]
+    const LayerProbe probe{r.probe_layer, r.probe_out};
+    stack_.run(r.n_batch, r.n_seq, masks, r.need_weights, ws, r.probe_out ? &probe : nullptr);  // ends with ln_f
+    ws.output = ws.x.data();
+    ws.output_rows = r.n_batch * r.n_seq;
+    if (r.n_logits_rows > 0) {  // x Eᵀ: the word table as a d -> vocab map (no bias)
+        stack_.gather_rows(r, ws);
+        lm().forward(r.n_logits_rows, ws.head_in.data(), shape_.d_model, ws.logits.data(), stack_.config.vocab_size);
+        ws.logits_out = ws.logits.data();
+        ws.logits_cols = stack_.config.vocab_size;
+    }
+    return Status::ok();
+}
+
+}  // namespace simdformer::detail

@@ -1,0 +1,159 @@
+// Token-by-token decoding of causal language models (GPT-2), one step per call.
+//
+// decode_begin runs every prompt token but the last through the blocks, which fills each
+// layer's key/value cache ([n_batch, max_context, d_model], the layout attention reads). Each
+// decode_step then consumes one token per item (the prompt's last one first, then the previous
+// step's choice): its keys and values are appended to the cache in place, its query attends over
+// the cache (GEMV projections, the one-query attention path), ln_f and the LM head give the
+// logits, and the sampler picks the next token. Every step is O(context) work and allocates
+// nothing.
+//
+// Positions follow Hugging Face's generate for GPT-2 (prepare_inputs_for_generation): the count
+// of real tokens before a token, so a prompt padded on the left continues exactly as it would
+// alone. (A plain forward, forward_text, uses arange(n) as HF's forward does.)
+#include <limits>
+
+#include "simdformer/model/causal_lm.h"
+
+namespace simdformer::detail {
+namespace {
+
+std::string str(size_t v) { return std::to_string(v); }
+
+// Every prompt ends with a real token: padding goes on the left for decoding.
+Status check_prompt_mask(const DecodeRequest& r) {
+    if (!r.attention_mask) return Status::ok();
+    SF_RETURN_IF_ERROR(check_attention_mask(r.attention_mask, r.n_batch * r.n_seq));
+    for (size_t b = 0; b < r.n_batch; ++b)
+        if (!r.attention_mask[b * r.n_seq + r.n_seq - 1])
+            return Status::invalid("attention_mask: prompt " + str(b) +
+                                   " ends with padding; pad prompts on the left for decoding (as Hugging Face "
+                                   "does for decoder-only models)");
+    return Status::ok();
+}
+
+}  // namespace
+
+Status CausalLm::check_stop_tokens(const DecodeRequest& r) const {
+    const size_t vocab = stack_.config.vocab_size;
+    if (r.n_stop_tokens > kMaxStopTokens)
+        return Status::invalid("n_stop_tokens=" + str(r.n_stop_tokens) + " exceeds " + str(kMaxStopTokens));
+    if (r.n_stop_tokens > 0 && !r.stop_tokens) return Status::invalid("n_stop_tokens > 0 but no stop_tokens given");
+    for (size_t i = 0; i < r.n_stop_tokens; ++i)
+        if (r.stop_tokens[i] < 0 || size_t(r.stop_tokens[i]) >= vocab)
+            return Status::invalid("stop token " + std::to_string(r.stop_tokens[i]) + " is outside [0, " + str(vocab) +
+                                   ")");
+    if (r.pad_token >= int64_t(vocab) || r.pad_token < -1)
+        return Status::invalid("pad_token " + std::to_string(r.pad_token) + " is outside [0, " + str(vocab) + ")");
+    return Status::ok();
+}
+
+Status CausalLm::check_decode(const DecodeRequest& r, const CausalLmWorkspace& ws) const {
+    const TextConfig& t = stack_.config;
+    SF_RETURN_IF_ERROR(check_owner(ws));
+    SF_RETURN_IF_ERROR(check_batch(ws, r.n_batch, false));
+    if (r.n_seq == 0) return Status::invalid("decode_begin: the prompt is empty (n_seq=0)");
+    if (r.n_seq > ws.max_len)
+        return Status::invalid("decode_begin: n_seq=" + str(r.n_seq) + " exceeds the workspace's limit of " + str(ws.max_len));
+    if (r.max_new_tokens == 0) return Status::invalid("decode_begin: max_new_tokens must be at least 1");
+    if (r.max_new_tokens > t.max_positions || r.n_seq + r.max_new_tokens > t.max_positions)
+        return Status::invalid("decode_begin: n_seq=" + str(r.n_seq) + " + max_new_tokens=" + str(r.max_new_tokens) +
+                               " exceeds the model's " + str(t.max_positions) + " positions");
+    if (r.n_seq + r.max_new_tokens > ws.max_context)
+        return Status::invalid("decode_begin: n_seq=" + str(r.n_seq) + " + max_new_tokens=" + str(r.max_new_tokens) +
+                               " exceeds the workspace's max_context=" + str(ws.max_context));
+    if (!r.tokens) return Status::invalid("decode_begin: tokens are required");
+    SF_RETURN_IF_ERROR(check_ids(r.tokens, r.n_batch * r.n_seq, t.vocab_size, "token id"));
+    SF_RETURN_IF_ERROR(check_prompt_mask(r));
+    SF_RETURN_IF_ERROR(check_sampler(r.sampler, t.vocab_size));
+    return check_stop_tokens(r);
+}
+
+// Positions, the padding bias of every prompt key, and every prompt token but the last through
+// the blocks (their keys and values into the caches).
+void CausalLm::prefill(const DecodeRequest& r, CausalLmWorkspace& ws) const {
+    const size_t B = r.n_batch, n = r.n_seq, d = shape_.d_model, cap = ws.max_context;
+    const float lowest = std::numeric_limits<float>::lowest();  // HF's finfo(float32).min
+    int32_t* pos = ws.position_ids.data();                      // [B, n]
+    for (size_t b = 0; b < B; ++b) {
+        int32_t count = 0;
+        for (size_t i = 0; i < n; ++i) {
+            const bool real = !r.attention_mask || r.attention_mask[b * n + i];
+            // HF generate: position_ids = attention_mask.cumsum(-1) - 1, filled with 1 at pads.
+            pos[b * n + i] = real ? count++ : 1;
+            ws.cache_bias.data()[b * cap + i] = real ? 0.0f : lowest;
+        }
+        ws.next_input[b] = r.tokens[b * n + n - 1];
+        ws.next_position[b] = pos[b * n + n - 1];
+    }
+    const size_t p = n - 1;  // the last prompt token is the first step's input
+    ws.past = p;
+    if (p == 0) return;
+    float* x = ws.x.data();  // [B * p, d]
+    for (size_t b = 0; b < B; ++b) stack_.embeddings.embed(p, r.tokens + b * n, nullptr, pos + b * n, x + b * p * d, d);
+    fill_causal_mask(p, ws.causal_mask.data());
+    SequenceMasks masks;
+    masks.key_bias = ws.cache_bias.data();
+    masks.key_bias_stride = cap;
+    masks.attn_mask = ws.causal_mask.data();  // [p, p]
+    const LayerScratch scratch = ws.layers.scratch();
+    const AttentionOptions options = stack_.attention_options();
+    for (size_t i = 0; i < stack_.layers.size(); ++i) {
+        const KeyValues cache{ws.cache_k[i].data(), ws.cache_v[i].data(), cap * d, 0};
+        stack_.layers[i].forward_cached(B, p, x, cache, masks, options, scratch, nullptr);
+    }
+}
+
+// One token per item through every block over the cache, ln_f, the LM head, the sampler.
+void CausalLm::decode_step(WorkspaceImpl& any) const {
+    auto& ws = static_cast<CausalLmWorkspace&>(any);
+    Decoding& st = ws.decoding;
+    const size_t B = st.n_batch, d = shape_.d_model, h = shape_.nhead, cap = ws.max_context, past = ws.past;
+    float* x = ws.x.data();  // [B, d]
+    for (size_t b = 0; b < B; ++b) {
+        stack_.embeddings.embed(1, &ws.next_input[b], nullptr, &ws.next_position[b], x + b * d, d);
+        ws.cache_bias.data()[b * cap + past] = 0.0f;  // the consumed token is a real key
+    }
+    SequenceMasks masks;  // one query sees every cached key: no causal mask
+    masks.key_bias = ws.cache_bias.data();
+    masks.key_bias_stride = cap;
+    const LayerScratch scratch = ws.layers.scratch();
+    const AttentionOptions options = stack_.attention_options();
+    for (size_t i = 0; i < stack_.layers.size(); ++i) {
+        const KeyValues cache{ws.cache_k[i].data(), ws.cache_v[i].data(), cap * d, past};
+        // Always recorded: the one-query path computes the weights in this buffer, [B, h, 1, past + 1].
+        float* weights = ws.step_maps_data.data() + i * B * h * cap;
+        stack_.layers[i].forward_cached(B, 1, x, cache, masks, options, scratch, weights);
+        ws.step_maps[i] = AttentionMap{weights, B, h, 1, past + 1};
+    }
+    if (stack_.final_norm) stack_.final_norm->forward(B, x, d, x, d);
+    const size_t vocab = stack_.config.vocab_size;
+    lm().forward(B, x, d, ws.logits.data(), vocab);  // [B, vocab]
+    ws.output = x;
+    ws.output_rows = B;
+    ws.logits_out = ws.logits.data();
+    ws.logits_cols = vocab;
+    st.choose_tokens(ws.logits.data(), vocab);
+    ws.past = past + 1;
+    for (size_t b = 0; b < B; ++b) {
+        ws.next_input[b] = st.step_tokens[b];
+        ++ws.next_position[b];
+    }
+}
+
+Status CausalLm::decode_begin(const DecodeRequest& r, WorkspaceImpl& any) const {
+    SF_RETURN_IF_ERROR(check_owner(any));
+    auto& ws = static_cast<CausalLmWorkspace&>(any);
+    SF_RETURN_IF_ERROR(check_decode(r, ws));
+    ws.start_call();
+    for (AttentionMap& map : ws.step_maps) map = AttentionMap{};
+    Decoding& st = ws.decoding;
+    st.begin(r.n_batch, r.max_new_tokens, stack_.config.vocab_size, r.sampler);
+    for (size_t i = 0; i < r.n_stop_tokens; ++i) st.add_stop(r.stop_tokens[i]);
+    st.pad = r.pad_token >= 0 ? int32_t(r.pad_token) : st.n_stop ? st.stop[0] : 0;
+    prefill(r, ws);
+    st.active = true;
+    return Status::ok();
+}
+
+}  // namespace simdformer::detail

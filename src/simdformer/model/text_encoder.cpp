@@ -1,0 +1,118 @@
+#include "simdformer/model/text_encoder.h"
+
+#include "simdformer/model/info_json.h"
+
+namespace simdformer::detail {
+
+Result<std::unique_ptr<Runner>> TextEncoder::load(const RunnerSpec& any, WeightReader& r) {
+    const TextSpec* spec = std::get_if<TextSpec>(&any);
+    if (!spec) return Status::invalid("a text encoder needs a text spec");
+    ModelConfig shape;
+    SF_ASSIGN_OR_RETURN(TextStack stack, TextStack::load(*spec, r, &shape));
+    std::unique_ptr<TextEncoder> m(new TextEncoder(std::move(stack)));
+    m->shape_ = shape;
+    const TextConfig& t = spec->config;
+    const TextModelRef& ref = spec->names;
+    if (ref.has_pooler) {
+        SF_ASSIGN_OR_RETURN(Linear pooler, Linear::load(r, ref.pooler, t.d_model, t.d_model));
+        m->pooler_ = std::move(pooler);
+    }
+    if (ref.has_mlm_head) {
+        SF_ASSIGN_OR_RETURN(MlmHead head, MlmHead::load(r, ref.mlm, t.d_model, t.vocab_size, t.layer_norm_eps));
+        m->mlm_ = std::move(head);
+    }
+    m->unused_tensors_ = accept_unused(r, ref);
+    m->parameters_ = r.elements_taken();
+    return std::unique_ptr<Runner>(std::move(m));
+}
+
+nlohmann::json TextEncoder::info() const {
+    nlohmann::json info = stack_.info();
+    info["has_pooler"] = pooler_.has_value();
+    info["has_mlm_head"] = mlm_.has_value();
+    info["has_lm_head"] = false;
+    info["unused_tensors"] = unused_tensors_;
+    return info;
+}
+
+Result<std::unique_ptr<WorkspaceImpl>> TextEncoder::make_workspace(const WorkspaceLimits& requested,
+                                                                   bool allocate) const {
+    auto w = std::make_unique<TextWorkspace>();
+    adopt(*w, text_limits(requested, stack_.config));
+    w->max_len = w->limits.max_src_len;
+    BufferPlan p;
+    const size_t vocab = mlm_ ? stack_.config.vocab_size : 0, d = shape_.d_model, B = w->limits.max_batch;
+    stack_.plan(shape_, vocab, *w, p);
+    const size_t R = mlm_ ? w->limits.max_logits_rows : 0;
+    p.add(&w->logits, p.product({R, vocab}), "workspace.logits");
+    p.add(&w->head_hidden, p.product({R, d}), "workspace.head_hidden");
+    p.add(&w->pooled, pooler_ ? p.product({B, d}) : 0, "workspace.pooled");
+    if (p.too_large()) return workspace_too_large(w->limits);
+    w->bytes = p.total_floats() * sizeof(float);
+    if (allocate) {
+        SF_RETURN_IF_ERROR(p.allocate());
+        stack_.size_vectors(*w);
+    }
+    return std::unique_ptr<WorkspaceImpl>(std::move(w));
+}
+
+Status TextEncoder::forward(const ForwardRequest&, WorkspaceImpl&) const {
+    return Status::invalid("this is a " + stack_.config.model_type + " text model: call forward_text");
+}
+
+void TextEncoder::fill_positions(const TextRequest& r, TextWorkspace& ws) const {
+    const size_t n = r.n_seq;
+    for (size_t b = 0; b < r.n_batch; ++b) {
+        const int32_t* tokens = r.tokens + b * n;
+        int32_t* pos = ws.position_ids.data() + b * n;
+        if (stack_.config.position_ids == PositionIds::kArange) {
+            for (size_t i = 0; i < n; ++i) pos[i] = int32_t(i);
+            continue;
+        }
+        // RoBERTa: pad + (non-pad tokens so far) for tokens, pad for pads; decided by the token
+        // ids, as HF's create_position_ids_from_input_ids does.
+        const int32_t pad = int32_t(stack_.config.pad_token_id);
+        int32_t count = 0;
+        for (size_t i = 0; i < n; ++i) pos[i] = tokens[i] == pad ? pad : pad + ++count;
+    }
+}
+
+// Pooler and MLM head on the final hidden states.
+void TextEncoder::run_heads(const TextRequest& r, TextWorkspace& ws) const {
+    const size_t n = r.n_seq, d = shape_.d_model;
+    if (r.need_pooler) {
+        // Each item's first token: rows n apart.
+        pooler_->forward(r.n_batch, ws.x.data(), n * d, ws.pooled.data(), d, Activation::kTanh);
+        ws.pooler_out = ws.pooled.data();
+    }
+    if (r.n_logits_rows > 0) {
+        stack_.gather_rows(r, ws);
+        mlm_->forward(r.n_logits_rows, ws.head_in.data(), d, stack_.embeddings.word_table(), ws.head_hidden.data(),
+                      ws.logits.data());
+        ws.logits_out = ws.logits.data();
+        ws.logits_cols = stack_.config.vocab_size;
+    }
+}
+
+Status TextEncoder::forward_text(const TextRequest& r, WorkspaceImpl& any) const {
+    SF_RETURN_IF_ERROR(check_owner(any));
+    auto& ws = static_cast<TextWorkspace&>(any);
+    SF_RETURN_IF_ERROR(stack_.check_request(*this, r, ws));
+    if (r.need_pooler && !pooler_) return Status::invalid("this checkpoint has no pooler (pooler.dense)");
+    SF_RETURN_IF_ERROR(stack_.check_logits_rows(r, ws, mlm_.has_value()));
+    SF_RETURN_IF_ERROR(stack_.check_probe(r));
+    ws.start_call();
+    fill_positions(r, ws);
+    stack_.embed(r, ws);
+    SequenceMasks masks;
+    masks.key_bias = r.attention_mask ? ws.key_bias.data() : nullptr;
+    masks.key_bias_stride = r.n_seq;
+    const LayerProbe probe{r.probe_layer, r.probe_out};
+    stack_.run(r.n_batch, r.n_seq, masks, r.need_weights, ws, r.probe_out ? &probe : nullptr);
+    ws.output = ws.x.data();
+    ws.output_rows = r.n_batch * r.n_seq;
+    run_heads(r, ws);
+    return Status::ok();
+}
+
+}  // namespace simdformer::detail

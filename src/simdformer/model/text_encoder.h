@@ -1,0 +1,37 @@
+// The TextEncoder family: Hugging Face encoders (BERT, RoBERTa, DistilBERT and BERT-shaped
+// checkpoints: MiniLM, BGE, GTE, E5) with the heads their checkpoints carry, with HF's semantics:
+//   x = LayerNorm(word[id] + token_type[type] + position[pos])
+//   each layer: x = LN1(x + SelfAttention(x, key bias)); x = LN2(x + FFN(x))   (post-norm)
+//   pooler = tanh(x[token 0] W_p + b_p);  MLM logits = LN(act(x W_t + b_t)) Eᵀ + bias
+// Padding keys get float32's lowest value added to their scaled scores (not -inf: a query with no
+// real key gets uniform weights, as in HF).
+#pragma once
+
+#include "simdformer/layers/mlm_head.h"
+#include "simdformer/model/text_stack.h"
+
+namespace simdformer::detail {
+
+class TextEncoder : public Runner {
+public:
+    static Result<std::unique_ptr<Runner>> load(const RunnerSpec& spec, WeightReader& reader);
+
+    Family family() const override { return Family::kTextEncoder; }
+    nlohmann::json info() const override;
+    Result<std::unique_ptr<WorkspaceImpl>> make_workspace(const WorkspaceLimits& limits, bool allocate) const override;
+    Status forward(const ForwardRequest& request, WorkspaceImpl& ws) const override;
+    Status forward_text(const TextRequest& request, WorkspaceImpl& ws) const override;
+
+private:
+    explicit TextEncoder(TextStack stack) : stack_(std::move(stack)) {}
+    // Position ids: arange, or RoBERTa's count of real tokens after the padding id.
+    void fill_positions(const TextRequest& r, TextWorkspace& ws) const;
+    void run_heads(const TextRequest& r, TextWorkspace& ws) const;
+
+    TextStack stack_;
+    std::optional<Linear> pooler_;  // dense [d, d], tanh
+    std::optional<MlmHead> mlm_;
+    std::vector<std::string> unused_tensors_;
+};
+
+}  // namespace simdformer::detail

@@ -1,0 +1,195 @@
+#include "simdformer/model/text_stack.h"
+
+#include <cstring>
+#include <limits>
+
+#include "simdformer/io/json_object.h"
+#include "simdformer/model/info_json.h"
+
+namespace simdformer::detail {
+namespace {
+
+std::string str(size_t v) { return std::to_string(v); }
+
+// The layer-stack shape of a text model, in the terms the layers and the workspace use.
+ModelConfig stack_shape(const TextConfig& t) {
+    ModelConfig c;
+    c.kind = TorchModule::kEncoder;
+    c.d_model = t.d_model;
+    c.nhead = t.n_heads;
+    c.dim_feedforward = t.d_ff;
+    c.activation = t.activation;
+    c.norm_first = t.pre_norm;  // BERT-family layers are post-norm, GPT-2's blocks pre-norm
+    c.layer_norm_eps = t.layer_norm_eps;
+    c.num_encoder_layers = t.n_layers;
+    c.max_len = t.max_positions;
+    return c;
+}
+
+}  // namespace
+
+WorkspaceLimits text_limits(const WorkspaceLimits& requested, const TextConfig& t) {
+    WorkspaceLimits limits = requested;
+    limits.max_src_len = requested.max_src_len ? requested.max_src_len : t.max_positions;
+    limits.max_tgt_len = requested.max_tgt_len ? requested.max_tgt_len : limits.max_src_len;
+    return limits;
+}
+
+std::vector<std::string> accept_unused(WeightReader& r, const TextModelRef& names) {
+    for (const std::string& name : names.ignored) r.ignore(name);
+    return r.unused();
+}
+
+Status check_ids(const int32_t* ids, size_t n, size_t limit, const char* what) {
+    for (size_t i = 0; i < n; ++i)
+        if (ids[i] < 0 || size_t(ids[i]) >= limit)
+            return Status::invalid(std::string(what) + " " + std::to_string(ids[i]) + " at index " + str(i) +
+                                   " is outside [0, " + str(limit) + ")");
+    return Status::ok();
+}
+
+Status check_attention_mask(const uint8_t* mask, size_t n) {
+    for (size_t i = 0; i < n; ++i)
+        if (mask[i] > 1)
+            return Status::invalid("attention_mask holds " + std::to_string(int(mask[i])) + " at index " + str(i) +
+                                   " (allowed: 1 = token, 0 = padding)");
+    return Status::ok();
+}
+
+Result<TextStack> TextStack::load(const TextSpec& spec, WeightReader& r, ModelConfig* shape) {
+    const TextConfig& t = spec.config;
+    const TextModelRef& ref = spec.names;
+    *shape = stack_shape(t);
+    SF_RETURN_IF_ERROR(shape->validate().with_context("config"));
+    SF_ASSIGN_OR_RETURN(TextEmbeddings e, TextEmbeddings::load(r, ref.embeddings, t.vocab_size, t.d_model,
+                                                                t.max_position_embeddings, t.type_vocab_size,
+                                                                t.layer_norm_eps));
+    TextStack s{t, std::move(e), {}, std::nullopt};
+    for (const EncoderLayerRef& layer_ref : ref.layers) {
+        SF_ASSIGN_OR_RETURN(EncoderLayer layer, EncoderLayer::load(r, layer_ref, *shape));
+        s.layers.push_back(std::move(layer));
+    }
+    if (ref.has_final_norm) {
+        SF_ASSIGN_OR_RETURN(LayerNorm norm, LayerNorm::load(r, ref.final_norm, t.d_model, t.layer_norm_eps));
+        s.final_norm = std::move(norm);
+    }
+    return s;
+}
+
+nlohmann::json TextStack::info() const {
+    const TextConfig& t = config;
+    return json_object({{"architecture", architecture_name(t.architecture)},
+            {"model_type", t.model_type},
+            {"d_model", t.d_model},
+            {"n_layers", t.n_layers},
+            {"n_heads", t.n_heads},
+            {"d_ff", t.d_ff},
+            {"vocab_size", t.vocab_size},
+            {"max_positions", t.max_positions},
+            {"type_vocab_size", t.type_vocab_size},
+            {"pad_token_id", info_token_id(t.pad_token_id)},
+            {"bos_token_id", info_token_id(t.bos_token_id)},
+            {"eos_token_id", info_token_id(t.eos_token_id)},
+            {"hidden_act", t.hidden_act},
+            {"layer_norm_eps", shortest_float(t.layer_norm_eps)},
+            {"causal", t.causal}});
+}
+
+AttentionOptions TextStack::attention_options() const {
+    AttentionOptions o;
+    if (!config.scale_attention) o.score = ScoreKind::kDot;  // GPT-2's scale_attn_weights: false
+    return o;
+}
+
+void TextStack::plan(const ModelConfig& shape, size_t vocab, TextWorkspace& w, BufferPlan& p) const {
+    const size_t B = w.limits.max_batch, L = w.max_len, d = shape.d_model, h = shape.nhead;
+    const size_t R = vocab ? w.limits.max_logits_rows : 0, rows = p.product({B, L});
+    w.layers.plan(shape, rows, L, p);
+    p.add(&w.x, p.product({rows, d}), "workspace.x");
+    p.add(&w.key_bias, rows, "workspace.key_bias");
+    p.add(&w.head_in, p.product({R, d}), "workspace.head_in");
+    const size_t maps = p.product({layers.size(), B, h, L, L});
+    p.add(&w.attention, w.limits.record_attention ? maps : 0, "workspace.attention");
+}
+
+void TextStack::size_vectors(TextWorkspace& w) const {
+    w.position_ids.assign(w.limits.max_batch * w.max_len, 0);
+    w.encoder_maps.assign(layers.size(), AttentionMap{});
+}
+
+Status TextStack::check_request(const Runner& owner, const TextRequest& r, const TextWorkspace& ws) const {
+    SF_RETURN_IF_ERROR(owner.check_owner(ws));
+    SF_RETURN_IF_ERROR(check_batch(ws, r.n_batch, r.need_weights));
+    const TextConfig& t = config;
+    if (r.n_seq == 0) return Status::invalid("n_seq must be at least 1");
+    if (r.n_seq > t.max_positions)
+        return Status::invalid("n_seq=" + str(r.n_seq) + " exceeds the model's " + str(t.max_positions) + " positions");
+    if (r.n_seq > ws.max_len)
+        return Status::invalid("n_seq=" + str(r.n_seq) + " exceeds the workspace's limit of " + str(ws.max_len));
+    const size_t n = r.n_batch * r.n_seq;
+    if (!r.tokens) return Status::invalid("tokens are required");
+    SF_RETURN_IF_ERROR(check_ids(r.tokens, n, t.vocab_size, "token id"));
+    // DistilBERT has no token types: only zeros make sense there (HF takes none at all).
+    if (r.token_types)
+        SF_RETURN_IF_ERROR(check_ids(r.token_types, n, std::max<size_t>(t.type_vocab_size, 1), "token type"));
+    if (r.attention_mask) SF_RETURN_IF_ERROR(check_attention_mask(r.attention_mask, n));
+    return Status::ok();
+}
+
+Status TextStack::check_logits_rows(const TextRequest& r, const TextWorkspace& ws, bool has_head) const {
+    if (r.n_logits_rows == 0) return Status::ok();
+    if (!has_head) return Status::invalid("this checkpoint has no masked-LM head, so it has no logits");
+    if (!r.logits_rows) return Status::invalid("n_logits_rows=" + str(r.n_logits_rows) + " but no logits_rows given");
+    if (r.n_logits_rows > ws.limits.max_logits_rows)
+        return Status::invalid("n_logits_rows=" + str(r.n_logits_rows) + " exceeds the workspace's max_logits_rows=" +
+                               str(ws.limits.max_logits_rows));
+    return check_ids(r.logits_rows, r.n_logits_rows, r.n_batch * r.n_seq, "logits row");
+}
+
+Status TextStack::check_probe(const TextRequest& r) const {
+    if (r.probe_out && r.probe_layer >= layers.size())
+        return Status::invalid("probe_layer=" + str(r.probe_layer) + " but the model has " + str(layers.size()) +
+                               " layers");
+    return Status::ok();
+}
+
+void TextStack::embed(const TextRequest& r, TextWorkspace& ws) const {
+    const size_t n = r.n_seq, d = config.d_model;
+    for (size_t b = 0; b < r.n_batch; ++b) {
+        const int32_t* types = r.token_types ? r.token_types + b * n : nullptr;
+        embeddings.embed(n, r.tokens + b * n, types, ws.position_ids.data() + b * n, ws.x.data() + b * n * d, d);
+    }
+    if (r.attention_mask) {
+        const float lowest = std::numeric_limits<float>::lowest();  // torch.finfo(torch.float32).min
+        for (size_t i = 0; i < r.n_batch * n; ++i) ws.key_bias.data()[i] = r.attention_mask[i] ? 0.0f : lowest;
+    }
+}
+
+void TextStack::run(size_t n_batch, size_t n, const SequenceMasks& masks, bool need_weights, TextWorkspace& ws,
+                    const LayerProbe* probe) const {
+    const LayerScratch scratch = ws.layers.scratch();
+    const AttentionOptions options = attention_options();
+    const size_t d = config.d_model, h = config.n_heads;
+    float* x = ws.x.data();
+    for (size_t i = 0; i < layers.size(); ++i) {
+        float* slot = ws.attention.empty() ? nullptr : ws.attention.data() + i * n_batch * h * n * n;
+        float* w = ws.record(ws.encoder_maps, i, slot, n_batch, h, n, n, need_weights);
+        layers[i].forward(n_batch, n, x, masks, options, scratch, w);
+        if (probe && probe->layer == i) {
+            // The attention scratch still holds this layer's projections: the feed-forward half
+            // of the layer only uses s1, s2 and hidden.
+            const size_t count = n_batch * n * d;
+            const float* parts[4] = {scratch.q, scratch.k, scratch.v, scratch.context};
+            for (size_t p = 0; p < 4; ++p) std::memcpy(probe->out + p * count, parts[p], count * sizeof(float));
+        }
+    }
+    if (final_norm) final_norm->forward(n_batch * n, x, d, x, d);
+}
+
+void TextStack::gather_rows(const TextRequest& r, TextWorkspace& ws) const {
+    const size_t d = config.d_model;
+    for (size_t i = 0; i < r.n_logits_rows; ++i)
+        std::memcpy(ws.head_in.data() + i * d, ws.x.data() + size_t(r.logits_rows[i]) * d, d * sizeof(float));
+}
+
+}  // namespace simdformer::detail

@@ -1,0 +1,346 @@
+// The TorchStack runner: loading, the workspace plan and the forward pass. A request is validated
+// completely, then the configured module runs on the workspace without allocating.
+#include "simdformer/model/torch_stack.h"
+
+#include <cstring>
+
+#include "simdformer/detail/validate.h"
+#include "simdformer/io/json_object.h"
+#include "simdformer/model/info_json.h"
+
+namespace simdformer::detail {
+namespace {
+
+std::string str(size_t v) { return std::to_string(v); }
+
+Status check_length(size_t n_seq, size_t max_len, const char* which) {
+    if (n_seq == 0) return Status::invalid(std::string(which) + " sequence is empty");
+    if (n_seq > max_len)
+        return Status::invalid(std::string(which) + " length " + str(n_seq) + " exceeds the workspace's limit of " + str(max_len));
+    return Status::ok();
+}
+
+template <class Layer, class LayerRef>
+Status load_layers(WeightReader& r, const std::vector<LayerRef>& refs, const ModelConfig& c, std::vector<Layer>& out) {
+    for (const LayerRef& ref : refs) {
+        SF_ASSIGN_OR_RETURN(Layer layer, Layer::load(r, ref, c));
+        out.push_back(std::move(layer));
+    }
+    return Status::ok();
+}
+
+Status load_norm(WeightReader& r, const std::optional<NormRef>& ref, const ModelConfig& c, std::optional<LayerNorm>& out) {
+    if (!ref) return Status::ok();
+    SF_ASSIGN_OR_RETURN(LayerNorm norm, LayerNorm::load(r, *ref, c.d_model, c.layer_norm_eps));
+    out = std::move(norm);
+    return Status::ok();
+}
+
+Status load_embedding(WeightReader& r, const std::optional<TokenEmbeddingRef>& ref, size_t vocab, const ModelConfig& c,
+                      std::optional<TokenEmbedding>& out) {
+    if (!ref) return Status::ok();
+    SF_ASSIGN_OR_RETURN(TokenEmbedding e, TokenEmbedding::load(r, *ref, vocab, c));
+    out = std::move(e);
+    return Status::ok();
+}
+
+// Unlike Hugging Face folders, a file of the nn.Transformer dialect holds exactly its module:
+// a tensor nothing used means the config and the file disagree.
+Status check_nothing_left(const WeightReader& r, const ModelConfig& c) {
+    const std::vector<std::string> extra = r.unused();
+    if (extra.empty()) return Status::ok();
+    std::string names;
+    for (size_t i = 0; i < extra.size() && i < 5; ++i) names += (i ? ", " : "") + extra[i];
+    if (extra.size() > 5) names += ", ...";
+    return Status::invalid(std::to_string(extra.size()) + " unexpected tensor(s) for a " + torch_module_name(c.kind) +
+                           " with this config: " + names);
+}
+
+}  // namespace
+
+Result<std::unique_ptr<Runner>> TorchStack::load(const RunnerSpec& any, WeightReader& r) {
+    const TorchSpec* spec = std::get_if<TorchSpec>(&any);
+    if (!spec) return Status::invalid("the torch stack needs a torch spec");
+    const ModelConfig& c = spec->config;
+    SF_RETURN_IF_ERROR(c.validate().with_context("config"));
+    auto m = std::make_unique<TorchStack>();
+    m->shape_ = c;
+    m->config_text_ = spec->config_text;
+    const TorchStackRef& n = spec->names;
+    if (n.attention) {
+        SF_ASSIGN_OR_RETURN(MultiHeadAttention a, MultiHeadAttention::load(r, *n.attention, c));
+        m->attention_ = std::move(a);
+    }
+    SF_RETURN_IF_ERROR(load_layers(r, n.encoder, c, m->encoder_));
+    SF_RETURN_IF_ERROR(load_norm(r, n.encoder_norm, c, m->encoder_norm_));
+    SF_RETURN_IF_ERROR(load_layers(r, n.decoder, c, m->decoder_));
+    SF_RETURN_IF_ERROR(load_norm(r, n.decoder_norm, c, m->decoder_norm_));
+    SF_RETURN_IF_ERROR(load_embedding(r, n.src_embedding, c.src_vocab_size, c, m->src_embedding_));
+    SF_RETURN_IF_ERROR(load_embedding(r, n.tgt_embedding, c.tgt_vocab_size, c, m->tgt_embedding_));
+    if (n.generator) {
+        SF_ASSIGN_OR_RETURN(Linear g, Linear::load(r, *n.generator, c.d_model, c.tgt_vocab_size));
+        m->generator_ = std::move(g);
+    }
+    SF_RETURN_IF_ERROR(check_nothing_left(r, c));
+    m->parameters_ = r.elements_taken();
+    return std::unique_ptr<Runner>(std::move(m));
+}
+
+nlohmann::json TorchStack::info() const {
+    const ModelConfig& c = shape_;
+    nlohmann::json info = json_object({{"architecture", "torch"},
+            {"model_type", torch_module_name(c.kind)},
+            {"d_model", c.d_model},
+            {"n_layers", c.num_encoder_layers + c.num_decoder_layers},
+            {"n_heads", c.nhead},
+            {"d_ff", c.dim_feedforward},
+            {"vocab_size", c.tgt_vocab_size ? c.tgt_vocab_size : c.src_vocab_size},
+            {"max_positions", c.max_len},
+            {"type_vocab_size", 0},
+            {"pad_token_id", nullptr},
+            {"bos_token_id", info_token_id(c.bos_token)},
+            {"eos_token_id", info_token_id(c.eos_token)},
+            {"hidden_act", activation_name(c.activation)},
+            {"layer_norm_eps", shortest_float(c.layer_norm_eps)},
+            {"causal", false}});
+    info["has_pooler"] = false;
+    info["has_mlm_head"] = false;
+    info["has_lm_head"] = generator_.has_value();
+    info["config"] = parse_config_object(config_text_.empty() ? model_config_to_json(c) : config_text_);
+    return info;
+}
+
+float* TorchStackWorkspace::encoder_slot_at(size_t layer) {
+    if (attention.empty()) return nullptr;  // offsetting the null data() would be undefined behaviour
+    return attention.data() + layer * encoder_slot;
+}
+
+float* TorchStackWorkspace::decoder_self_slot_at(size_t layer) {
+    if (attention.empty()) return nullptr;
+    return attention.data() + encoder_maps.size() * encoder_slot + layer * (decoder_self_slot + decoder_cross_slot);
+}
+
+float* TorchStackWorkspace::decoder_cross_slot_at(size_t layer) {
+    float* self = decoder_self_slot_at(layer);
+    return self ? self + decoder_self_slot : nullptr;
+}
+
+// Every buffer a forward pass or generate() of this module can touch.
+void TorchStack::plan(TorchStackWorkspace& w, BufferPlan& p) const {
+    const ModelConfig& c = shape_;
+    const size_t B = w.limits.max_batch, Ls = w.max_src, Lt = w.max_tgt, L = std::max(Ls, Lt);
+    const size_t d = c.d_model, h = c.nhead, n_dec = decoder_.size();
+    const size_t n_enc = encoder_.size() + (attention_ ? 1 : 0);
+    const size_t rows_src = p.product({B, Ls}), rows_tgt = p.product({B, Lt});
+    // multihead_attention: queries are "src", keys are "tgt"; encoders: src only.
+    w.encoder_slot = attention_ ? p.product({B, h, Ls, Lt}) : p.product({B, h, Ls, Ls});
+    w.decoder_self_slot = p.product({B, h, Lt, Lt});
+    w.decoder_cross_slot = p.product({B, h, Lt, Ls});
+    w.layers.plan(c, p.product({B, L}), L, p);
+    p.add(&w.x, p.product({rows_src, d}), "workspace.x");
+    p.add(&w.y, p.product({rows_tgt, d}), "workspace.y");
+    p.add(&w.logits, p.product({rows_tgt, generator_ ? generator_->out_features() : 0}), "workspace.logits");
+    const size_t maps = p.sum(p.product({n_enc, w.encoder_slot}),
+                              p.product({n_dec, p.sum(w.decoder_self_slot, w.decoder_cross_slot)}));
+    p.add(&w.attention, w.limits.record_attention ? maps : 0, "workspace.attention");
+    p.add(&w.step_self, n_dec ? p.product({B, h, Lt}) : 0, "workspace.step_self");
+    p.add(&w.step_cross, n_dec ? p.product({B, h, Ls}) : 0, "workspace.step_cross");
+    w.cross_k.resize(n_dec);
+    w.cross_v.resize(n_dec);
+    w.cache_k.resize(n_dec);
+    w.cache_v.resize(n_dec);
+    for (size_t i = 0; i < n_dec; ++i) {
+        p.add(&w.cross_k[i], p.product({rows_src, d}), "workspace.cross_k");
+        p.add(&w.cross_v[i], p.product({rows_src, d}), "workspace.cross_v");
+        p.add(&w.cache_k[i], p.product({rows_tgt, d}), "workspace.cache_k");
+        p.add(&w.cache_v[i], p.product({rows_tgt, d}), "workspace.cache_v");
+    }
+    if (n_dec) w.decoding.plan(generator_ ? generator_->out_features() : 0, p);
+}
+
+Result<std::unique_ptr<WorkspaceImpl>> TorchStack::make_workspace(const WorkspaceLimits& requested,
+                                                                  bool allocate) const {
+    auto w = std::make_unique<TorchStackWorkspace>();
+    WorkspaceLimits limits = requested;
+    limits.max_src_len = requested.max_src_len ? requested.max_src_len : shape_.max_len;
+    // Encoder-only modules never see a target: by default it costs nothing (rows are sized by
+    // max(src, tgt), so a default of max_len would size every buffer for max_len).
+    const bool target = attention_ || !decoder_.empty();
+    limits.max_tgt_len = requested.max_tgt_len ? requested.max_tgt_len : target ? shape_.max_len : limits.max_src_len;
+    adopt(*w, limits);
+    w->max_src = limits.max_src_len;
+    w->max_tgt = limits.max_tgt_len;
+    BufferPlan p;
+    plan(*w, p);
+    if (p.too_large()) return workspace_too_large(limits);
+    w->bytes = p.total_floats() * sizeof(float);
+    if (!allocate) return std::unique_ptr<WorkspaceImpl>(std::move(w));
+    SF_RETURN_IF_ERROR(p.allocate());
+    const size_t B = limits.max_batch, n_dec = decoder_.size();
+    if (n_dec) {
+        w->tokens.assign(B * w->max_tgt, 0);
+        w->memory_padding.assign(B * w->max_src, 0);
+        w->cross.resize(n_dec);
+        w->decoding.size_vectors(B);
+    }
+    w->encoder_maps.assign(encoder_.size() + (attention_ ? 1 : 0), AttentionMap{});
+    w->decoder_self_maps.assign(n_dec, AttentionMap{});
+    w->decoder_cross_maps.assign(n_dec, AttentionMap{});
+    return std::unique_ptr<WorkspaceImpl>(std::move(w));
+}
+
+Status TorchStack::check_call(const WorkspaceImpl& ws, size_t n_batch, bool need_weights,
+                              const AttentionOptions& options) const {
+    SF_RETURN_IF_ERROR(check_owner(ws));
+    SF_RETURN_IF_ERROR(check_batch(ws, n_batch, need_weights));
+    if (options.score == ScoreKind::kAdditive && shape_.additive_dim == 0)
+        return Status::invalid("score 'additive' needs a model with additive-score weights (additive_dim > 0)");
+    return Status::ok();
+}
+
+Status TorchStack::check_sequence(const SequenceInput& s, size_t n_batch, size_t max_len, const char* which,
+                                  const std::optional<TokenEmbedding>& embedding) const {
+    const ModelConfig& c = shape_;
+    if (s.n_seq > c.max_len)
+        return Status::invalid(std::string(which) + " length " + str(s.n_seq) + " exceeds the model's max_len=" +
+                               str(c.max_len));
+    SF_RETURN_IF_ERROR(check_length(s.n_seq, max_len, which));
+    const size_t tokens = n_batch * s.n_seq;
+    if (embedding) {
+        if (!s.tokens) return Status::invalid(std::string(which) + ": this model takes token ids, none given");
+        for (size_t i = 0; i < tokens; ++i)
+            if (s.tokens[i] < 0 || size_t(s.tokens[i]) >= embedding->vocab_size())
+                return Status::invalid(std::string(which) + " token " + std::to_string(s.tokens[i]) + " at index " +
+                                       str(i) + " is outside the vocabulary [0, " + str(embedding->vocab_size()) + ")");
+    } else {
+        if (!s.embeddings)
+            return Status::invalid(std::string(which) + ": this model takes vectors [n_seq, d_model], none given");
+        SF_RETURN_IF_ERROR(check_finite(s.embeddings, tokens * c.d_model, which));
+    }
+    if (s.attn_mask) SF_RETURN_IF_ERROR(check_additive_mask(s.attn_mask, s.n_seq * s.n_seq, "attn_mask"));
+    return Status::ok();
+}
+
+void TorchStack::embed(const SequenceInput& s, size_t n_batch, const std::optional<TokenEmbedding>& embedding,
+                       float* out) const {
+    const size_t d = shape_.d_model;
+    if (embedding) {
+        for (size_t b = 0; b < n_batch; ++b)
+            embedding->embed(s.n_seq, s.tokens + b * s.n_seq, 0, out + b * s.n_seq * d, d);
+    } else {
+        std::memcpy(out, s.embeddings, n_batch * s.n_seq * d * sizeof(float));
+    }
+}
+
+void TorchStack::run_encoder(size_t n_batch, const SequenceInput& src, const AttentionOptions& options,
+                             bool need_weights, TorchStackWorkspace& ws, float* x) const {
+    const size_t n = src.n_seq;
+    const SequenceMasks masks{src.key_padding, n, src.attn_mask, src.causal};
+    const LayerScratch scratch = ws.layers.scratch();
+    for (size_t i = 0; i < encoder_.size(); ++i) {
+        float* w = ws.record(ws.encoder_maps, i, ws.encoder_slot_at(i), n_batch, shape_.nhead, n, n, need_weights);
+        encoder_[i].forward(n_batch, n, x, masks, options, scratch, w);
+    }
+    if (encoder_norm_) encoder_norm_->forward(n_batch * n, x, shape_.d_model, x, shape_.d_model);
+}
+
+void TorchStack::run_decoder(size_t n_batch, const SequenceInput& tgt, const float* memory, size_t n_seq_memory,
+                             const uint8_t* memory_padding, const AttentionOptions& options, bool need_weights,
+                             TorchStackWorkspace& ws, float* y) const {
+    const size_t n = tgt.n_seq, d = shape_.d_model, h = shape_.nhead;
+    SequenceMasks masks{tgt.key_padding, n, tgt.attn_mask, tgt.causal};
+    const LayerScratch scratch = ws.layers.scratch();
+    for (size_t i = 0; i < decoder_.size(); ++i) {
+        decoder_[i].project_memory(n_batch * n_seq_memory, memory, ws.cross_k[i].data(), ws.cross_v[i].data());
+        CrossMemory cross{ws.cross_k[i].data(), ws.cross_v[i].data(), n_seq_memory, n_seq_memory * d, memory_padding,
+                          n_seq_memory};
+        float* sw = ws.record(ws.decoder_self_maps, i, ws.decoder_self_slot_at(i), n_batch, h, n, n, need_weights);
+        float* cw =
+            ws.record(ws.decoder_cross_maps, i, ws.decoder_cross_slot_at(i), n_batch, h, n, n_seq_memory, need_weights);
+        decoder_[i].forward(n_batch, n, y, masks, cross, options, scratch, sw, cw);
+    }
+    if (decoder_norm_) decoder_norm_->forward(n_batch * n, y, d, y, d);
+}
+
+// nn.MultiheadAttention: queries `src`, keys and values `key` / `value` (default: the query).
+Status TorchStack::forward_attention(const ForwardRequest& r, TorchStackWorkspace& ws) const {
+    const size_t d = shape_.d_model, B = r.n_batch, nq = r.src.n_seq;
+    const size_t nk = r.key ? r.n_seq_k : nq;
+    // The query's attn_mask is [nq, nk], not [nq, nq]: it is checked below, with its own shape.
+    SequenceInput query = r.src;
+    query.attn_mask = nullptr;
+    SF_RETURN_IF_ERROR(check_sequence(query, B, ws.max_src, "query", std::nullopt));
+    if (r.key || r.value) {
+        if (!r.key || !r.value) return Status::invalid("give both key and value, or neither (self-attention)");
+        SF_RETURN_IF_ERROR(check_length(nk, ws.max_tgt, "key"));
+        SF_RETURN_IF_ERROR(check_finite(r.key, B * nk * d, "key"));
+        SF_RETURN_IF_ERROR(check_finite(r.value, B * nk * d, "value"));
+    } else if (nq > ws.max_tgt) {
+        return Status::invalid("query length " + str(nq) + " exceeds the workspace's key limit of " + str(ws.max_tgt));
+    }
+    if (r.src.attn_mask) SF_RETURN_IF_ERROR(check_additive_mask(r.src.attn_mask, nq * nk, "attn_mask"));
+    const LayerScratch s = ws.layers.scratch();
+    attention_->project_q(B * nq, r.src.embeddings, d, s.q, d);
+    attention_->project_kv(B * nk, r.key ? r.key : r.src.embeddings, r.value ? r.value : r.src.embeddings, d, s.k, s.v, d);
+    AttendArgs a = contiguous_attend_args(B, nq, nk, d, s.q, s.k, s.v, s.context);
+    a.key_padding = r.key ? r.key_padding_k : r.src.key_padding;
+    a.key_padding_stride = nk;
+    a.attn_mask = r.src.attn_mask;
+    a.causal = r.src.causal;
+    a.options = r.options;
+    a.weights = ws.record(ws.encoder_maps, 0, ws.encoder_slot_at(0), B, shape_.nhead, nq, nk, r.need_weights);
+    attention_->attend(a, s.attention);
+    attention_->project_out(B * nq, s.context, d, ws.x.data(), d, nullptr, 0);
+    ws.output = ws.x.data();
+    ws.output_rows = B * nq;
+    return Status::ok();
+}
+
+Status TorchStack::check_decoder_inputs(const ForwardRequest& r, const TorchStackWorkspace& ws) const {
+    SF_RETURN_IF_ERROR(check_sequence(r.tgt, r.n_batch, ws.max_tgt, "tgt", tgt_embedding_));
+    if (!encoder_.empty()) return Status::ok();  // the memory is the encoder's output
+    if (!r.memory) return Status::invalid("a decoder needs the encoder memory [n_batch, n_seq_memory, d_model]");
+    SF_RETURN_IF_ERROR(check_length(r.n_seq_memory, ws.max_src, "memory"));
+    return check_finite(r.memory, r.n_batch * r.n_seq_memory * shape_.d_model, "memory");
+}
+
+// The encoder and/or decoder stacks, and the generator on the decoder's output.
+Status TorchStack::forward_stacks(const ForwardRequest& r, TorchStackWorkspace& ws) const {
+    const size_t B = r.n_batch, d = shape_.d_model;
+    const bool with_decoder = !decoder_.empty() && !(r.encoder_only && !encoder_.empty());
+    if (!encoder_.empty()) SF_RETURN_IF_ERROR(check_sequence(r.src, B, ws.max_src, "src", src_embedding_));
+    if (with_decoder) SF_RETURN_IF_ERROR(check_decoder_inputs(r, ws));
+    const float* memory = r.memory;
+    size_t n_mem = r.n_seq_memory;
+    const uint8_t* memory_padding = r.memory_key_padding;
+    if (!encoder_.empty()) {
+        embed(r.src, B, src_embedding_, ws.x.data());
+        run_encoder(B, r.src, r.options, r.need_weights, ws, ws.x.data());
+        ws.output = ws.x.data();
+        ws.output_rows = B * r.src.n_seq;
+        if (!with_decoder) return Status::ok();
+        memory = ws.x.data();
+        n_mem = r.src.n_seq;
+        // Unless given separately, the memory is masked like the source (nn.Transformer usage).
+        memory_padding = r.memory_key_padding ? r.memory_key_padding : r.src.key_padding;
+    }
+    embed(r.tgt, B, tgt_embedding_, ws.y.data());
+    run_decoder(B, r.tgt, memory, n_mem, memory_padding, r.options, r.need_weights, ws, ws.y.data());
+    ws.output = ws.y.data();
+    ws.output_rows = B * r.tgt.n_seq;
+    if (generator_) {
+        generator_->forward(ws.output_rows, ws.y.data(), d, ws.logits.data(), generator_->out_features());
+        ws.logits_out = ws.logits.data();
+        ws.logits_cols = generator_->out_features();
+    }
+    return Status::ok();
+}
+
+Status TorchStack::forward(const ForwardRequest& r, WorkspaceImpl& any) const {
+    SF_RETURN_IF_ERROR(check_call(any, r.n_batch, r.need_weights, r.options));
+    auto& ws = static_cast<TorchStackWorkspace&>(any);
+    ws.start_call();
+    return attention_ ? forward_attention(r, ws) : forward_stacks(r, ws);
+}
+
+}  // namespace simdformer::detail
