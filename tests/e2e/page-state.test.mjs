@@ -277,15 +277,15 @@ test('five models clicked without waiting: the picture and labels are the last o
   await page.check('input[value=gpt2]');
   await page.check('input[value=bert]');
   await waitForRun(n);
-  await page.waitForFunction(() => !window.__demo.loading && window.__demo.modelName === 'fortune-bert', null, { timeout: 30000 });
+  await page.waitForFunction(() => !window.__demo.loading && window.__demo.modelName === 'fortune-bert' && window.__demo.labels, null, { timeout: 30000 });
   const want = await drawn();
   const heap = await workerHeap();
-  for (let round = 0; round < 2; round++) {
+  for (let round = 0; round < 4; round++) {  // (each round a new chance for overlapping loads to interleave)
     n = await demo(() => window.__demo.runs);
     await demo(() => {
       for (const kind of ['gpt2', 'reverse', 'random', 'gpt2', 'bert']) document.querySelector(`input[name=model][value=${kind}]`).click();
     });
-    await page.waitForFunction((r) => window.__demo.runs > r && !window.__demo.loading, n, { timeout: 60000 });
+    await page.waitForFunction((r) => window.__demo.runs > r && !window.__demo.loading && window.__demo.labels, n, { timeout: 60000 });
     await page.waitForTimeout(300);  // any older load still answering would show now
     const got = await drawn();
     assert.deepEqual(got, want, `round ${round}: the last model clicked is drawn`);
