@@ -1,7 +1,7 @@
 // A model-folder server on 127.0.0.1 that misbehaves as real ones do, for the URL-loading tests:
 // files from a folder map (mount prefix -> {name: Buffer}), served with an ETag (content hash)
 // that honours If-None-Match, and per-request misbehaviour chosen by the test:
-//   misbehave(name, req) -> undefined (serve normally) | { status } | { reset: true } | { gzip: true }
+//   misbehave(name, req) -> undefined (serve normally) | { status } | { reset: true } | { gzip: true } | { br: true }
 //     | { truncate: bytes } (announces the full length, sends fewer, closes) | { redirect: url }
 //     | { delay: ms } (then serve normally) | { hang: true } (never answers; closed with the server)
 // Every request is logged ({method, path, name, headers}); more than maxRequests is a test bug,
@@ -10,7 +10,7 @@ import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { join } from 'node:path';
-import { gzipSync } from 'node:zlib';
+import { brotliCompressSync, gzipSync } from 'node:zlib';
 
 /** {relative name: Buffer} of every file under dir. */
 export function folderFiles(dir, prefix = '') {
@@ -60,9 +60,10 @@ async function serve(state, log, maxRequests, req, res) {
   if (!bytes) { res.writeHead(404, { 'content-type': 'text/plain' }).end('not found'); return; }
   const etag = etagOf(bytes);
   if (req.headers['if-none-match'] === etag) { res.writeHead(304, { etag }).end(); return; }
-  const body = act.gzip ? gzipSync(bytes) : bytes;
+  const encoding = act.gzip ? 'gzip' : act.br ? 'br' : null;
+  const body = act.gzip ? gzipSync(bytes) : act.br ? brotliCompressSync(bytes) : bytes;
   const headers = { 'content-type': name.endsWith('.json') ? 'application/json' : 'application/octet-stream', etag,
-    'content-length': body.length, ...(act.gzip ? { 'content-encoding': 'gzip' } : {}) };
+    'content-length': body.length, ...(encoding ? { 'content-encoding': encoding } : {}) };
   res.writeHead(200, headers);
   if (req.method === 'HEAD') { res.end(); return; }
   if (act.truncate !== undefined) { res.write(body.subarray(0, act.truncate)); res.socket.destroySoon?.(); setTimeout(() => req.socket.destroy(), 20); return; }

@@ -69,13 +69,13 @@ test('a 404 or 410 on an optional file is absent: the folder loads (and, kept, l
   assert.deepEqual(await embedOf(`${s.url}m/`, { cache: 'browser' }), want);
 });
 
-test('gzip-encoded responses load, with and without the cache; totals are not the encoded length', async () => {
-  for (const cache of ['none', 'browser']) {
+test('gzip- and br-encoded responses load, with and without the cache; totals are not the encoded length', async () => {
+  for (const [cache, encoding] of [['none', 'gzip'], ['browser', 'gzip'], ['none', 'br']]) {
     if (cache === 'browser') withCache();
-    const s = await start(() => ({ gzip: true }));
+    const s = await start(() => ({ [encoding]: true }));
     const events = [];
     const got = await embedOf(`${s.url}m/`, { cache, onProgress: (p) => { if (p.stage === 'download') events.push(p); } });
-    assert.deepEqual(got, want, cache);
+    assert.deepEqual(got, want, `${cache} ${encoding}`);
     for (const p of events) assert.ok(p.total === 0 || p.total >= p.loaded, JSON.stringify(p));
     if (cache === 'browser') {
       const config = fake.stores.get('simdformer-models').get(`${s.url}m/config.json`);
