@@ -64,4 +64,4 @@ const asked = document.querySelector(`input[name=model][value="${CSS.escape(link
 if (asked) asked.checked = true;
 await Promise.all([engine, selectModel(document.querySelector('input[name=model]:checked').value)]);
 // Offline from the second visit on (web/sw.js), registered once the first picture is under way.
-navigator.serviceWorker?.register('sw.js').catch((e) => console.warn(`simdformer demo: no offline copy (${e.message})`));
+navigator.serviceWorker?.register('sw.js', { type: 'module' }).catch((e) => console.warn(`simdformer demo: no offline copy (${e.message})`));

@@ -7,16 +7,19 @@
 // delays the first picture.
 import { fetchKept, keptSettled } from './model-store.mjs';
 
-const TOKENIZERS = '/node_modules/@huggingface/tokenizers/dist/tokenizers.mjs';
+// Paths relative to this worker, which sits at the page's root: the page works served from a
+// sub-path (https://host/some/path/) too.
+const here = (path) => new URL(path, import.meta.url).href;
+const TOKENIZERS = here('node_modules/@huggingface/tokenizers/dist/tokenizers.mjs');
 
 // The package's browser entry as one file (scripts/build-package.sh: one request, not ~25 in
 // 4-5 rounds), requested together with the SIMD128 build's glue and bytes, which nearly every
 // browser runs: only the scalar fallback waits for the entry's SIMD check. The glue is the module
 // the entry imports itself (same URL), so it is fetched once.
-const library = import('/dist/browser.bundle.mjs');
+const library = import(here('dist/browser.bundle.mjs'));
 async function startEngine(simd) {
-  if (simd) import('/dist/simdformer.mjs').catch(() => {});  // a failure shows in init's own import
-  const simdBytes = simd ? fetch('/dist/simdformer.wasm').then((r) => (r.ok ? r.arrayBuffer() : undefined), () => undefined) : null;
+  if (simd) import(here('dist/simdformer.mjs')).catch(() => {});  // a failure shows in init's own import
+  const simdBytes = simd ? fetch(here('dist/simdformer.wasm')).then((r) => (r.ok ? r.arrayBuffer() : undefined), () => undefined) : null;
   const { init, wasmSimdSupported } = await library;
   // Import maps do not reach module workers: say where the tokenizer library is served.
   const tokenizers = () => import(TOKENIZERS);
@@ -37,8 +40,32 @@ function replace(next) {
   model = next;
 }
 
+// One load at a time: a newer load aborts the one in flight (a user clicking through models) and
+// starts once it has settled, so the model that stays is always the newest one asked for, and
+// whatever the older one loaded is disposed, never left in the wasm heap.
+let loading = { controller: null, settled: Promise.resolve() };
+function superseded() {
+  return Object.assign(new Error('a newer load replaced this one'), { name: 'AbortError', code: 'aborted' });
+}
+function oneLoadAtATime(run) {
+  loading.controller?.abort(superseded());
+  const controller = new AbortController();
+  const result = loading.settled.then(() => {
+    controller.signal.throwIfAborted();
+    return run(controller.signal);
+  });
+  loading = { controller, settled: result.catch(() => {}) };
+  return result;
+}
+// The model a load made, unless a newer load aborted it meanwhile (then it is disposed).
+function keepUnlessAborted(next, signal) {
+  if (!signal.aborted) return next;
+  next.dispose();
+  return signal.throwIfAborted();
+}
+
 // A torch-dialect safetensors file (the digit reversal, the playground, a user's file).
-async function loadTorch(source) {
+async function loadTorch(source, signal) {
   let bytes, config;
   if (source.kind === 'url') {
     bytes = new Uint8Array(await (await fetchKept(source.url)).arrayBuffer());
@@ -50,8 +77,8 @@ async function loadTorch(source) {
     const { randomTransformer } = await import('./random-model.mjs');
     ({ bytes, config } = randomTransformer(source));
   }
-  const next = await sf.loadModel(bytes, config);
-  replace(next);
+  signal.throwIfAborted();
+  replace(keepUnlessAborted(await sf.loadModel(bytes, config), signal));
   await keptSettled();  // the page lists the kept models next
   return { kind: 'torch', config: model.config, parameterCount: model.parameterCount };
 }
@@ -106,19 +133,23 @@ async function bundledFolder(url, weights) {
 
 // A Hugging Face folder: a URL of the page's bundled models, or the user's files. Dropped
 // files arrive as {path, file}: the folder-relative path is restored for loadPretrained.
-async function loadText(source, progress) {
+async function loadText(source, progress, signal) {
   const bundled = source.kind === 'hf-url' ? await source.prefetched : null;
   const from = bundled ? await bundled.files : source.files.map(({ path, file }) => {
     if (path) Object.defineProperty(file, 'webkitRelativePath', { value: path });
     return file;
   });
+  signal.throwIfAborted();
   model?.dispose();  // free its memory first: the new one may need it, and a failure leaves none
   model = null;
   const started = performance.now();
   let loadMs;
-  if (bundled?.loaded) ({ model, ms: loadMs } = await bundled.loaded);
-  else {
-    model = await sf.loadPretrained(from, { onProgress: progress, ...(source.weights ? { weights: source.weights } : {}) });
+  if (bundled?.loaded) {
+    const early = await bundled.loaded;
+    model = keepUnlessAborted(early.model, signal);
+    loadMs = early.ms;
+  } else {
+    model = await sf.loadPretrained(from, { onProgress: progress, signal, ...(source.weights ? { weights: source.weights } : {}) });
     loadMs = performance.now() - started;
   }
   textSource = from;
@@ -215,7 +246,10 @@ async function generate({ text, maxNewTokens }, post) {
 
 const handlers = {
   init: () => ({ simd: sf.simd, arch: sf.arch }),
-  load: (data, progress) => (data.source.kind === 'hf-url' || data.source.kind === 'files' ? loadText(data.source, progress) : loadTorch(data.source)),
+  load: (data, progress) => oneLoadAtATime((signal) => (data.source.kind === 'hf-url' || data.source.kind === 'files'
+    ? loadText(data.source, progress, signal) : loadTorch(data.source, signal))),
+  // Bytes the engine holds (the end-to-end tests check that loads leave nothing behind).
+  heap: () => ({ liveBytes: sf.liveBytes }),
   run: (data) => runTorch(data),
   text: (data) => runText(data),
   compare: (data) => compare(data),

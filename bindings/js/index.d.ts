@@ -41,13 +41,25 @@ export interface InitOptions {
 }
 
 export interface Progress {
-  /** loadPretrained: 'start', 'download' (URL sources, per file), 'load' (bytes of tensors), 'done'. */
-  stage: 'read' | 'download' | 'load' | 'generate' | 'start' | 'done';
+  /**
+   * loadPretrained: 'start', 'cache' (cache 'browser', a kept folder: what its revalidation
+   * found), 'download' (URL sources, per file), 'load' (bytes of tensors), 'done'.
+   */
+  stage: 'read' | 'download' | 'load' | 'generate' | 'start' | 'done' | 'cache';
   loaded?: number;
   step?: number;
+  /** 'download' events: 0 when unknown (a Content-Encoding: the Content-Length counts encoded bytes). */
   total: number;
-  /** The file being downloaded ('download' events). */
+  /** The file being downloaded ('download' events), or revalidated ('cache' events). */
   file?: string;
+  /**
+   * 'cache' events: 'unchanged' (the server confirmed the kept copy: it is used), 'changed' (the
+   * folder is fetched again and replaces the kept one whole once it loaded), 'offline' (the
+   * network or the server failed to answer: the kept copy is used; `reason` says what failed).
+   */
+  state?: 'unchanged' | 'changed' | 'offline';
+  /** 'cache' events: why the kept copy was not confirmed ('offline') or is replaced ('changed'). */
+  reason?: string;
 }
 
 export interface ModelConfig {
@@ -303,11 +315,16 @@ export interface LoadPretrainedOptions {
   /** How the linear weights are held: 'f32' (default) or 'int8' (see WeightsFormat). */
   weights?: WeightsFormat;
   /**
-   * URL sources only. 'browser': every file is looked up in the Cache API (cache
-   * "simdformer-models") before the network, and a fetched file is kept there (absent files are
-   * not), so a second visit loads the folder without the network; a kept file reports one
-   * 'download' event with loaded = total. Rejects with 'unsupported' where there is no Cache API
-   * (Node.js, insecure pages). 'none' (default): always the network. See keptModels().
+   * URL sources only. 'browser': the folder is kept in the Cache API (cache "simdformer-models")
+   * as one unit: written whole once the model has loaded (a failed or cut-off load keeps
+   * nothing). A kept folder is revalidated with one conditional request for its weights file
+   * (If-None-Match / If-Modified-Since from the kept ETag / Last-Modified): unchanged, the kept
+   * copy loads (a kept file reports one 'download' event with loaded = total); changed, the
+   * folder is fetched again and replaces the kept one whole; the network failing, the kept copy
+   * loads. A 'cache' progress event says which. The folder's key is its URL without the fragment,
+   * with '/' ending the path and the query kept ('m/?v=2' is its own folder; each file is fetched
+   * with that query). Rejects with 'unsupported' where there is no Cache API (Node.js, insecure
+   * pages). 'none' (default): always the network. See keptModels().
    */
   cache?: ModelCache;
   /**
@@ -324,9 +341,9 @@ export interface LoadPretrainedOptions {
 /** Where loadPretrained keeps the files of a URL source: 'browser' (the Cache API) or 'none'. */
 export type ModelCache = 'browser' | 'none';
 
-/** A model folder kept by loadPretrained(url, { cache: 'browser' }) (or by the demo page). */
+/** A model folder kept whole by loadPretrained(url, { cache: 'browser' }) (or by the demo page). */
 export interface KeptModel {
-  /** The folder's absolute URL, ending in '/'. */
+  /** The folder's key: its absolute URL, '/' ending the path, the query kept, no fragment. */
   readonly url: string;
   /** How many of its files are kept. */
   readonly files: number;
@@ -612,8 +629,10 @@ export declare function wasmSimdSupported(): boolean;
 /** The model folders kept in the browser, newest first ('unsupported' without a Cache API). */
 export declare function keptModels(): Promise<KeptModel[]>;
 /**
- * Removes every kept file of the folder at `url` (as keptModels names it; relative URLs resolve
- * against the page). Resolves to the number of files removed.
+ * Removes the kept folder at `url` (as keptModels names it; relative URLs resolve against the
+ * page, '/' is added to the path, the fragment is ignored, the query names the folder): it is no
+ * longer listed from the first step on, also while a load of it runs. Resolves to the number of
+ * files removed.
  */
 export declare function forgetModel(url: UrlLike): Promise<number>;
 

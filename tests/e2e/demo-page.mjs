@@ -6,9 +6,11 @@ import { launch } from '../js/chromium.mjs';
 import { ROOT } from '../js/helpers.mjs';
 
 // -> { server, browser, page }; close them with closeDemo(). onRequest(req) sees every request
-// the server gets (before it is answered); path (e.g. '#model=bert') is opened instead of '/'.
-export async function openDemo(launchOptions, { onRequest, path = '' } = {}) {
-  const server = await startServer({ mounts: demoMounts(ROOT) });
+// the server gets (before it is answered); path (e.g. '#model=bert') is opened instead of '/';
+// the other options are startServer's (prefix: serve the page from a sub-path; answer:
+// misbehave for some paths).
+export async function openDemo(launchOptions, { onRequest, path = '', ...serverOptions } = {}) {
+  const server = await startServer({ mounts: demoMounts(ROOT), ...serverOptions });
   if (onRequest) server.server.prependListener('request', onRequest);
   const browser = await launch(launchOptions);
   const page = await browser.newPage();

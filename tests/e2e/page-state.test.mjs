@@ -256,3 +256,39 @@ test('512 tokens: every layer and head drawn on canvases, with hover values, zoo
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+// Bytes the worker's engine holds, asked of the worker directly.
+const workerHeap = () => demo(() => new Promise((resolve) => {
+  const worker = window.simdformerWorker;
+  const id = `heap-${Math.random()}`;
+  const listen = ({ data }) => { if (data.id === id) { worker.removeEventListener('message', listen); resolve(data.liveBytes); } };
+  worker.addEventListener('message', listen);
+  worker.postMessage({ id, type: 'heap' });
+}));
+
+// What the page drew, for comparing two runs of one model on one text.
+const drawn = () => demo(() => ({
+  model: window.__demo.modelName, family: window.__demo.family, loading: window.__demo.loading, error: window.__demo.error,
+  labels: window.__demo.labels, layers: window.__demo.result?.encoder?.length ?? 0, text: document.getElementById('text').value,
+}));
+
+test('five models clicked without waiting: the picture and labels are the last one\'s, the heap is flat', async () => {
+  let n = await demo(() => window.__demo.runs);
+  await page.check('input[value=gpt2]');
+  await page.check('input[value=bert]');
+  await waitForRun(n);
+  await page.waitForFunction(() => !window.__demo.loading && window.__demo.modelName === 'fortune-bert' && window.__demo.labels, null, { timeout: 30000 });
+  const want = await drawn();
+  const heap = await workerHeap();
+  for (let round = 0; round < 4; round++) {  // (each round a new chance for overlapping loads to interleave)
+    n = await demo(() => window.__demo.runs);
+    await demo(() => {
+      for (const kind of ['gpt2', 'reverse', 'random', 'gpt2', 'bert']) document.querySelector(`input[name=model][value=${kind}]`).click();
+    });
+    await page.waitForFunction((r) => window.__demo.runs > r && !window.__demo.loading && window.__demo.labels, n, { timeout: 60000 });
+    await page.waitForTimeout(300);  // any older load still answering would show now
+    const got = await drawn();
+    assert.deepEqual(got, want, `round ${round}: the last model clicked is drawn`);
+    assert.equal(await workerHeap(), heap, `round ${round}: the older loads left nothing in the wasm heap`);
+  }
+});

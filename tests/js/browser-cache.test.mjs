@@ -116,7 +116,7 @@ function memoryCaches() {
   return { open, stores };
 }
 
-test('what cache "browser" stores: OK responses with their headers and the kept-at date, never a 404', async () => {
+test('what cache "browser" stores: OK responses with their headers and the kept-at date, a record of the folder, never a 404', async () => {
   // The folder without modules.json and 1_Pooling/: loading it asks for modules.json, a 404.
   const dir = mkdtempSync(join(tmpdir(), 'simdformer-kept-'));
   const names = READ.filter((n) => !/modules|Pooling/.test(n));
@@ -131,7 +131,11 @@ test('what cache "browser" stores: OK responses with their headers and the kept-
     const want = Array.from(model.embed(TEXT));
     model.dispose();
     const kept = fake.stores.get('simdformer-models');
-    assert.deepEqual([...kept.keys()].map((u) => u.slice(url.length)).sort(), [...names].sort(), 'the files read, not the 404');
+    assert.deepEqual([...kept.keys()].map((u) => u.slice(url.length)).filter(Boolean).sort(), [...names].sort(), 'the files read, not the 404');
+    const record = await kept.get(url).clone().json();
+    assert.equal(kept.get(url).headers.get('x-simdformer-record'), '1', 'the folder record, under the folder URL');
+    assert.deepEqual(record.files.map((f) => f.name).sort(), [...names].sort());
+    assert.deepEqual(record.absent, ['modules.json'], 'the 404, recorded as absent');
     const config = kept.get(`${url}config.json`);
     assert.equal(config.headers.get('content-type'), 'application/json', "the server's headers are kept");
     assert.equal(config.headers.get('x-simdformer-folder'), url);
@@ -152,5 +156,33 @@ test('what cache "browser" stores: OK responses with their headers and the kept-
     delete globalThis.caches;
     await server.close();
     rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('Chromium: a redirect to another origin without CORS is named as such, not as a missing file', async () => {
+  const { misbehavingServer, folderFiles } = await import('./misbehaving-server.mjs');
+  const other = await misbehavingServer({ folders: { '/m/': folderFiles(FOLDER) }, maxRequests: 50 });  // no CORS headers
+  const server = await startServer({ mounts: [['/', ROOT]],
+    answer: (path) => (path.startsWith('/redirected/') ? { status: 302, headers: { location: `${other.url}m/${path.slice('/redirected/'.length)}` } } : undefined) });
+  try {
+    browser ??= await launch();
+    const page = await browser.newPage();
+    await page.goto(`${server.url}tests/js/fixtures/cache.html`);
+    await page.waitForFunction(() => window.__result !== undefined, null, { timeout: 30000 });
+    const error = await page.evaluate(async (u) => {
+      try {
+        (await window.__sf.loadPretrained(u)).dispose();
+        return null;
+      } catch (e) {
+        return { name: e.name, code: e.code, message: e.message };
+      }
+    }, `${server.url}redirected/`);
+    assert.equal(error?.code, 'io_error', JSON.stringify(error));
+    assert.match(error.message, /cannot fetch config\.json from .*redirected\/: the server redirects it .* to a place this page may not read \(another origin without CORS/);
+    assert.doesNotMatch(error.message, /missing/);
+    await page.close();
+  } finally {
+    await server.close();
+    await other.close();
   }
 });

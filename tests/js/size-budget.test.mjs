@@ -12,13 +12,13 @@ import { gzipSync } from 'node:zlib';
 import { DIST } from './helpers.mjs';
 
 const KB = 1024;
-const BUDGET = {  // today (zlib level 9 B): 217,073 / 214,000 / 235,043; glue 15,229 / 23,103; bundle 31,461
+const BUDGET = {  // today (zlib level 9 B): 217,073 / 214,000 / 235,043; glue 15,229 / 23,103; bundle 36,400 (issue 27's URL loading and folder cache: +2.0 KB)
   'simdformer.wasm': 220 * KB,
   'simdformer-scalar.wasm': 218 * KB,
   'simdformer-threads.wasm': 238 * KB,
   'simdformer.mjs': 17 * KB,
   'simdformer-threads.mjs': 24 * KB,
-  'browser.bundle.mjs': 34 * KB,
+  'browser.bundle.mjs': 37 * KB,
 };
 
 for (const [file, budget] of Object.entries(BUDGET)) {

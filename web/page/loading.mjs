@@ -31,12 +31,24 @@ function beginLoad(record) {
   return ++loadSerial;
 }
 
+// The worker's answer to this load, or null once a newer load began: the worker then aborts
+// this one (its error is no news for the page) and the newer one's answer is what counts.
+async function loadReply(serial, source, onProgress) {
+  try {
+    const r = await call('load', { source }, onProgress);
+    return serial === loadSerial ? r : null;
+  } catch (e) {
+    if (serial !== loadSerial) return null;
+    throw e;
+  }
+}
+
 // `prepareInput(r)` fits the input box to the loaded model before the first run is scheduled, so
 // that run never sees the previous model's input.
 async function loadTorch(source, vocab, record, prepareInput = () => {}) {
   const serial = beginLoad(record);
-  const r = await call('load', { source });
-  if (serial !== loadSerial) return null;
+  const r = await loadReply(serial, source);
+  if (r === null) return null;
   state.family = 'torch';
   state.loading = false;
   state.config = r.config;
@@ -61,8 +73,8 @@ export async function loadText(source, record, onProgress, prepareInput = () => 
   const serial = beginLoad(record);
   state.textSource = { source, record };
   const weights = $('weights').value;
-  const r = await call('load', { source: { ...source, weights: weights === 'f32' ? undefined : weights } }, onProgress);
-  if (serial !== loadSerial) return null;
+  const r = await loadReply(serial, { ...source, weights: weights === 'f32' ? undefined : weights }, onProgress);
+  if (r === null) return null;
   state.family = 'text';
   state.loading = false;
   state.timeline.modelLoaded ??= performance.now();

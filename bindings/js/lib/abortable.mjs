@@ -10,6 +10,11 @@ export function abortReason(signal) {
   return e;
 }
 
+/** Throws abortReason(signal) when signal has aborted: every abort check of the package. */
+export function throwIfAborted(signal) {
+  if (signal?.aborted) throw abortReason(signal);
+}
+
 /** value (a promise or not), settled early with abortReason(signal) when signal aborts first. */
 export function untilAborted(value, signal) {
   const promise = Promise.resolve(value);

@@ -3,11 +3,16 @@
 // model from inside one of its own callbacks), internal (a bug in simdformer: please report it).
 export class SimdformerError extends Error {
   constructor(message, code = 'invalid_argument') {
-    super(message);
+    super(withoutCredentials(message));
     this.name = 'SimdformerError';
     this.code = code;
   }
 }
+
+// The one place URLs' user names and passwords are taken out of messages: every message of the
+// package passes here, also what fetch or a server said (Node's fetch echoes the whole URL).
+const CREDENTIALS = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#@]*@/gi;
+export const withoutCredentials = (text) => String(text).replace(CREDENTIALS, '$1');
 
 export function fail(message, code = 'invalid_argument') {
   throw new SimdformerError(message, code);

@@ -3,16 +3,18 @@
 //   text(name, namedBy?)       -> Promise<string | null>   (null: the file is absent)
 //   binary(name, namedBy?)     -> Promise<{size, readInto(offset, dest: Uint8Array)} | null>
 //   exists(name, namedBy?)     -> Promise<boolean>   (without reading the file)
+//   loaded()                   -> Promise<void>, optional: the model loaded (a URL source with
+//                                 cache 'browser' keeps the folder then, whole)
 //   close()
 // Every kind passes each name through insideFolder (file-names.mjs) first; namedBy says which
 // file named it (modules.json, the shard index) for the error when the name leaves the folder.
 // readInto is synchronous: the C++ loader pulls tensor bytes through a synchronous callback.
-// Browser-safe kinds live here (base URL, dropped File objects, in-memory objects); the Node
+// Browser-safe kinds live here (dropped File objects, in-memory objects; base URLs in
+// url-files.mjs); the Node
 // folder kind is in node-files.mjs so browser bundles never see node:fs.
-import { untilAborted } from './abortable.mjs';
+import { throwIfAborted, untilAborted } from './abortable.mjs';
 import { fail } from './errors.mjs';
 import { insideFolder } from './file-names.mjs';
-import { folderCache } from './model-cache.mjs';
 import { describe } from './options.mjs';
 
 /** Bytes already in JS memory, served in slices. */
@@ -25,148 +27,9 @@ export function memoryBinary(bytes) {
 
 const utf8 = (bytes) => new TextDecoder('utf-8', { fatal: false, ignoreBOM: false }).decode(bytes);
 
-// -- base URL --------------------------------------------------------------------------------
+// -- base URL: url-files.mjs --------------------------------------------------------------
 
-/**
- * A folder served over HTTP(S): files are fetched relative to `base` (a trailing slash is
- * added). Binary files are downloaded whole into JS memory, with download progress.
- * cache 'browser': each file is looked up in the Cache API first and kept there once fetched
- * (model-cache.mjs), so the folder loads again without the network.
- */
-export function urlFileSet(base, { signal, progress, cache = 'none' }) {
-  const text = typeof base === 'string' ? base : base.href;
-  const page = globalThis.document?.baseURI ?? globalThis.location?.href;  // relative URLs: against the page
-  let root;
-  try {
-    root = new URL(text.endsWith('/') ? text : `${text}/`, page);
-  } catch {
-    fail(`loadPretrained: '${text}' is not a URL${page ? '' : ' (relative URLs need a page to resolve against)'}`);
-  }
-  // The URL of a file: each segment percent-encoded (a literal '%' stays a '%'), and checked to
-  // stay below the base, whatever the URL parser made of it.
-  const urlOf = (name, namedBy) => {
-    const url = new URL(insideFolder(name, namedBy).split('/').map(encodeURIComponent).join('/'), root);
-    if (url.origin !== root.origin || !url.pathname.startsWith(root.pathname)) {
-      fail(`${namedBy ?? 'loadPretrained'} names ${describe(name)}, which resolves to ${url.href}, outside ${root.href}`);
-    }
-    return url;
-  };
-  const store = cache === 'browser' ? folderCache(root, signal) : null;
-  const get = store ? keptGet(root, signal, store) : networkGet(root, signal);
-  const read = async (name, namedBy, report) => {
-    const r = await get(urlOf(name, namedBy), name);
-    if (r === null) return null;
-    if (r.kept) {
-      const bytes = await download(r.response, name, () => {}, signal);
-      report({ stage: 'download', file: name, loaded: bytes.length, total: bytes.length });
-      return bytes;
-    }
-    const bytes = await download(r.response, name, report, signal);
-    await r.keep?.(bytes);
-    return bytes;
-  };
-  return {
-    label: root.href,
-    async text(name, namedBy) {
-      const bytes = await read(name, namedBy, () => {});
-      return bytes === null ? null : memoryText(bytes);
-    },
-    async binary(name, namedBy) {
-      const bytes = await read(name, namedBy, progress);
-      return bytes === null ? null : memoryBinary(bytes);
-    },
-    async exists(name, namedBy) {
-      const url = urlOf(name, namedBy);
-      if (store && await store.match(url)) return true;
-      try {
-        const r = await fetch(url, { method: 'HEAD', signal });
-        return r.ok;
-      } catch {
-        return false;
-      }
-    },
-    close() {},
-  };
-}
-
-// get(url, name) -> {response} from the network, or null for an absent file (404 / 410).
-// unreachable(url, name): what to answer when the fetch itself fails (no server, offline),
-// undefined for the io_error.
-function networkGet(root, signal, unreachable = async () => undefined) {
-  return async (url, name) => {
-    let response;
-    try {
-      response = await fetch(url, { signal });
-    } catch (e) {
-      if (signal?.aborted) throw signal.reason;
-      const answer = await unreachable(url, name);
-      if (answer !== undefined) return answer;
-      fail(`cannot fetch ${name} from ${root}: ${e.message}`, 'io_error');
-    }
-    if (response.status === 404 || response.status === 410) return null;
-    if (!response.ok) fail(`cannot fetch ${name} from ${root}: HTTP ${response.status}`, 'io_error');
-    return { response };
-  };
-}
-
-// get for cache 'browser': the kept copy ({response, kept: true}), else the network's, with
-// keep(bytes) to store it once it has fully arrived (a cut-off download is never kept; absent
-// files are not kept). Unreachable: a copy kept meanwhile (another load of the folder) is used;
-// a file that is not kept, in a folder that is (its config.json is), was absent when the folder
-// was kept (an optional file such as modules.json), so it is absent again: a kept folder loads
-// without the network.
-function keptGet(root, signal, store) {
-  const network = networkGet(root, signal, async (url, name) => {
-    const kept = await store.match(url);
-    if (kept) return { response: kept, kept: true };
-    return name !== 'config.json' && await store.holdsFolder() ? null : undefined;
-  });
-  return async (url, name) => {
-    const hit = await store.match(url);
-    if (hit) return { response: hit, kept: true };
-    const r = await network(url, name);
-    return r && !r.kept ? { ...r, keep: (bytes) => store.keep(url, r.response, bytes) } : r;
-  };
-}
-
-// The body of a response, reporting {stage: 'download', file, loaded, total} as it arrives.
-async function download(response, name, progress, signal) {
-  const declared = Number(response.headers.get('content-length'));
-  const total = Number.isSafeInteger(declared) && declared > 0 ? declared : 0;
-  if (!response.body) {
-    let bytes;
-    try {
-      bytes = new Uint8Array(await response.arrayBuffer());
-    } catch (e) {
-      if (signal?.aborted) throw signal.reason;
-      fail(`${name}: the download failed: ${e?.message ?? e}`, 'io_error');
-    }
-    progress({ stage: 'download', file: name, loaded: bytes.length, total: bytes.length });
-    return bytes;
-  }
-  const reader = response.body.getReader();
-  const chunks = [];
-  let loaded = 0;
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      chunks.push(value);
-      loaded += value.length;
-      progress({ stage: 'download', file: name, loaded, total: Math.max(total, loaded) });
-    }
-  } catch (e) {
-    await reader.cancel().catch(() => {});
-    if (signal?.aborted) throw signal.reason;
-    fail(`${name}: the download failed: ${e?.message ?? e}`, 'io_error');
-  }
-  if (total && loaded !== total) fail(`${name}: received ${loaded} bytes, the server announced ${total}`, 'io_error');
-  if (chunks.length === 1) return chunks[0];
-  const bytes = new Uint8Array(loaded);
-  let at = 0;
-  for (const c of chunks) { bytes.set(c, at); at += c.length; }
-  return bytes;
-}
+export { urlFileSet } from './url-files.mjs';
 
 // -- dropped files (FileList / File[]) -------------------------------------------------------
 
@@ -207,7 +70,7 @@ async function fileBytes(file, name, signal) {
   try {
     buffer = await untilAborted(file.arrayBuffer(), signal);
   } catch (e) {
-    if (signal?.aborted) throw signal.reason;
+    throwIfAborted(signal);
     fail(`cannot read ${name} from the given files: ${e?.message ?? e}`, 'io_error');
   }
   if (Object.prototype.toString.call(buffer) !== '[object ArrayBuffer]') {
@@ -219,7 +82,7 @@ async function fileBytes(file, name, signal) {
 }
 
 // Text of a JSON file's bytes (too large to be a string is an error, not a RangeError).
-function memoryText(bytes) {
+export function memoryText(bytes) {
   try {
     return utf8(bytes);
   } catch (e) {

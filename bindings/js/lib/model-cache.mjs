@@ -1,18 +1,18 @@
-// Model folders kept in the browser: loadPretrained(url, { cache: 'browser' }) keeps every file it
-// fetched in the Cache API, so a second visit loads without the network; keptModels lists what is
-// kept, forgetModel removes a folder. The cache and its headers are the ones the demo page's
-// web/model-store.mjs writes, so the page and the library see (and forget) the same models:
-//   cache "simdformer-models"; each stored Response keeps the server's headers, plus
-//   x-simdformer-kept-at (ISO date) and x-simdformer-folder (the folder URL it belongs to: a
-//   file in a subfolder such as 1_Pooling/config.json still belongs to the model's folder).
-// The Cache API rather than OPFS: a cached Response keeps its headers, and the page's service
-// worker reads the same cache.
-import { untilAborted } from './abortable.mjs';
+// Model folders kept in the browser (the contract: cache-contract.mjs): loadPretrained(url,
+// { cache: 'browser' }) keeps a folder here, keptModels lists the kept folders, forgetModel
+// removes one.
+//
+// A folder's key is its URL with the fragment and any user name / password removed and a '/'
+// ending the path; the query is kept (a '?v=2' folder is another folder than '?v=1'), and each
+// file of the folder is fetched and kept as <folder path><name><folder query>.
+//
+// A folder is one unit: loadPretrained keeps its files only once the model has loaded, writes the
+// files, then the record, and a folder counts as kept only while its record and every file the
+// record names are there. Files the page keeps one by one (web/model-store.mjs) carry only
+// FOLDER and are each complete on their own.
+import { throwIfAborted, untilAborted } from './abortable.mjs';
+import { FOLDER, KEPT_AT, MODEL_CACHE, PART, RECORD, keptHeaders } from './cache-contract.mjs';
 import { fail } from './errors.mjs';
-
-export const MODEL_CACHE = 'simdformer-models';
-export const KEPT_AT = 'x-simdformer-kept-at';
-export const FOLDER = 'x-simdformer-folder';
 
 // The Cache API, or a SimdformerError 'unsupported' saying why it is missing: asking to keep
 // models where they cannot be kept must not silently download them every time.
@@ -25,65 +25,126 @@ export function browserCaches(where) {
 }
 
 /**
- * The kept copies of one folder (root: its URL, with the trailing slash), for urlFileSet:
- *   match(url)            -> Promise<Response | undefined>  (a failing cache is a miss)
- *   keep(url, response, bytes) -> Promise<void>  (bytes: the body as downloaded; a full disk
- *                            keeps nothing and the load goes on)
- *   holdsFolder()         -> Promise<boolean>  (was this folder kept: its config.json is)
+ * A folder's key (see above) and the URL to fetch it from; a URL with a user name or password is
+ * refused (browsers' and Node's fetch refuse such URLs; the message leaves them out). where: the
+ * call named in errors.
  */
-export function folderCache(root, signal) {
+export function folderLocation(url, where) {
+  const text = typeof url === 'string' ? url : url?.href;
+  if (typeof text !== 'string') fail(`${where}: the folder must be a URL (string or URL)`);
+  const page = globalThis.document?.baseURI ?? globalThis.location?.href;  // relative URLs: against the page
+  let fetchFrom;
+  try {
+    fetchFrom = new URL(text, page);
+  } catch {
+    return fail(`${where}: '${text}' is not a URL${page ? '' : ' (relative URLs need a page to resolve against)'}`);
+  }
+  fetchFrom.hash = '';
+  if (!fetchFrom.pathname.endsWith('/')) fetchFrom.pathname += '/';
+  const key = new URL(fetchFrom.href);
+  key.username = '';
+  key.password = '';
+  if (fetchFrom.username || fetchFrom.password) {
+    fail(`${where}: the URL of ${key.href} holds a user name or password, which fetch refuses to send from a URL `
+      + '(and simdformer never echoes); give the server the credentials another way (a cookie, a token in a header the server sets)');
+  }
+  return { key: key.href, fetchFrom };
+}
+
+/** A folder's key: folderLocation(url).key. */
+export const folderUrl = (url, where) => folderLocation(url, where).key;
+
+/** The URL of `name` (already checked by insideFolder) in the folder: path below it, its query. */
+export function fileUrl(folder, name) {
+  const base = new URL(folder);
+  const url = new URL(name.split('/').map(encodeURIComponent).join('/'), `${base.origin}${base.pathname}`);
+  url.search = base.search;
+  return url;
+}
+
+// A cache call that must not fail the load: a failing cache (quota, private mode) is a miss.
+async function quietly(promise, signal) {
+  try {
+    return await untilAborted(promise, signal);
+  } catch {
+    throwIfAborted(signal);
+    return undefined;
+  }
+}
+
+// The record of a kept folder, when the record and every file it names are there; else null.
+async function wholeRecord(cache, key) {
+  const response = await cache.match(key);
+  if (!response?.headers.has(RECORD)) return null;
+  let record;
+  try {
+    record = await response.json();
+  } catch {
+    return null;
+  }
+  if (!Array.isArray(record?.files) || !Array.isArray(record.absent)) return null;
+  for (const f of record.files) if (!(await cache.match(f.url))) return null;  // evicted or forgotten meanwhile
+  return record;
+}
+
+/**
+ * The kept copy of one folder (key: folderLocation's), for urlFileSet:
+ *   record()                 -> Promise<record | null>  {files: [{name, url, bytes}], absent: [name],
+ *                               validator: {name, etag, lastModified} | null, keptAt}
+ *   match(url)               -> Promise<Response | undefined>  (a failing cache is a miss)
+ *   keep({files, absent, validator}) -> Promise<void>  files: [{name, url, response, bytes}];
+ *                               replaces the folder whole; a full disk keeps nothing, silently
+ */
+export function folderCache(key, signal) {
   const opened = browserCaches('loadPretrained').open(MODEL_CACHE);
   opened.catch(() => {});  // reported by the first match, not as an unhandled rejection
-  const match = async (url) => {
-    try {
-      return await untilAborted(opened.then((c) => c.match(url)), signal);
-    } catch (e) {
-      if (signal?.aborted) throw e;
-      return undefined;
-    }
-  };
   return {
-    match,
-    async keep(url, response, bytes) {
+    record: async () => (await quietly(opened.then((c) => wholeRecord(c, key)), signal)) ?? null,
+    match: (url) => quietly(opened.then((c) => c.match(url)), signal),
+    async keep(folder) {
       try {
-        const cache = await opened;
-        await cache.put(url, new Response(bytes, { status: response.status, statusText: response.statusText, headers: keptHeaders(response, bytes, root) }));
+        await writeFolder(await opened, key, folder);
       } catch {
         // Not kept (quota, private mode): this load has the bytes; the next one fetches again.
+        // The files written so far are leftovers (no record names them): give their space back.
+        const cache = await opened.catch(() => null);
+        for (const f of folder.files) await cache?.delete(f.url).catch(() => {});
       }
     },
-    async holdsFolder() { return (await match(new URL('config.json', root))) !== undefined; },
   };
 }
 
-// The server's headers, with what describes the stored body: the body is stored decoded, so a
-// Content-Encoding (and the Content-Length of the encoded body) no longer apply.
-function keptHeaders(response, bytes, root) {
-  const headers = new Headers(response.headers);
-  headers.delete('content-encoding');
-  headers.set('content-length', String(bytes.length));
-  headers.set(KEPT_AT, new Date().toISOString());
-  headers.set(FOLDER, root.href);
-  return headers;
+// The old record goes first (a write cut off halfway leaves no record naming a mix of two
+// revisions), then the files, then the new record; files of the old revision not in the new one
+// are removed last.
+async function writeFolder(cache, key, { files, absent, validator }) {
+  const old = await wholeRecord(cache, key);
+  await cache.delete(key);
+  for (const f of files) {
+    const headers = keptHeaders(f.response.headers, f.bytes.length, key, { part: true });
+    await cache.put(f.url, new Response(f.bytes, { status: 200, headers }));
+  }
+  const keptAt = new Date().toISOString();
+  const record = { folder: key, keptAt, validator, absent,
+    files: files.map((f) => ({ name: f.name, url: String(f.url), bytes: f.bytes.length })) };
+  await cache.put(key, new Response(JSON.stringify(record), {
+    headers: { 'content-type': 'application/json', [RECORD]: '1', [FOLDER]: key, [KEPT_AT]: keptAt },
+  }));
+  const kept = new Set(record.files.map((f) => f.url));
+  for (const f of old?.files ?? []) if (!kept.has(f.url)) await cache.delete(f.url);
 }
-
-// A kept file's folder URL: its x-simdformer-folder header, or (files kept without one) the URL
-// of the folder the file is in.
-const folderOf = (request, response) => response.headers.get(FOLDER) ?? new URL('.', request.url).href;
 
 async function keptSize(response) {
   const declared = Number(response.headers.get('content-length'));
   return response.headers.has('content-length') && Number.isSafeInteger(declared) ? declared : (await response.blob()).size;
 }
 
-/** [{ url, files, bytes, date }]: the kept model folders, newest first (date: ISO, when last kept). */
-export async function keptModels() {
-  const cache = await browserCaches('keptModels').open(MODEL_CACHE);
-  const byFolder = new Map();
+// Files the page keeps one by one (no PART, no RECORD), by folder: each is whole on its own.
+async function pageKeptFolders(cache, byFolder) {
   for (const request of await cache.keys()) {
     const response = await cache.match(request);
-    if (!response) continue;  // forgotten meanwhile (another tab)
-    const url = folderOf(request, response);
+    if (!response || response.headers.has(PART) || response.headers.has(RECORD)) continue;
+    const url = response.headers.get(FOLDER) ?? new URL('.', request.url).href;
     const entry = byFolder.get(url) ?? { url, files: 0, bytes: 0, date: '' };
     entry.files++;
     entry.bytes += await keptSize(response);
@@ -91,33 +152,37 @@ export async function keptModels() {
     if (at > entry.date) entry.date = at;
     byFolder.set(url, entry);
   }
+}
+
+/** [{ url, files, bytes, date }]: the kept model folders, newest first (date: ISO, when last kept). */
+export async function keptModels() {
+  const cache = await browserCaches('keptModels').open(MODEL_CACHE);
+  const byFolder = new Map();
+  await pageKeptFolders(cache, byFolder);
+  for (const request of await cache.keys()) {
+    const record = (await cache.match(request))?.headers.has(RECORD) ? await wholeRecord(cache, request.url) : null;
+    if (!record) continue;  // not a record, or a folder not kept whole
+    const bytes = record.files.reduce((sum, f) => sum + f.bytes, 0);
+    byFolder.set(record.folder, { url: record.folder, files: record.files.length, bytes, date: record.keptAt });
+  }
   return [...byFolder.values()].sort((a, b) => b.date.localeCompare(a.date));
 }
 
 /**
- * Removes every kept file of the folder at `url` (as keptModels names it; relative URLs resolve
- * against the page, a missing trailing slash is added). Resolves to the number of files removed.
+ * Removes the kept folder at `url` (as keptModels names it; relative URLs resolve against the
+ * page, a missing '/' ends the path, the fragment is ignored, the query names the folder):
+ * its record first (from then on it is not listed, also while the files go), then every file
+ * that belongs to it. Resolves to the number of files removed (the record not counted).
  */
 export async function forgetModel(url) {
   const cache = await browserCaches('forgetModel').open(MODEL_CACHE);
-  const root = folderUrl(url, 'forgetModel');
+  const key = folderUrl(url, 'forgetModel');
+  await cache.delete(key);
   let removed = 0;
   for (const request of await cache.keys()) {
     const response = await cache.match(request);
-    const folder = response ? folderOf(request, response) : new URL('.', request.url).href;
-    if ((folder === root || request.url.startsWith(root)) && await cache.delete(request)) removed++;
+    const folder = response?.headers.get(FOLDER) ?? new URL('.', request.url).href;
+    if (folder === key && await cache.delete(request)) removed++;
   }
   return removed;
-}
-
-/** A folder's URL as the cache names it: absolute, ending in '/'. */
-export function folderUrl(url, where) {
-  const text = typeof url === 'string' ? url : url?.href;
-  if (typeof text !== 'string') fail(`${where}: the folder must be a URL (string or URL)`);
-  const page = globalThis.document?.baseURI ?? globalThis.location?.href;
-  try {
-    return new URL(text.endsWith('/') ? text : `${text}/`, page).href;
-  } catch {
-    return fail(`${where}: '${text}' is not a URL`);
-  }
 }

@@ -5,6 +5,7 @@
 // through a synchronous read(shard, offset, length, destPtr) callback, which copies them from
 // the file (Node: fs.readSync on an open descriptor) or from JS memory (browser: the downloaded
 // or dropped file) straight into the destination in the wasm heap.
+import { throwIfAborted } from './abortable.mjs';
 import { CallHeap, createHandle, heapView } from './heap.mjs';
 import { SimdformerError, check, fail, jsonReply } from './errors.mjs';
 import { filesFileSet, isFileList, objectFileSet, urlFileSet } from './file-sets.mjs';
@@ -33,9 +34,9 @@ export async function loadPretrained(module, source, options, { localFolder }) {
   // Every progress event goes through here: an aborted signal or a throwing onProgress cancels
   // (also an abort from inside the last event: the promise then rejects, nothing is returned).
   const progress = (event) => {
-    if (signal?.aborted) throw signal.reason;
+    throwIfAborted(signal);
     o.onProgress?.(event);
-    if (signal?.aborted) throw signal.reason;
+    throwIfAborted(signal);
   };
   progress({ stage: 'start', loaded: 0, total: 0 });
   const folder = (path) => localFolder(path, { followSymlinks: o.followSymlinks });  // a folder on disk (Node)
@@ -55,6 +56,7 @@ export async function loadPretrained(module, source, options, { localFolder }) {
       const tokenizer = await loadTokenizer(tokenizerJson.value, tokenizerConfig?.value ?? {}, {
         rows: info.vocab_size, maxPositions: info.max_positions, padId: Number.isSafeInteger(info.pad_token_id) ? info.pad_token_id : undefined,
       });
+      await files.loaded?.();  // only a folder that loaded is kept (cache 'browser')
       progress({ stage: 'done', loaded: 1, total: 1 });
       return new TextModel(module, handle, info, tokenizer, pooling);
     } catch (e) {
@@ -199,7 +201,7 @@ export function loadWeights(module, configText, { indexText, shards }, { progres
       if (!s || !Number.isSafeInteger(offset) || !Number.isSafeInteger(length) || offset < 0 || length < 0 || offset + length > s.file.size) {
         throw new SimdformerError(`read of ${length} bytes at ${offset} is outside ${s ? s.name : `shard ${shard}`}`, 'io_error');
       }
-      if (signal?.aborted) throw signal.reason;
+      throwIfAborted(signal);
       s.file.readInto(offset, heapView(module, Uint8Array, destPtr, length));
       return true;
     } catch (e) {

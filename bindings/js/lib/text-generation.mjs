@@ -3,7 +3,7 @@
 // returns one token per prompt, and decodeEnd closes the run. C++ never calls into JavaScript
 // while a step runs, so onToken may stream, return false to stop, throw, or await; an
 // AbortSignal stops the run at the next step; nothing in wasm memory outlives the call.
-import { abortReason, untilAborted } from './abortable.mjs';
+import { throwIfAborted, untilAborted } from './abortable.mjs';
 import { check, fail } from './errors.mjs';
 import { CallHeap, copyF32, copyI32, copyU8 } from './heap.mjs';
 import { nextTurn } from './next-turn.mjs';
@@ -101,10 +101,6 @@ function checkSignal(signal) {
       && typeof signal.addEventListener === 'function')) {
     fail(`generateText: signal must be an AbortSignal, got ${describe(signal)}`);
   }
-}
-
-function throwIfAborted(signal) {
-  if (signal?.aborted) throw abortReason(signal);
 }
 
 // This step's attention of every layer, [B, h, nSeqK] each, copied out of the workspace.
