@@ -174,6 +174,8 @@ public:
     double logits() const { return ws() ? double(uintptr_t(ws()->logits())) : 0; }
     double logits_cols() const { return ws() ? double(ws()->logits_cols()) : 0; }
     double pooler() const { return ws() ? double(uintptr_t(ws()->pooler())) : 0; }
+    // [nBatch, num_labels] of the last forwardText with needClassifier.
+    double classifier_logits() const { return ws() ? double(uintptr_t(ws()->classifier_logits())) : 0; }
     double generated() const { return ws() ? double(uintptr_t(ws()->generated())) : 0; }
     double generated_length() const { return ws() ? double(ws()->generated_length()) : 0; }
     double workspace_bytes() const { return e_.workspace_bytes(); }
@@ -279,6 +281,7 @@ EMSCRIPTEN_BINDINGS(simdformer) {
         .function("logits", &ModelHandle::logits)
         .function("logitsCols", &ModelHandle::logits_cols)
         .function("pooler", &ModelHandle::pooler)
+        .function("classifierLogits", &ModelHandle::classifier_logits)
         .function("generated", &ModelHandle::generated)
         .function("generatedLength", &ModelHandle::generated_length)
         .function("workspaceBytes", &ModelHandle::workspace_bytes)

@@ -387,6 +387,14 @@ export interface ModelInfo {
   has_pooler: boolean;
   has_mlm_head: boolean;
   has_lm_head: boolean;
+  /** A ...ForSequenceClassification head (TextModel.classify). */
+  has_classifier: boolean;
+  /** The classifier's labels (id2label; 'LABEL_<i>' where it names none), or null without one. */
+  num_labels: number | null;
+  labels: string[] | null;
+  problem_type: 'regression' | 'single_label_classification' | 'multi_label_classification' | null;
+  /** Tensors of the checkpoint no layer runs (a head simdformer does not run). */
+  unused_tensors: string[];
   causal: boolean;
   parameters: number;
   /** As stored: 'F32', 'F16', 'BF16', ... */
@@ -492,6 +500,28 @@ export interface FillMaskResult {
   originalLength: number;
   /** One entry per mask token, in order: its token index and the topK predictions. */
   masks: { index: number; predictions: FillMaskPrediction[] }[];
+}
+
+export interface ClassifyOptions {
+  /** How many labels per text, highest score first (default 1); null: every label. */
+  topK?: number | null;
+  /**
+   * Default as the text-classification pipeline: 'none' for problem_type 'regression', 'sigmoid'
+   * for multi-label models and one label, otherwise 'softmax'.
+   */
+  functionToApply?: 'softmax' | 'sigmoid' | 'none';
+  maxLength?: number;
+  /** Texts run per forward pass (default 32). */
+  batchSize?: number;
+}
+
+export interface Classification {
+  /** topK labels with their scores, highest first (equal scores keep the labels' order). */
+  predictions: { label: string; score: number }[];
+  /** The head's raw output [num_labels]. */
+  logits: Float32Array;
+  truncated: boolean;
+  originalLength: number;
 }
 
 /**
@@ -600,6 +630,9 @@ export declare class TextModel {
   embed(input: readonly TextInput[], options?: EmbedOptions): Float32Array[];
   fillMask(input: string, options?: { topK?: number; maxLength?: number }): FillMaskResult;
   fillMask(input: readonly string[], options?: { topK?: number; maxLength?: number }): FillMaskResult[];
+  /** Text classification (a ...ForSequenceClassification checkpoint), as the text-classification pipeline. */
+  classify(input: string, options?: ClassifyOptions): Classification;
+  classify(input: readonly TextInput[], options?: ClassifyOptions): Classification[];
   /** The step-by-step view of one head (layer and head default to 0). */
   attentionSteps(input: string, options?: { layer?: number; head?: number; maxLength?: number }): AttentionSteps;
   /**

@@ -75,6 +75,15 @@ def config_namespace(cfg):
         c.setdefault("hidden_size", c["dim"])
         c.setdefault("num_attention_heads", c["n_heads"])
         c.setdefault("num_hidden_layers", c["n_layers"])
+    # PretrainedConfig: id2label keys are strings of ints in JSON; num_labels is len(id2label)
+    # when it is given (a "num_labels" key is then ignored), else "num_labels", else 2.
+    if c.get("id2label") is not None:
+        c["id2label"] = {int(k): v for k, v in c["id2label"].items()}
+        c["num_labels"] = len(c["id2label"])
+    else:
+        c["num_labels"] = c.get("num_labels", 2)
+        c["id2label"] = {i: f"LABEL_{i}" for i in range(c["num_labels"])}
+    c.setdefault("problem_type", None)
     return SimpleNamespace(**c)
 
 
@@ -334,6 +343,23 @@ class BertForPreTraining(nn.Module):
         return out
 
 
+class BertForSequenceClassification(nn.Module):
+    """BertForSequenceClassification: `bert.` with pooler, dropout (identity in eval), then
+    `classifier` [num_labels, d] on the pooler output."""
+    tied = {}
+
+    def __init__(self, c, persistent_position_ids=False):
+        super().__init__()
+        self.config = c
+        self.bert = BertModel(c, add_pooling_layer=True, persistent_position_ids=persistent_position_ids)
+        self.classifier = nn.Linear(c.hidden_size, c.num_labels)
+
+    def forward(self, input_ids, attention_mask=None, token_type_ids=None, position_ids=None):
+        out = self.bert(input_ids, attention_mask, token_type_ids, position_ids)
+        out["classifier_logits"] = self.classifier(out["pooler_output"])
+        return out
+
+
 class BertModelTop(BertModel):
     """BertModel saved on its own (sentence-transformers folders): no prefix, pooler included."""
     tied = {}
@@ -399,6 +425,37 @@ class RobertaForMaskedLM(nn.Module):
     def forward(self, input_ids, attention_mask=None, token_type_ids=None, position_ids=None):
         out = self.roberta(input_ids, attention_mask, token_type_ids, position_ids)
         out["logits"] = self.lm_head(out["last_hidden_state"])
+        return out
+
+
+class RobertaClassificationHead(nn.Module):
+    """RobertaClassificationHead: <s> (token 0) -> dense -> tanh -> out_proj (dropouts identity)."""
+
+    def __init__(self, c):
+        super().__init__()
+        self.dense = nn.Linear(c.hidden_size, c.hidden_size)
+        self.out_proj = nn.Linear(c.hidden_size, c.num_labels)
+
+    def forward(self, features):
+        x = features[:, 0, :]
+        x = torch.tanh(self.dense(x))
+        return self.out_proj(x)
+
+
+class RobertaForSequenceClassification(nn.Module):
+    """RobertaForSequenceClassification: `roberta.` without pooler + `classifier` head."""
+    tied = {}
+
+    def __init__(self, c, persistent_position_ids=False):
+        super().__init__()
+        self.config = c
+        self.roberta = BertModel(c, add_pooling_layer=False,
+                                 embeddings=RobertaEmbeddings(c, persistent_position_ids))
+        self.classifier = RobertaClassificationHead(c)
+
+    def forward(self, input_ids, attention_mask=None, token_type_ids=None, position_ids=None):
+        out = self.roberta(input_ids, attention_mask, token_type_ids, position_ids)
+        out["classifier_logits"] = self.classifier(out["last_hidden_state"])
         return out
 
 
@@ -526,6 +583,26 @@ class DistilBertForMaskedLM(nn.Module):
         out = self.distilbert(input_ids, attention_mask)
         h = self.vocab_layer_norm(self.activation(self.vocab_transform(out["last_hidden_state"])))
         out["logits"] = self.vocab_projector(h)
+        return out
+
+
+class DistilBertForSequenceClassification(nn.Module):
+    """DistilBertForSequenceClassification: token 0 -> pre_classifier -> ReLU -> (dropout) ->
+    classifier [num_labels, dim]."""
+    tied = {}
+
+    def __init__(self, c):
+        super().__init__()
+        self.config = c
+        self.distilbert = DistilBertModel(c)
+        self.pre_classifier = nn.Linear(c.dim, c.dim)
+        self.classifier = nn.Linear(c.dim, c.num_labels)
+
+    def forward(self, input_ids, attention_mask=None, token_type_ids=None, position_ids=None):
+        out = self.distilbert(input_ids, attention_mask)
+        pooled = out["last_hidden_state"][:, 0]
+        pooled = F.relu(self.pre_classifier(pooled))
+        out["classifier_logits"] = self.classifier(pooled)
         return out
 
 
@@ -688,6 +765,9 @@ ARCHITECTURES = {
     "BertForPreTraining": BertForPreTraining,
     "RobertaForMaskedLM": RobertaForMaskedLM,
     "DistilBertForMaskedLM": DistilBertForMaskedLM,
+    "BertForSequenceClassification": BertForSequenceClassification,
+    "RobertaForSequenceClassification": RobertaForSequenceClassification,
+    "DistilBertForSequenceClassification": DistilBertForSequenceClassification,
     "GPT2LMHeadModel": GPT2LMHeadModel,
     "GPT2Model": GPT2Model,
 }
@@ -739,3 +819,41 @@ def mean_pool_normalize(last_hidden_state, attention_mask):
     summed = (last_hidden_state * m).sum(dim=1)
     counts = m.sum(dim=1).clamp(min=1e-9)
     return F.normalize(summed / counts, p=2, dim=1)
+
+
+# ---------------------------------------------------------------------------------------------
+# pipelines/text_classification.py: TextClassificationPipeline.postprocess
+# ---------------------------------------------------------------------------------------------
+def classification_function(c):
+    """The pipeline's default function_to_apply, in its order: regression -> none; multi-label or
+    a single label -> sigmoid; single-label or several labels -> softmax."""
+    if c.problem_type == "regression":
+        return "none"
+    if c.problem_type == "multi_label_classification" or c.num_labels == 1:
+        return "sigmoid"
+    if c.problem_type == "single_label_classification" or c.num_labels > 1:
+        return "softmax"
+    return "none"
+
+
+def classification_scores(logits, function_to_apply):
+    """One item's scores [num_labels] in float64, as the pipeline computes them with numpy on the
+    float32 logits (softmax shifted by the max)."""
+    x = logits.double()
+    if function_to_apply == "sigmoid":
+        return 1.0 / (1.0 + torch.exp(-x))
+    if function_to_apply == "softmax":
+        e = torch.exp(x - x.max())
+        return e / e.sum()
+    if function_to_apply == "none":
+        return x
+    raise ValueError(f"unrecognized function_to_apply {function_to_apply!r}")
+
+
+def classification_top_k(c, logits, top_k=1, function_to_apply=None):
+    """[{label, score}] sorted by score (a stable sort: equal scores keep label order), the first
+    top_k (None: all), labels from id2label."""
+    scores = classification_scores(logits, function_to_apply or classification_function(c))
+    ranked = sorted(({"label": c.id2label[i], "score": float(s)} for i, s in enumerate(scores)),
+                    key=lambda e: e["score"], reverse=True)
+    return ranked if top_k is None else ranked[:top_k]

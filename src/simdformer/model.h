@@ -113,6 +113,8 @@ struct TextRequest {
                                               // (Hugging Face's convention), or null (all real)
     bool need_weights = false;                // record every layer's per-head attention weights
     bool need_pooler = false;                 // dense + tanh on each item's first token
+    bool need_classifier = false;             // the sequence-classification head (checkpoints of a
+                                              // ...ForSequenceClassification): raw logits per item
     const int32_t* logits_rows = nullptr;     // [n_logits_rows] flat rows b * n_seq + i for the MLM head
     size_t n_logits_rows = 0;
     // The step-by-step view of one layer: when probe_out is set, layer probe_layer's projections
@@ -175,7 +177,8 @@ public:
     size_t parameter_count() const;
     // The normalized config as JSON: architecture (bert|roberta|distilbert|torch), model_type,
     // d_model, n_layers, n_heads, d_ff, vocab_size, max_positions, type_vocab_size, pad/bos/
-    // eos_token_id, hidden_act, layer_norm_eps, has_pooler, has_mlm_head, has_lm_head, causal,
+    // eos_token_id, hidden_act, layer_norm_eps, has_pooler, has_mlm_head, has_lm_head,
+    // has_classifier (with num_labels, labels and problem_type, or null), causal,
     // parameters, dtype (as stored), weights, unused_tensors, and config (the original object).
     std::string info_json() const;
 
@@ -202,7 +205,8 @@ public:
     // One forward pass of a text model with Hugging Face semantics. Output: ws.output() the
     // last hidden state [n_batch * n_seq, d_model]; ws.encoder_attention() per layer
     // [n_batch, n_heads, n_seq, n_seq] (need_weights); ws.pooler() [n_batch, d_model]
-    // (need_pooler); ws.logits() [n_logits_rows, vocab] (logits_rows: MLM or LM head).
+    // (need_pooler); ws.logits() [n_logits_rows, vocab] (logits_rows: MLM or LM head);
+    // ws.classifier_logits() [n_batch, num_labels] (need_classifier).
     // GPT-2: causal, position ids arange(n_seq) even for padded rows (as HF's forward).
     Status forward_text(const TextRequest& request, Workspace& ws) const;
 
@@ -237,6 +241,9 @@ public:
     size_t output_rows() const;                   // n_batch * n_seq of the last call
     const float* logits() const;                  // [rows, vocab] or null
     const float* pooler() const;                  // [n_batch, d_model] of the last forward_text, or null
+    // [n_batch, num_labels] of the last forward_text with need_classifier, or null; num_labels,
+    // labels and problem_type are in Model::info_json().
+    const float* classifier_logits() const;
     size_t logits_cols() const;
     const int32_t* generated() const;             // [n_batch, generated_length()]
     size_t generated_length() const;

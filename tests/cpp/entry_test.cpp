@@ -773,5 +773,44 @@ TEST(EntryDecode, TextProbeChecked) {
     EXPECT_NE(probe.back(), -1.0f) << "the probe's last value (the context of the last token) was written";
 }
 
+// forwardText's needClassifier: checked as every flag, and the head's logits are the workspace's.
+TEST(EntryModel, TextClassifierFlagCheckedAndItsLogitsMatchTheReference) {
+    const auto load = [](entry::ModelEntry& e, const std::string& folder) {
+        const std::vector<uint8_t> bytes = read_file(data_path("hf/" + folder + "/model.safetensors"));
+        const std::string config = read_text(data_path("hf/" + folder + "/config.json"));
+        const std::string shards = "[{\"name\": \"model.safetensors\", \"size\": " + std::to_string(bytes.size()) + "}]";
+        BufferReader reader(bytes);
+        return e.load_checkpoint(text(config), text(shards), TextArg{}, reader, nullptr, nullptr, TextArg{});
+    };
+    entry::ModelEntry e;
+    ASSERT_EQ(load(e, "bert_seqcls"), 0) << entry::reply_text();
+    const Golden g = load_golden("hf/bert_seqcls/golden.safetensors");
+    const std::vector<int32_t> ids = g.tokens("input_ids"), types = g.tokens("token_type_ids");
+    const std::vector<uint8_t> mask = g.mask("attention_mask");
+    const size_t B = g.shapes.at("input_ids")[0];
+    entry::TextArgs t;
+    t.n_batch = double(B);
+    t.n_seq = double(g.shapes.at("input_ids")[1]);
+    t.tokens = addr(ids.data());
+    t.token_types = addr(types.data());
+    t.attention_mask = addr(mask.data());
+    for (double bad : {2.0, -1.0, 0.5, kNaN}) {
+        entry::TextArgs b = t;
+        b.need_classifier = bad;
+        EXPECT_NE(e.forward_text(b), 0) << bad;
+        EXPECT_EQ(reply_code(), "invalid_argument") << entry::reply_text();
+    }
+    ASSERT_EQ(e.forward_text(t), 0) << entry::reply_text();
+    EXPECT_EQ(e.workspace()->classifier_logits(), nullptr) << "not asked for";
+    t.need_classifier = 1;
+    ASSERT_EQ(e.forward_text(t), 0) << entry::reply_text();
+    ASSERT_NE(e.workspace()->classifier_logits(), nullptr);
+    EXPECT_LT(max_abs_diff(e.workspace()->classifier_logits(), g.at("classifier_logits").data(), B * 3), 1e-4);
+    entry::ModelEntry bare;
+    ASSERT_EQ(load(bare, "bert"), 0) << entry::reply_text();
+    EXPECT_NE(bare.forward_text(t), 0);
+    EXPECT_EQ(reply_code(), "unsupported") << entry::reply_text();
+}
+
 }  // namespace
 }  // namespace simdformer::test

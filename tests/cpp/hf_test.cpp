@@ -1,6 +1,7 @@
 // Hugging Face checkpoints (tests/data/hf/<case>/, written by scripts/fixtures/make_hf_fixtures.py in
 // exact HF format) against the from-spec PyTorch reference's outputs in golden.safetensors:
-// last hidden state, every layer's attention weights, pooler output and MLM logits, <= 1e-4.
+// last hidden state, every layer's attention weights, pooler output, MLM logits and sequence-
+// classification logits, <= 1e-4.
 #include <cstdio>
 #include <cstring>
 #include <map>
@@ -52,6 +53,7 @@ TEST_P(HfGolden, HiddenStatesAttentionsPoolerAndLogitsMatchTheReference) {
     std::vector<int32_t> types;
     if (g.values.count("token_type_ids")) types = g.tokens("token_type_ids");
     const bool pooler = g.values.count("pooler_output") > 0, logits = g.values.count("logits") > 0;
+    const bool classifier = g.values.count("classifier_logits") > 0;
     std::vector<int32_t> rows;
     for (size_t i = 0; logits && i < B * n; ++i) rows.push_back(int32_t(i));
 
@@ -69,6 +71,7 @@ TEST_P(HfGolden, HiddenStatesAttentionsPoolerAndLogitsMatchTheReference) {
     r.attention_mask = mask.data();
     r.need_weights = true;
     r.need_pooler = pooler;
+    r.need_classifier = classifier;
     r.logits_rows = rows.data();
     r.n_logits_rows = rows.size();
     SF_ASSERT_OK(m.forward_text(r, ws.value()));
@@ -93,13 +96,23 @@ TEST_P(HfGolden, HiddenStatesAttentionsPoolerAndLogitsMatchTheReference) {
         ASSERT_EQ(rows.size() * w.logits_cols(), want.size());
         EXPECT_LT(max_abs_diff(w.logits(), want.data(), want.size()), kTolerance) << "logits";
     }
+    if (classifier) {
+        ASSERT_NE(w.classifier_logits(), nullptr);
+        const std::vector<float>& want = g.at("classifier_logits");
+        ASSERT_EQ(want.size() % B, 0u);
+        EXPECT_EQ(nlohmann::json::parse(m.info_json())["num_labels"], want.size() / B);
+        EXPECT_LT(max_abs_diff(w.classifier_logits(), want.data(), want.size()), kTolerance) << "classifier_logits";
+    } else {
+        EXPECT_EQ(w.classifier_logits(), nullptr);
+    }
 }
 
 INSTANTIATE_TEST_SUITE_P(
     Cases, HfGolden,
     ::testing::Values(Case{"bert"}, Case{"bert_mlm_f16"}, Case{"bert_pretraining_bf16"}, Case{"bert_relu_unigram"},
                       Case{"bert_sharded", {"model-00001-of-00002.safetensors", "model-00002-of-00002.safetensors"}, true},
-                      Case{"roberta"}, Case{"distilbert"}),
+                      Case{"roberta"}, Case{"distilbert"}, Case{"bert_seqcls"}, Case{"roberta_seqcls_multilabel"},
+                      Case{"distilbert_seqcls_regression"}),
     case_name);
 
 
@@ -299,6 +312,104 @@ TEST(HfConfig, DistilBertAliasesMustAgree) {
 }
 
 // ---- forward_text: Hugging Face's masking and the checks of a request --------------------------
+
+// ---- sequence-classification heads ---------------------------------------------------------------
+
+nlohmann::json parsed_info(const Model& m) { return nlohmann::json::parse(m.info_json()); }
+
+// forward_text with need_classifier on the bert_seqcls golden input.
+Status classify_bert_golden(const Model& m) {
+    const Golden g = load_golden("hf/bert_seqcls/golden.safetensors");
+    const std::vector<int32_t> ids = g.tokens("input_ids");
+    const std::vector<uint8_t> mask = g.mask("attention_mask");
+    const Shape& shape = g.shapes.at("input_ids");
+    TextRequest r;
+    r.n_batch = shape[0];
+    r.n_seq = shape[1];
+    r.tokens = ids.data();
+    r.attention_mask = mask.data();
+    r.need_classifier = true;
+    auto ws = m.make_workspace(workspace_limits(r));
+    if (!ws.is_ok()) return ws.status();
+    return m.forward_text(r, ws.value());
+}
+
+std::string without_key(const std::string& config, const char* key, const nlohmann::json* num_labels = nullptr) {
+    nlohmann::json j = nlohmann::json::parse(config);
+    j.erase(key);
+    if (num_labels) j["num_labels"] = *num_labels;
+    return j.dump();
+}
+
+TEST(HfClassifier, LabelsAndProblemTypeAreReadAsPretrainedConfigReadsThem) {
+    const std::string config = read_text(hf_path("bert_seqcls/config.json"));
+    const std::vector<uint8_t> bytes = read_file(hf_path("bert_seqcls/model.safetensors"));
+    auto m = load_bytes(config, bytes);
+    SF_ASSERT_OK(m.status());
+    const nlohmann::json info = parsed_info(m.value());
+    EXPECT_EQ(info["has_classifier"], true);
+    EXPECT_EQ(info["num_labels"], 3);
+    EXPECT_EQ(info["labels"], nlohmann::json({"negative", "neutral", "positive"}));
+    EXPECT_TRUE(info["problem_type"].is_null());
+    // A label id2label does not name is HF's default name.
+    auto gap = load_bytes(replaced(config, "\"1\": \"neutral\"", "\"7\": \"neutral\""), bytes);
+    SF_ASSERT_OK(gap.status());
+    EXPECT_EQ(parsed_info(gap.value())["labels"], nlohmann::json({"negative", "LABEL_1", "positive"}));
+    auto multi = load_bytes(replaced(config, "\"pad_token_id\": 0", "\"pad_token_id\": 0, \"problem_type\": \"regression\""), bytes);
+    SF_ASSERT_OK(multi.status());
+    EXPECT_EQ(parsed_info(multi.value())["problem_type"], "regression");
+    // Without id2label, num_labels (default 2) sizes the classifier, as in HF.
+    const nlohmann::json three = 3;
+    auto counted = load_bytes(without_key(config, "id2label", &three), bytes);
+    SF_ASSERT_OK(counted.status());
+    EXPECT_EQ(parsed_info(counted.value())["labels"], nlohmann::json({"LABEL_0", "LABEL_1", "LABEL_2"}));
+    expect_error(load_bytes(without_key(config, "id2label"), bytes).status(), StatusCode::kShapeMismatch,
+                 {"classifier.weight", "[3, 32]", "[2, 32]"});
+    // The models without the head: a bare BertModel and a GPT-2.
+    auto bare = load_folder("bert");
+    SF_ASSERT_OK(bare.status());
+    EXPECT_EQ(parsed_info(bare.value())["has_classifier"], false);
+    EXPECT_TRUE(parsed_info(bare.value())["labels"].is_null());
+    expect_error(classify_bert_golden(bare.value()), StatusCode::kUnsupported, {"no sequence-classification head", "BertModel"});
+}
+
+TEST(HfClassifier, BadLabelsAndMissingHeadTensorsAreErrors) {
+    const std::string config = read_text(hf_path("bert_seqcls/config.json"));
+    const std::vector<uint8_t> bytes = read_file(hf_path("bert_seqcls/model.safetensors"));
+    auto with = [&](const std::string& from, const std::string& to) { return load_bytes(replaced(config, from, to), bytes).status(); };
+    expect_error(with("\"0\": \"negative\"", "\"zero\": \"negative\""), StatusCode::kInvalidArgument,
+                 {"id2label", "zero", "not an integer"});
+    expect_error(with("\"0\": \"negative\"", "\"0\": 5"), StatusCode::kInvalidArgument, {"id2label", "string"});
+    expect_error(with("\"1\": \"neutral\"", "\"01\": \"neutral\", \"1\": \"neutral\""), StatusCode::kInvalidArgument,
+                 {"id2label", "twice"});
+    expect_error(with("\"pad_token_id\": 0", "\"pad_token_id\": 0, \"problem_type\": \"ranking\""),
+                 StatusCode::kInvalidArgument, {"problem_type", "ranking"});
+    nlohmann::json empty = nlohmann::json::parse(config);
+    empty["id2label"] = nlohmann::json::object();
+    expect_error(load_bytes(empty.dump(), bytes).status(), StatusCode::kInvalidArgument, {"id2label", "at least one label"});
+    TensorMap tensors = fixture_tensors("bert_seqcls");
+    TensorMap no_pooler = tensors;
+    no_pooler.erase("bert.pooler.dense.weight");
+    no_pooler.erase("bert.pooler.dense.bias");
+    expect_error(load_bytes(config, to_file(no_pooler)).status(), StatusCode::kInvalidArgument,
+                 {"BertForSequenceClassification", "bert.pooler.dense.weight"});
+    TensorMap no_bias = tensors;
+    no_bias.erase("classifier.bias");
+    expect_error(load_bytes(config, to_file(no_bias)).status(), StatusCode::kInvalidArgument, {"classifier.bias"});
+}
+
+// The class decides what `classifier` is: a token classifier's tensors of that name are not a
+// sequence classifier, so they stay unused (and reported) rather than run on token 0.
+TEST(HfClassifier, OnlyASequenceClassificationClassGetsTheHead) {
+    const std::string config = replaced(read_text(hf_path("bert_seqcls/config.json")), "BertForSequenceClassification",
+                                        "BertForTokenClassification");
+    auto m = load_bytes(config, read_file(hf_path("bert_seqcls/model.safetensors")));
+    SF_ASSERT_OK(m.status());
+    const nlohmann::json info = parsed_info(m.value());
+    EXPECT_EQ(info["has_classifier"], false);
+    EXPECT_EQ(info["unused_tensors"], nlohmann::json({"classifier.bias", "classifier.weight"}));
+    expect_error(classify_bert_golden(m.value()), StatusCode::kUnsupported, {"BertForTokenClassification"});
+}
 
 TEST(HfForward, AFullyPaddedRowGetsUniformWeightsAsInHuggingFace) {
     auto m = load_folder("bert");

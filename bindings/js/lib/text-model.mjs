@@ -1,9 +1,9 @@
 // TextModel: a Hugging Face checkpoint (BERT, RoBERTa, DistilBERT, GPT-2) with its tokenizer,
 // loaded by Simdformer.loadPretrained. Text in; tokens with offsets, hidden states, attention
-// maps, sentence embeddings, masked-token predictions and generated text out.
+// maps, sentence embeddings, masked-token predictions, text classification and generated text out.
 //
 // One rule for re-entrancy: while generateText runs (until its promise settles), every other
-// call on the model (encodeText, embed, fillMask, attentionSteps, generateText, dispose) throws
+// call on the model (encodeText, embed, fillMask, classify, attentionSteps, generateText, dispose) throws
 // SimdformerError code 'busy' (call-guard.mjs),
 // from its onToken callback or from anywhere else; it would reuse the workspace that holds the
 // generation's key/value cache. Stop a generation first (return false from onToken, or abort its
@@ -11,6 +11,7 @@
 import { ENCODER_MAPS, readAttentionMaps } from './attention-maps.mjs';
 import { headSteps, scoreScale } from './attention-steps.mjs';
 import { CallGuard } from './call-guard.mjs';
+import { classificationScores, defaultFunction, functionToApply, headsOf, rankLabels, topK } from './classification.mjs';
 import { check, fail, translateInternalErrors } from './errors.mjs';
 import { CallHeap, copyF32 } from './heap.mjs';
 import { disposable, forget, watch } from './lifetime.mjs';
@@ -71,7 +72,7 @@ export class TextModel {
 
   // Runs a tokenized batch. logitsRows: flat row indices b * n + i whose MLM scores to keep.
   // probe: {layer, ptr} — copy that layer's q, k, v and context to ptr [4, B * n, d].
-  #forward(enc, { needWeights = false, needPooler = false, logitsRows = null, probe = null } = {}) {
+  #forward(enc, { needWeights = false, needPooler = false, needClassifier = false, logitsRows = null, probe = null } = {}) {
     const h = this.#live();
     const usesTypes = this.#info.type_vocab_size > 1;
     const heap = new CallHeap(this.#module);
@@ -81,7 +82,7 @@ export class TextModel {
         tokens: heap.i32(enc.ids),                                  // [B, n]
         tokenTypes: usesTypes ? heap.i32(enc.typeIds) : 0,          // [B, n] or 0
         attentionMask: heap.u8(enc.attentionMask),                  // [B, n], 1 = real token
-        needWeights, needPooler,
+        needWeights, needPooler, needClassifier,
         logitsRows: logitsRows ? heap.i32(Int32Array.from(logitsRows)) : 0, nLogitsRows: logitsRows ? logitsRows.length : 0,
         probeOut: probe ? probe.ptr : 0, probeLayer: probe ? probe.layer : 0,
       }));
@@ -236,6 +237,42 @@ export class TextModel {
       results[b].masks.push({ index: i, predictions });
     });
     return batch ? results : results[0];
+  }
+
+  /**
+   * Text classification (a ...ForSequenceClassification checkpoint), as Hugging Face's
+   * text-classification pipeline: per text the topK labels (default 1; null: all) with their
+   * scores, highest first, after the pipeline's function (softmax for several labels, sigmoid for
+   * multi-label models and one label, none for regression), and the raw logits.
+   */
+  classify(input, options) {
+    return this.#guard.run('classify', () => this.#classify(input, options));
+  }
+
+  #classify(input, options) {
+    const info = this.#info;
+    if (!info.has_classifier) {
+      const cls = Array.isArray(info.config?.architectures) ? ` (config architectures: ${info.config.architectures.join(', ')})` : '';
+      fail(`classify: this checkpoint has no classification head; it has: ${headsOf(info)}${cls}; load a ...ForSequenceClassification checkpoint`, 'unsupported');
+    }
+    const o = readOptions(options, {
+      topK: topK(1), functionToApply: functionToApply(), maxLength: this.#maxLengthOption(), batchSize: integer(1, 4096, 32),
+    }, 'classify');
+    const { items, batch } = textItems(input, 'classify');
+    const fn = o.functionToApply ?? defaultFunction(info.problem_type, info.num_labels);
+    const L = info.num_labels, out = [];
+    for (let start = 0; start < items.length; start += o.batchSize) {
+      const enc = this.#run(items.slice(start, start + o.batchSize), o.maxLength, { needClassifier: true });
+      const logits = copyF32(this.#module, this.#live().classifierLogits(), enc.nBatch * L);  // [B, L]
+      enc.sequences.forEach((s, b) => {
+        const row = logits.slice(b * L, (b + 1) * L);
+        out.push({
+          predictions: rankLabels(classificationScores(row, fn), info.labels, o.topK),
+          logits: row, truncated: s.truncated, originalLength: s.originalLength,
+        });
+      });
+    }
+    return batch ? out : out[0];
   }
 
   /**

@@ -5,6 +5,7 @@ namespace simdformer {
 Result<RunnerSpec> HfTextAdapter::read(const AdapterInput& input) const {
     const HfConfig hf(input.config);
     SF_ASSIGN_OR_RETURN(TextConfig config, normalize(hf));
+    SF_RETURN_IF_ERROR(hf.task_head(&config));
     SF_ASSIGN_OR_RETURN(TextModelRef names_of_tensors, names(config, input.checkpoint));
     return RunnerSpec{TextSpec{std::move(config), std::move(names_of_tensors)}};
 }
@@ -20,6 +21,12 @@ Result<std::string> detect_prefix(const WeightReader& checkpoint, const std::str
     if (checkpoint.has(probe)) return std::string();
     return Status::invalid("missing tensor '" + prefix + probe + "' (or '" + probe +
                            "' without the prefix): is this checkpoint the model its config.json describes?");
+}
+
+bool names_sequence_classifier(const TextConfig& config) {
+    const std::string suffix = "ForSequenceClassification";
+    const std::string& cls = config.head_class;
+    return cls.size() > suffix.size() && cls.compare(cls.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
 void ignore_if_present(const WeightReader& checkpoint, const std::string& name, TextModelRef* ref) {

@@ -52,6 +52,10 @@ NormRef layer_norm_names(const WeightReader& checkpoint, const std::string& pref
 // "" if `probe` (the name of a base-model tensor) is stored without a prefix, else `prefix`
 // when `prefix + probe` is there; an error naming both when neither is.
 Result<std::string> detect_prefix(const WeightReader& checkpoint, const std::string& prefix, const std::string& probe);
+// The config's architectures[0] is a ...ForSequenceClassification class: the checkpoint's
+// classifier tensors are that head (a ...ForTokenClassification's `classifier` has the same name
+// and another meaning, so the tensors alone do not tell).
+bool names_sequence_classifier(const TextConfig& config);
 // Adds `name` to ref->ignored when the checkpoint has it.
 void ignore_if_present(const WeightReader& checkpoint, const std::string& name, TextModelRef* ref);
 

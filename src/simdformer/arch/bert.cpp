@@ -1,5 +1,6 @@
-// The bert adapter (Hugging Face modeling_bert.py): BertModel, BertForMaskedLM and
-// BertForPreTraining checkpoints, with or without the `bert.` prefix.
+// The bert adapter (Hugging Face modeling_bert.py): BertModel, BertForMaskedLM,
+// BertForPreTraining and BertForSequenceClassification checkpoints, with or without the `bert.`
+// prefix.
 #include "simdformer/arch/bert.h"
 
 namespace simdformer {
@@ -32,6 +33,15 @@ public:
             if (config.tie_word_embeddings) ignore_if_present(checkpoint, p + "decoder.weight", &ref);
             else ref.mlm.decoder_weight = p + "decoder.weight";
             if (ref.mlm.bias != p + "decoder.bias") ignore_if_present(checkpoint, p + "decoder.bias", &ref);
+        }
+        // BertForSequenceClassification: classifier [num_labels, d] on the pooler's output.
+        if (names_sequence_classifier(config)) {
+            if (!ref.has_pooler)
+                return Status::invalid("config says " + config.head_class + ", whose classifier reads the pooler, but '" +
+                                       base + "pooler.dense.weight' is missing");
+            ref.has_classifier = true;
+            ref.classifier.reads_pooler = true;
+            ref.classifier.out = dense("classifier.");
         }
         // BertForPreTraining's next-sentence head: not run.
         ignore_if_present(checkpoint, "cls.seq_relationship.weight", &ref);

@@ -69,6 +69,14 @@ public:
             if (config.tie_word_embeddings) ignore_if_present(checkpoint, "vocab_projector.weight", &ref);
             else ref.mlm.decoder_weight = "vocab_projector.weight";
         }
+        // DistilBertForSequenceClassification: pre_classifier + ReLU on token 0, then classifier.
+        if (names_sequence_classifier(config)) {
+            ref.has_classifier = true;
+            ref.classifier.has_dense = true;
+            ref.classifier.dense = lin("pre_classifier.");
+            ref.classifier.activation = Activation::kRelu;
+            ref.classifier.out = lin("classifier.");
+        }
         return ref;
     }
 };

@@ -9,6 +9,49 @@ using nlohmann::json;
 
 std::string quoted(const char* name) { return std::string("config \"") + name + "\""; }
 
+constexpr size_t kMaxLabels = size_t{1} << 20;
+
+// An id2label key as PretrainedConfig's int(key) reads it: an optional sign and decimal digits.
+bool label_index(const std::string& key, int64_t* out) {
+    size_t i = key[0] == '-' || key[0] == '+' ? 1 : 0;
+    if (i == key.size() || key.size() - i > 18) return false;
+    int64_t v = 0;
+    for (; i < key.size(); ++i) {
+        if (key[i] < '0' || key[i] > '9') return false;
+        v = v * 10 + (key[i] - '0');
+    }
+    *out = key[0] == '-' ? -v : v;
+    return true;
+}
+
+// id2label {"0": "NEGATIVE", "1": "POSITIVE"}: num_labels is its size; label i is the value of key
+// i, or LABEL_<i> (HF's default name) where there is none.
+Status read_id2label(const json& id2label, TextConfig* t) {
+    if (!id2label.is_object()) return Status::invalid(quoted("id2label") + " must be an object, not " + id2label.dump());
+    if (id2label.size() > kMaxLabels)
+        return Status::invalid(quoted("id2label") + " has " + std::to_string(id2label.size()) + " labels (at most " +
+                               std::to_string(kMaxLabels) + ")");
+    std::vector<std::pair<int64_t, std::string>> named;
+    for (const auto& item : id2label.items()) {
+        const std::string& key = item.key();
+        const json& value = item.value();
+        int64_t index = 0;
+        if (!label_index(key, &index))
+            return Status::invalid(quoted("id2label") + " key \"" + key + "\" is not an integer");
+        if (!value.is_string())
+            return Status::invalid(quoted("id2label") + " value of \"" + key + "\" must be a string, not " + value.dump());
+        for (const auto& [seen, name] : named)
+            if (seen == index) return Status::invalid(quoted("id2label") + " names label " + key + " twice");
+        named.push_back({index, value.get<std::string>()});
+    }
+    t->num_labels = named.size();
+    t->labels.clear();
+    for (size_t i = 0; i < t->num_labels; ++i) t->labels.push_back("LABEL_" + std::to_string(i));
+    for (const auto& [index, name] : named)
+        if (index >= 0 && uint64_t(index) < t->num_labels) t->labels[size_t(index)] = name;
+    return Status::ok();
+}
+
 }  // namespace
 
 Status HfConfig::size(std::initializer_list<const char*> names, size_t lo, size_t hi, size_t fallback,
@@ -116,6 +159,25 @@ Status HfConfig::activation(std::initializer_list<const char*> names, const std:
         return Status::unsupported(quoted(key) + " = \"" + *name +
                                    "\" is not supported (supported: gelu, gelu_new, gelu_pytorch_tanh, relu)");
     return Status::ok();
+}
+
+Status HfConfig::task_head(TextConfig* t) const {
+    auto ar = j_.find("architectures");
+    if (ar != j_.end() && ar->is_array() && !ar->empty() && ar->front().is_string())
+        t->head_class = ar->front().get<std::string>();
+    auto id2label = j_.find("id2label");
+    if (id2label != j_.end() && !id2label->is_null()) {
+        SF_RETURN_IF_ERROR(read_id2label(*id2label, t));
+    } else {
+        SF_RETURN_IF_ERROR(size({"num_labels"}, 0, kMaxLabels, 2, &t->num_labels));
+        t->labels.clear();
+        for (size_t i = 0; i < t->num_labels; ++i) t->labels.push_back("LABEL_" + std::to_string(i));
+    }
+    SF_RETURN_IF_ERROR(string("problem_type", "", &t->problem_type));
+    for (const char* allowed : {"", "regression", "single_label_classification", "multi_label_classification"})
+        if (t->problem_type == allowed) return Status::ok();
+    return Status::invalid(quoted("problem_type") + " = \"" + t->problem_type +
+                           "\" is not one of regression, single_label_classification, multi_label_classification");
 }
 
 Status HfConfig::require(const char* name, const nlohmann::json& expected, const std::string& what) const {

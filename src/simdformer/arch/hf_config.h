@@ -40,6 +40,9 @@ public:
     // hidden_act / activation: gelu (erf), gelu_new / gelu_pytorch_tanh (tanh form), relu.
     Status activation(std::initializer_list<const char*> names, const std::string& fallback, std::string* name,
                       Activation* out) const;
+    // architectures[0], id2label / num_labels and problem_type into t->head_class, num_labels,
+    // labels and problem_type (see TextConfig).
+    Status task_head(TextConfig* t) const;
     // A feature simdformer does not implement must be off: `name` absent or equal to `expected`.
     Status require(const char* name, const nlohmann::json& expected, const std::string& what) const;
 

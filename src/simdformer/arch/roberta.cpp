@@ -1,5 +1,6 @@
 // The roberta adapter (Hugging Face modeling_roberta.py): BERT's layout under `roberta.`, one
-// token type, positions counted after the padding index, and the `lm_head.*` MLM head.
+// token type, positions counted after the padding index, the `lm_head.*` MLM head and the
+// `classifier.{dense,out_proj}` sequence-classification head.
 #include "simdformer/arch/bert.h"
 
 namespace simdformer {
@@ -41,6 +42,14 @@ public:
             if (config.tie_word_embeddings) ignore_if_present(checkpoint, p + "decoder.weight", &ref);
             else ref.mlm.decoder_weight = p + "decoder.weight";
             if (ref.mlm.bias != p + "decoder.bias") ignore_if_present(checkpoint, p + "decoder.bias", &ref);
+        }
+        // RobertaForSequenceClassification: RobertaClassificationHead on <s> (no pooler).
+        if (names_sequence_classifier(config)) {
+            ref.has_classifier = true;
+            ref.classifier.has_dense = true;
+            ref.classifier.dense = LinearRef{"classifier.dense.weight", "classifier.dense.bias"};
+            ref.classifier.activation = Activation::kTanh;
+            ref.classifier.out = LinearRef{"classifier.out_proj.weight", "classifier.out_proj.bias"};
         }
         return ref;
     }

@@ -44,6 +44,15 @@ struct TextConfig {
     bool pre_norm = false;
     bool scale_attention = true;
     std::string torch_dtype;           // as written, informational
+    // The task head: architectures[0] as written ("BertForSequenceClassification"; "" when
+    // absent) names which head the checkpoint's head tensors are, as the Auto class that saved them.
+    std::string head_class;
+    // The labels of a classification head, as PretrainedConfig reads them: num_labels is the size
+    // of id2label when present (its keys are strings of integers), else "num_labels", else 2;
+    // labels[i] is id2label[i], or "LABEL_<i>" where id2label has no key i.
+    size_t num_labels = 2;
+    std::vector<std::string> labels;
+    std::string problem_type;          // "", regression, single_label_classification, multi_label_classification
     // Special-token ids of the config that lie outside the vocabulary and so are none here
     // (HfConfig::generation_token_id): name and value as written, reported by info_json().
     std::vector<std::pair<std::string, nlohmann::json>> unused_token_ids;

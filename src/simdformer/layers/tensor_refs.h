@@ -79,6 +79,19 @@ struct MlmHeadRef {
     std::string decoder_weight;  // "" = tied to the word embeddings
 };
 
+// A sequence-classification head on each item's first token (the ...ForSequenceClassification
+// classes; dropout is the identity at inference):
+//   BERT:       logits = classifier(pooler)                 (reads_pooler; no dense of its own)
+//   RoBERTa:    logits = out_proj(tanh(dense(x[token 0])))
+//   DistilBERT: logits = classifier(relu(pre_classifier(x[token 0])))
+struct ClassifierRef {
+    bool reads_pooler = false;
+    bool has_dense = false;
+    LinearRef dense;  // [d, d]
+    Activation activation = Activation::kNone;
+    LinearRef out;    // [num_labels, d]
+};
+
 // simdformer's token layers of the nn.Transformer dialect (layers/token_embedding.h): the table
 // [vocab, d] and, for learned positions, the position table [max_len, d].
 struct TokenEmbeddingRef {
@@ -99,6 +112,8 @@ struct TextModelRef {
     LinearRef pooler;  // dense [d, d], then tanh, on token 0
     bool has_mlm_head = false;
     MlmHeadRef mlm;
+    bool has_classifier = false;
+    ClassifierRef classifier;
     // Tensors the checkpoint may carry that the model deliberately does not use (buffers such as
     // position_ids, tied copies, heads it does not run).
     std::vector<std::string> ignored;

@@ -34,6 +34,10 @@ nlohmann::json CausalLm::info() const {
     info["has_pooler"] = false;
     info["has_mlm_head"] = false;
     info["has_lm_head"] = true;
+    info["has_classifier"] = false;  // the keys of TextEncoder's classifier, absent here
+    info["num_labels"] = nullptr;
+    info["labels"] = nullptr;
+    info["problem_type"] = nullptr;
     info["unused_tensors"] = unused_tensors_;
     return info;
 }
@@ -92,6 +96,7 @@ Status CausalLm::forward_text(const TextRequest& r, WorkspaceImpl& any) const {
     auto& ws = static_cast<CausalLmWorkspace&>(any);
     SF_RETURN_IF_ERROR(stack_.check_request(*this, r, ws));
     if (r.need_pooler) return Status::invalid("this checkpoint has no pooler (pooler.dense)");
+    if (r.need_classifier) return Status::unsupported("this causal language model has no sequence-classification head");
     SF_RETURN_IF_ERROR(stack_.check_logits_rows(r, ws, true));
     SF_RETURN_IF_ERROR(stack_.check_probe(r));
     ws.start_call();

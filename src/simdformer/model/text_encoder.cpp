@@ -21,6 +21,13 @@ Result<std::unique_ptr<Runner>> TextEncoder::load(const RunnerSpec& any, WeightR
         SF_ASSIGN_OR_RETURN(MlmHead head, MlmHead::load(r, ref.mlm, t.d_model, t.vocab_size, t.layer_norm_eps));
         m->mlm_ = std::move(head);
     }
+    if (ref.has_classifier) {
+        if (t.num_labels == 0) return Status::invalid("config \"id2label\" is empty: a classifier needs at least one label");
+        SF_ASSIGN_OR_RETURN(SequenceClassifier head, SequenceClassifier::load(r, ref.classifier, t.d_model, t.num_labels));
+        m->classifier_ = std::move(head);
+        m->labels_ = t.labels;
+        m->problem_type_ = t.problem_type;
+    }
     m->unused_tensors_ = accept_unused(r, ref);
     m->parameters_ = r.elements_taken();
     return std::unique_ptr<Runner>(std::move(m));
@@ -31,6 +38,10 @@ nlohmann::json TextEncoder::info() const {
     info["has_pooler"] = pooler_.has_value();
     info["has_mlm_head"] = mlm_.has_value();
     info["has_lm_head"] = false;
+    info["has_classifier"] = classifier_.has_value();
+    info["num_labels"] = classifier_ ? nlohmann::json(labels_.size()) : nlohmann::json(nullptr);
+    info["labels"] = classifier_ ? nlohmann::json(labels_) : nlohmann::json(nullptr);
+    info["problem_type"] = classifier_ && !problem_type_.empty() ? nlohmann::json(problem_type_) : nlohmann::json(nullptr);
     info["unused_tensors"] = unused_tensors_;
     return info;
 }
@@ -47,6 +58,9 @@ Result<std::unique_ptr<WorkspaceImpl>> TextEncoder::make_workspace(const Workspa
     p.add(&w->logits, p.product({R, vocab}), "workspace.logits");
     p.add(&w->head_hidden, p.product({R, d}), "workspace.head_hidden");
     p.add(&w->pooled, pooler_ ? p.product({B, d}) : 0, "workspace.pooled");
+    const size_t labels = classifier_ ? classifier_->num_labels() : 0;
+    p.add(&w->classifier_hidden, labels ? p.product({B, d}) : 0, "workspace.classifier_hidden");
+    p.add(&w->classifier_logits, p.product({B, labels}), "workspace.classifier_logits");
     if (p.too_large()) return workspace_too_large(w->limits);
     w->bytes = p.total_floats() * sizeof(float);
     if (allocate) {
@@ -77,14 +91,25 @@ void TextEncoder::fill_positions(const TextRequest& r, TextWorkspace& ws) const 
     }
 }
 
-// Pooler and MLM head on the final hidden states.
+// The classifier on each item's first token (rows n apart), or on the pooler's output.
+void TextEncoder::run_classifier(const TextRequest& r, TextWorkspace& ws) const {
+    const size_t n = r.n_seq, d = shape_.d_model;
+    const bool pooled = classifier_->reads_pooler();
+    classifier_->forward(r.n_batch, pooled ? ws.pooled.data() : ws.x.data(), pooled ? d : n * d,
+                         ws.classifier_hidden.data(), ws.classifier_logits.data());
+    ws.classifier_out = ws.classifier_logits.data();
+}
+
+// Pooler, classifier and MLM head on the final hidden states.
 void TextEncoder::run_heads(const TextRequest& r, TextWorkspace& ws) const {
     const size_t n = r.n_seq, d = shape_.d_model;
-    if (r.need_pooler) {
+    // BERT's classifier reads the pooler: it runs whenever the classifier does.
+    if (r.need_pooler || (r.need_classifier && classifier_->reads_pooler())) {
         // Each item's first token: rows n apart.
         pooler_->forward(r.n_batch, ws.x.data(), n * d, ws.pooled.data(), d, Activation::kTanh);
-        ws.pooler_out = ws.pooled.data();
+        if (r.need_pooler) ws.pooler_out = ws.pooled.data();
     }
+    if (r.need_classifier) run_classifier(r, ws);
     if (r.n_logits_rows > 0) {
         stack_.gather_rows(r, ws);
         mlm_->forward(r.n_logits_rows, ws.head_in.data(), d, stack_.embeddings.word_table(), ws.head_hidden.data(),
@@ -94,11 +119,21 @@ void TextEncoder::run_heads(const TextRequest& r, TextWorkspace& ws) const {
     }
 }
 
+Status TextEncoder::check_heads(const TextRequest& r) const {
+    if (r.need_pooler && !pooler_) return Status::invalid("this checkpoint has no pooler (pooler.dense)");
+    if (r.need_classifier && !classifier_)
+        return Status::unsupported("this checkpoint has no sequence-classification head (its config.json " +
+                                   std::string(stack_.config.head_class.empty()
+                                                   ? "names no architectures"
+                                                   : "says " + stack_.config.head_class) + ")");
+    return Status::ok();
+}
+
 Status TextEncoder::forward_text(const TextRequest& r, WorkspaceImpl& any) const {
     SF_RETURN_IF_ERROR(check_owner(any));
     auto& ws = static_cast<TextWorkspace&>(any);
     SF_RETURN_IF_ERROR(stack_.check_request(*this, r, ws));
-    if (r.need_pooler && !pooler_) return Status::invalid("this checkpoint has no pooler (pooler.dense)");
+    SF_RETURN_IF_ERROR(check_heads(r));
     SF_RETURN_IF_ERROR(stack_.check_logits_rows(r, ws, mlm_.has_value()));
     SF_RETURN_IF_ERROR(stack_.check_probe(r));
     ws.start_call();

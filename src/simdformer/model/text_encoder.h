@@ -3,11 +3,13 @@
 //   x = LayerNorm(word[id] + token_type[type] + position[pos])
 //   each layer: x = LN1(x + SelfAttention(x, key bias)); x = LN2(x + FFN(x))   (post-norm)
 //   pooler = tanh(x[token 0] W_p + b_p);  MLM logits = LN(act(x W_t + b_t)) Eᵀ + bias
+//   sequence-classification logits: layers/sequence_classifier.h
 // Padding keys get float32's lowest value added to their scaled scores (not -inf: a query with no
 // real key gets uniform weights, as in HF).
 #pragma once
 
 #include "simdformer/layers/mlm_head.h"
+#include "simdformer/layers/sequence_classifier.h"
 #include "simdformer/model/text_stack.h"
 
 namespace simdformer::detail {
@@ -27,10 +29,15 @@ private:
     // Position ids: arange, or RoBERTa's count of real tokens after the padding id.
     void fill_positions(const TextRequest& r, TextWorkspace& ws) const;
     void run_heads(const TextRequest& r, TextWorkspace& ws) const;
+    void run_classifier(const TextRequest& r, TextWorkspace& ws) const;
+    Status check_heads(const TextRequest& r) const;
 
     TextStack stack_;
     std::optional<Linear> pooler_;  // dense [d, d], tanh
     std::optional<MlmHead> mlm_;
+    std::optional<SequenceClassifier> classifier_;
+    std::vector<std::string> labels_;  // [num_labels] names of the classifier's outputs
+    std::string problem_type_;
     std::vector<std::string> unused_tensors_;
 };
 

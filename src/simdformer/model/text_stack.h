@@ -27,6 +27,8 @@ struct TextWorkspace : WorkspaceImpl {
     Buffer key_bias;                    // [B*max_len] 0 or float lowest per key (padding)
     Buffer head_in, head_hidden;        // [max_logits_rows, d] each: the rows a head scores
     Buffer pooled;                      // TextEncoder: [B, d]
+    Buffer classifier_hidden;           // TextEncoder: [B, d] the classifier's dense output
+    Buffer classifier_logits;           // TextEncoder: [B, num_labels]
     std::vector<int32_t> position_ids;  // [B*max_len]
 };
 

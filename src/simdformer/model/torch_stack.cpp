@@ -106,6 +106,10 @@ nlohmann::json TorchStack::info() const {
     info["has_pooler"] = false;
     info["has_mlm_head"] = false;
     info["has_lm_head"] = generator_.has_value();
+    info["has_classifier"] = false;  // the keys of TextEncoder's classifier, absent here
+    info["num_labels"] = nullptr;
+    info["labels"] = nullptr;
+    info["problem_type"] = nullptr;
     info["config"] = parse_config_object(config_text_.empty() ? model_config_to_json(c) : config_text_);
     return info;
 }

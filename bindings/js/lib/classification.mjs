@@ -1,0 +1,59 @@
+// The text-classification pipeline's post-processing (Hugging Face's
+// pipelines/text_classification.py), on one item's logits from a ...ForSequenceClassification
+// head: the function it applies by default, the scores, and the labels sorted by score.
+import { describe, oneOf } from './options.mjs';
+import { fail } from './errors.mjs';
+
+export const FUNCTIONS = ['softmax', 'sigmoid', 'none'];
+export const functionToApply = () => oneOf(FUNCTIONS, undefined);
+
+/**
+ * The pipeline's default, in its order of tests: regression -> 'none'; multi-label or a single
+ * label -> 'sigmoid'; single-label or several labels -> 'softmax'.
+ */
+export function defaultFunction(problemType, numLabels) {
+  if (problemType === 'regression') return 'none';
+  if (problemType === 'multi_label_classification' || numLabels === 1) return 'sigmoid';
+  return 'softmax';
+}
+
+/** topK: a positive integer (more than the labels gives them all), or null for every label. */
+export const topK = (fallback) => ({
+  fallback,
+  read: (v, what) => {
+    if (v === null) return Infinity;
+    if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 1) fail(`${what} must be a positive integer or null (every label), got ${describe(v)}`);
+    return v;
+  },
+});
+
+/** scores [numLabels] (doubles) from float32 logits: softmax shifted by the max, as the pipeline. */
+export function classificationScores(logits, fn) {
+  const x = Float64Array.from(logits);
+  if (fn === 'sigmoid') return x.map((v) => 1 / (1 + Math.exp(-v)));
+  if (fn === 'none') return x;
+  let max = -Infinity;
+  for (const v of x) if (v > max) max = v;
+  const e = x.map((v) => Math.exp(v - max));
+  let sum = 0;
+  for (const v of e) sum += v;
+  return e.map((v) => v / sum);
+}
+
+/** [{label, score}] by score, highest first (a stable sort: equal scores keep label order), the first k. */
+export function rankLabels(scores, labels, k) {
+  const ranked = Array.from(scores, (score, i) => ({ label: labels[i], score }));
+  ranked.sort((a, b) => b.score - a.score);
+  return ranked.slice(0, Math.min(k, ranked.length));
+}
+
+/** What a checkpoint without a classification head has instead, for the error classify gives. */
+export function headsOf(info) {
+  const heads = [];
+  if (info.has_pooler) heads.push('pooler');
+  if (info.has_mlm_head) heads.push('masked-LM head');
+  if (info.has_lm_head) heads.push('LM head');
+  const unused = info.unused_tensors ?? [];
+  const listed = unused.slice(0, 4).join(', ') + (unused.length > 4 ? `, ... (${unused.length} in all)` : '');
+  return (heads.length ? heads.join(', ') : 'no head (a bare encoder)') + (unused.length ? `; tensors it does not run: ${listed}` : '');
+}
