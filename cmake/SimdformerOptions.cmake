@@ -19,7 +19,14 @@ option(SIMDFORMER_WERROR         "Treat warnings as errors"                     
 option(SIMDFORMER_INSTALL        "Install the library, public headers and CMake package" ${PROJECT_IS_TOP_LEVEL})
 option(SIMDFORMER_M32           "Native 32-bit build (-m32 -msse2): the same 32-bit size_t as wasm32"  OFF)
 option(SIMDFORMER_GTEST_FROM_SOURCE "Build GoogleTest from its sources (always for wasm; -m32 needs it too)" ${SIMDFORMER_M32})
-option(SIMDFORMER_WASM_EXCEPTIONS "wasm: compile with -fexceptions (Emscripten's JS-based exception handling), so an allocation failing inside a std container or the JSON parser becomes out_of_memory instead of an abort" ON)
+option(SIMDFORMER_WASM_EXCEPTIONS "wasm: compile with C++ exceptions, so an allocation failing inside a std container or the JSON parser becomes out_of_memory instead of an abort" ON)
+# How those exceptions are implemented. Native wasm exception handling (-fwasm-exceptions: the
+# tag section and try/catch opcodes) is 31 KB gzip smaller than Emscripten's JavaScript-based
+# emulation (-fexceptions: an invoke_* JS trampoline around every call that may throw) and needs
+# Chrome 95, Firefox 100, Safari 15.2 or Node 17 -- every engine that has SIMD128 except a few
+# versions, which the loader's probe sends to the scalar build (bindings/js/lib/wasm-build.mjs).
+# So the SIMD128 builds use it and the scalar build, the one for old engines, keeps JS exceptions.
+option(SIMDFORMER_WASM_NATIVE_EH "wasm: native wasm exception handling (-fwasm-exceptions) instead of JS-based (-fexceptions)" ${SIMDFORMER_SIMD})
 set(SIMDFORMER_SANITIZE "" CACHE STRING "Sanitizers, e.g. address;undefined (native, and wasm: preset wasm-asan)")
 set(SIMDFORMER_DEPS_PREFIX "${PROJECT_SOURCE_DIR}/.deps/prefix" CACHE PATH
     "Prefix holding xsimd >= 11 and xtl unpacked by scripts/setup.sh")
@@ -76,11 +83,15 @@ if(EMSCRIPTEN)
   if(SIMDFORMER_NODE_PATH)
     set(CMAKE_CXX_LINKER_LAUNCHER ${CMAKE_COMMAND} -E env NODE_PATH=${SIMDFORMER_NODE_PATH})
   endif()
-  # Emscripten's default compiles exceptions away (a throw aborts). With -fexceptions at compile
-  # and link time, a std::bad_alloc unwinds through RAII owners to the entry points' guarded()
-  # (bindings/entry/reply.h), which reports out_of_memory. Its cost in speed and size is measured
-  # side by side by bench/experiments/eh-cost.mjs (a build with and one without this option).
-  if(SIMDFORMER_WASM_EXCEPTIONS)
+  # Emscripten's default compiles exceptions away (a throw aborts). With -fexceptions or
+  # -fwasm-exceptions at compile and link time (both, and in every object of the module: one
+  # mechanism per module), a std::bad_alloc unwinds through RAII owners to the entry points'
+  # guarded() (bindings/entry/reply.h), which reports out_of_memory. Its cost in speed and size
+  # is measured side by side by bench/experiments/eh-cost.mjs (a build with and one without).
+  if(SIMDFORMER_WASM_EXCEPTIONS AND SIMDFORMER_WASM_NATIVE_EH)
+    add_compile_options(-fwasm-exceptions)
+    add_link_options(-fwasm-exceptions)
+  elseif(SIMDFORMER_WASM_EXCEPTIONS)
     add_compile_options(-fexceptions)
     add_link_options(-fexceptions)
   endif()

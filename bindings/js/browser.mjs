@@ -37,7 +37,8 @@ async function readSource(source, progress) {
 }
 
 /**
- * Loads the wasm module (SIMD128 when the browser has it, unless options.simd says otherwise).
+ * Loads the wasm module (SIMD128 when the browser has it and wasm exception handling, unless
+ * options.simd says otherwise; lib/wasm-build.mjs says which browser gets which build).
  * threads: n > 1 or 'auto' (logical CPUs, at most 4) loads the pthreads build with n - 1 workers,
  * only on cross-origin isolated pages (shared memory needs COOP/COEP headers); elsewhere the
  * one-thread build is loaded and sf.threadsNote says why.
@@ -46,7 +47,8 @@ export async function init(options = {}) {
   const o = initOptions(options);
   const cores = { logical: globalThis.navigator?.hardwareConcurrency ?? 1, physical: 0 };
   const { name, simd, threads, asked, refused } = chooseBuild(o, { cores, sharedMemory: globalThis.crossOriginIsolated });
-  const threadsNote = refused === 'scalar' ? `threads: ${asked} asked, 1 used: the scalar build (simd: false) has no threads`
+  const scalarWhy = o.simd === false ? 'simd: false' : 'this browser lacks wasm SIMD128 or wasm exception handling';
+  const threadsNote = refused === 'scalar' ? `threads: ${asked} asked, 1 used: the scalar build (${scalarWhy}) has no threads`
     : refused === 'isolation' ? `threads: ${asked} asked, 1 used: the page is not cross-origin isolated ` +
       '(serve it with Cross-Origin-Opener-Policy: same-origin and Cross-Origin-Embedder-Policy: require-corp)'
     : '';

@@ -55,7 +55,8 @@ const readAt = (fd, bytes, offset, length) => new Promise((resolve, reject) => {
 });
 
 /**
- * Loads the wasm module (SIMD128 when the engine has it, unless options.simd says otherwise).
+ * Loads the wasm module (SIMD128 when the engine has it and wasm exception handling, unless
+ * options.simd says otherwise; lib/wasm-build.mjs says which engine gets which build).
  * threads: n > 1 or 'auto' (physical cores, at most 4) loads the pthreads build with n - 1
  * worker threads; sf.dispose() stops them.
  */
@@ -63,7 +64,10 @@ export async function init(options = {}) {
   const o = initOptions(options);
   // Node.js shares memory with worker threads everywhere.
   const { name, simd, threads, refused } = chooseBuild(o, { cores: nodeCores(), sharedMemory: true });
-  if (refused === 'scalar') fail('init: threads > 1 needs the SIMD128 build; simd: false runs one thread', 'unsupported');
+  if (refused === 'scalar') {
+    const why = o.simd === false ? 'simd: false runs' : 'this engine lacks wasm SIMD128 or wasm exception handling, so it runs';
+    fail(`init: threads > 1 needs the SIMD128 build; ${why} the scalar build, one thread`, 'unsupported');
+  }
   const glue = await import(`./${name}.mjs`);
   let wasmBinary = o.wasmBinary;
   if (!wasmBinary) {

@@ -12,20 +12,26 @@ import { gzipSync } from 'node:zlib';
 import { DIST } from './helpers.mjs';
 
 const KB = 1024;
-const BUDGET = {  // today (zlib level 9 B): 217,073 / 214,000 / 235,043; glue 15,229 / 23,103; bundle 36,400 (issue 27's URL loading and folder cache: +2.0 KB)
-  'simdformer.wasm': 220 * KB,
-  'simdformer-scalar.wasm': 218 * KB,
-  'simdformer-threads.wasm': 238 * KB,
-  'simdformer.mjs': 17 * KB,
-  'simdformer-threads.mjs': 24 * KB,
-  'browser.bundle.mjs': 37 * KB,
+// Goal (issue 30): every shipped wasm build <= 150 KB gzip. Not met: after native wasm exceptions
+// and -Oz for the cold code (2026-12-01, zlib -9) simdformer.wasm is 178,667 B, the scalar build
+// 191,698 B and the threads build 191,861 B (BENCHMARKS.md "Footprint", issue 30, has what is left).
+const GOAL = 150 * KB;
+const BUDGET = {  // today (zlib level 9 B): 178,667 / 191,698 / 191,861; glue 13,198 / 15,224 / 21,071; bundle 28,439
+  'simdformer.wasm': 176 * KB,
+  'simdformer-scalar.wasm': 189 * KB,
+  'simdformer-threads.wasm': 189 * KB,
+  'simdformer.mjs': 14 * KB,
+  'simdformer-scalar.mjs': 16 * KB,
+  'simdformer-threads.mjs': 22 * KB,
+  'browser.bundle.mjs': 29 * KB,
 };
 
 for (const [file, budget] of Object.entries(BUDGET)) {
   test(`${file} stays within ${(budget / KB).toFixed(0)} KB gzip`, () => {
     const bytes = readFileSync(join(DIST, file));
     const gzip = gzipSync(bytes, { level: 9 }).length;
-    console.log(`# size: ${file} ${bytes.length} B raw, ${gzip} B gzip (budget ${budget} B)`);
+    const goal = file.endsWith('.wasm') ? `; goal ${GOAL} B: ${gzip <= GOAL ? 'met' : 'not met'}` : '';
+    console.log(`# size: ${file} ${bytes.length} B raw, ${gzip} B gzip (budget ${budget} B${goal})`);
     assert.ok(gzip <= budget, `${file} is ${gzip} B gzip, over its ${budget} B budget`);
   });
 }

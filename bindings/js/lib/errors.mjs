@@ -35,14 +35,20 @@ export function jsonReply(text, context) {
 }
 
 // Errors that only a bug can raise at the wasm boundary: a trap, an error of Embind's glue, or a
-// C++ exception that escaped (a bare number). They become SimdformerError code 'internal';
+// C++ exception that escaped -- a bare number (the address of the exception object) from the
+// scalar build's JavaScript-based exceptions, a WebAssembly.Exception (no message, no stack)
+// from the SIMD128 builds' native wasm exceptions. They become SimdformerError code 'internal';
 // everything else (a user callback's own exception, a SimdformerError) passes unchanged.
 function internalError(e) {
   if (e instanceof SimdformerError) return e;
-  const trap = typeof WebAssembly === 'object' && e instanceof WebAssembly.RuntimeError;
+  const wasm = typeof WebAssembly === 'object';
+  const trap = wasm && e instanceof WebAssembly.RuntimeError;
   const glue = e instanceof Error && ['BindingError', 'InternalError', 'UnboundTypeError'].includes(e.name);
   if (trap || glue) return new SimdformerError(`internal error in the wasm module (${e.name}: ${e.message})`, 'internal');
   if (typeof e === 'number') return new SimdformerError(`internal error: an uncaught C++ exception (${e})`, 'internal');
+  if (wasm && typeof WebAssembly.Exception === 'function' && e instanceof WebAssembly.Exception) {
+    return new SimdformerError('internal error: an uncaught C++ exception (a WebAssembly.Exception)', 'internal');
+  }
   return e;
 }
 

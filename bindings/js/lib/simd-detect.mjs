@@ -10,19 +10,55 @@ const SIMD_PROBE = new Uint8Array([
   0x41, 0x00, 0xfd, 0x0f, 0xfd, 0x62, 0x0b,        // i32.const 0; i8x16.splat; i8x16.popcnt; end
 ]);
 
-export function wasmSimdSupported() {
+// Does this engine run native wasm exception handling, in the form clang 14 emits for
+// -fwasm-exceptions (the tag section, try / catch / throw: Chrome 95, Firefox 100, Safari 15.2,
+// Node 17)? Validates a tiny module that declares a tag carrying an i32, as the C++ runtime's
+// __cpp_exception does, and throws and catches it. An engine without the proposal rejects the
+// unknown section 13 and the opcodes 0x06-0x08.
+const EH_PROBE = new Uint8Array([
+  0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,  // magic, version
+  0x01, 0x08, 0x02,                                // type section: two types
+  0x60, 0x01, 0x7f, 0x00,                          //   0: (i32) -> (), the tag's
+  0x60, 0x00, 0x00,                                //   1: () -> (), the function's
+  0x03, 0x02, 0x01, 0x01,                          // one function of type 1
+  0x0d, 0x03, 0x01, 0x00, 0x00,                    // tag section: one tag, attribute 0 (exception), type 0
+  0x0a, 0x0e, 0x01, 0x0c, 0x00,                    // code: one body of 12 bytes, no locals
+  0x06, 0x40,                                      //   try (no result)
+  0x41, 0x00, 0x08, 0x00,                          //     i32.const 0; throw tag 0
+  0x07, 0x00, 0x1a,                                //   catch tag 0; drop its i32
+  0x0b, 0x0b,                                      //   end (try); end (function)
+]);
+
+const validates = (bytes) => {
   try {
-    return typeof WebAssembly === 'object' && WebAssembly.validate(SIMD_PROBE);
+    return typeof WebAssembly === 'object' && WebAssembly.validate(bytes);
   } catch {
     return false;
   }
+};
+
+export function wasmSimdSupported() {
+  return validates(SIMD_PROBE);
 }
 
-// Picks the build: 'auto' follows the engine; true insists on SIMD128.
+export function wasmExceptionsSupported() {
+  return validates(EH_PROBE);
+}
+
+// The probe bytes, for tests that check them with a validator that knows the features
+// (tests/js/eh-fallback.test.mjs, which also emulates an engine without exceptions).
+export const PROBES = { simd: SIMD_PROBE, exceptions: EH_PROBE };
+
+// Picks the build: 'auto' follows the engine; true insists on SIMD128. The SIMD128 builds are
+// compiled with native wasm exceptions (-fwasm-exceptions), so they need both features: an
+// engine with SIMD128 but not exceptions (Chrome 91-94, Firefox 89-99, Node 16) runs the scalar
+// build, which keeps JavaScript-based exceptions and runs everywhere.
 export function chooseSimd(requested) {
-  const supported = wasmSimdSupported();
-  if (requested === true && !supported) {
-    throw new SimdformerError('init: simd: true was requested but this engine does not support wasm SIMD128', 'unsupported');
+  const simd = wasmSimdSupported();
+  const exceptions = wasmExceptionsSupported();
+  if (requested === true && !(simd && exceptions)) {
+    const missing = !simd ? 'wasm SIMD128' : 'wasm exception handling (the SIMD128 builds are compiled with it)';
+    throw new SimdformerError(`init: simd: true was requested but this engine does not support ${missing}`, 'unsupported');
   }
-  return requested === 'auto' ? supported : requested;
+  return requested === 'auto' ? simd && exceptions : requested;
 }
