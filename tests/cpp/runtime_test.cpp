@@ -242,8 +242,11 @@ TEST(ParallelGemm, AForkJoinThatLooksWrongIsMeasuredAgain) {
     int calls = 0;
     auto again = [&] { return fakes[std::min<size_t>(calls++, fakes.size() - 1)]; };
 
-    fakes = {5e-3, 8e-6};
-    rt::calibrate_parallel_cut_over(5e-3, again);
+    // "Busy" is relative to this build's kernel speed (an ASan build's GEMM is many times slower,
+    // so 5 ms of fork-join can still give a sane cut-over there): 10x past the largest cut-over.
+    const double busy = 10 * rt::kMaxCutOverMacs / (rt::kPayback * rt::measured_cut_over().f32_macs_per_second);
+    fakes = {busy, 8e-6};
+    rt::calibrate_parallel_cut_over(busy, again);
     rt::CutOver cut = rt::measured_cut_over();
     EXPECT_EQ(calls, 2);
     EXPECT_EQ(cut.fork_join_measurements, 3);
