@@ -2,7 +2,8 @@
 // dist/ against an earlier one (--before DIR), on the three workloads a change of the model code
 // must not slow down: one BERT-base layer (nn.TransformerEncoderLayer 768 / 12 heads / 3072,
 // 128 tokens), a 6-layer MiniLM-shaped encoder (384 / 12 / 1536, 128 tokens), and one GPT-2-small
-// decoding step (12 x 768, vocabulary 50257, a 16-token prompt then 32 greedy steps). Random
+// decoding step (12 x 768, vocabulary 50257, a 16-token prompt then 32 greedy steps), and short
+// texts through the bundled fortune BERT (where per-call costs show). Random
 // weights written here, the same bytes for both builds; the two builds must agree exactly.
 // Rounds alternate the builds (A B B A ...); medians and the B/A ratio per workload.
 //
@@ -105,6 +106,21 @@ function gpt2Workload() {
   };
 }
 
+// A short text through the bundled fortune BERT (4 x 128): per-call costs (tokenizer, argument
+// checks at the boundary, workspace sizing) weigh as much as the arithmetic here.
+function shortTextWorkload() {
+  const texts = ['A tall dark stranger.', 'You will be happy.'];
+  return {
+    name: 'short texts -> embeddings (bundled fortune-bert, 2 texts of 5-6 tokens, ms per call)', perUnit: 20,
+    load: (sf) => sf.loadPretrained(join(ROOT, 'web/models/fortune-bert')),
+    run: async (model) => {
+      let last;
+      for (let i = 0; i < 20; i++) last = model.embed(texts);
+      return last[0];
+    },
+  };
+}
+
 const sameOutputs = (a, b) => a.length === b.length && a.every((v, i) => Object.is(v, b[i]));
 
 async function main() {
@@ -114,7 +130,7 @@ async function main() {
     engines.push({ label, sf: await init() });
   }
   const workloads = [torchWorkload('BERT-base layer (nn.TransformerEncoderLayer, 128 tokens)', 768, 12, 3072, 1, 128),
-    torchWorkload('6-layer MiniLM-shaped encoder (128 tokens)', 384, 12, 1536, 6, 128), gpt2Workload()];
+    torchWorkload('6-layer MiniLM-shaped encoder (128 tokens)', 384, 12, 1536, 6, 128), gpt2Workload(), shortTextWorkload()];
   console.log(`# ${ROUNDS} rounds per workload, builds alternated (A B B A ...), medians; ratio = this tree / before`);
   for (const w of workloads) {
     const models = [];

@@ -13,17 +13,18 @@ import { DIST } from './helpers.mjs';
 
 const KB = 1024;
 // Goal (issue 30): every shipped wasm build <= 150 KB gzip. Not met: after native wasm exceptions
-// and -Oz for the cold code (2026-12-01, zlib -9) simdformer.wasm is 178,667 B, the scalar build
-// 191,698 B and the threads build 191,861 B (BENCHMARKS.md "Footprint", issue 30, has what is left).
+// and -Oz for the cold code (2026-12-01, zlib -9) simdformer.wasm is 177,768 B, the scalar build
+// 195,037 B and the threads build 190,726 B, with sequence classification (issue 33) and the
+// runners' loading split out for size (BENCHMARKS.md "Footprint", issue 30, has what is left).
 const GOAL = 150 * KB;
-const BUDGET = {  // today (zlib level 9 B): 178,667 / 191,698 / 191,861; glue 13,198 / 15,224 / 21,071; bundle 28,439
+const BUDGET = {  // today (zlib level 9 B): 177,768 / 195,037 / 190,726; glue 13,198 / 15,249 / 21,070; bundle 30,957
   'simdformer.wasm': 176 * KB,
-  'simdformer-scalar.wasm': 189 * KB,
+  'simdformer-scalar.wasm': 192 * KB,
   'simdformer-threads.wasm': 189 * KB,
   'simdformer.mjs': 14 * KB,
   'simdformer-scalar.mjs': 16 * KB,
   'simdformer-threads.mjs': 22 * KB,
-  'browser.bundle.mjs': 29 * KB,
+  'browser.bundle.mjs': 32 * KB,
 };
 
 for (const [file, budget] of Object.entries(BUDGET)) {
