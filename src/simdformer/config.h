@@ -55,6 +55,14 @@ struct ModelConfig {
     size_t num_encoder_layers = 0;
     size_t num_decoder_layers = 0;
     size_t additive_dim = 0;  // d_a of the optional additive-score weights (0 = none)
+    // Rotary decoders (Llama, Qwen2, Mistral) only; the nn.Transformer dialect keeps the
+    // defaults. Grouped-query attention: n_kv_heads heads of keys and values (0 = nhead), each
+    // read by nhead / n_kv_heads query heads; head_dim may be given explicitly (0 = d_model /
+    // nhead), so the attention width nhead * head_dim need not be d_model. A gated feed-forward
+    // (SwiGLU) holds two d_ff-wide products per row.
+    size_t n_kv_heads = 0;
+    size_t head_dim = 0;
+    bool gated_feed_forward = false;
 
     // Token models: vocab 0 means the model takes vectors [n, d_model] directly.
     size_t src_vocab_size = 0;
@@ -65,7 +73,10 @@ struct ModelConfig {
     int64_t bos_token = -1;
     int64_t eos_token = -1;
 
-    size_t d_head() const { return nhead ? d_model / nhead : 0; }
+    size_t d_head() const { return head_dim ? head_dim : nhead ? d_model / nhead : 0; }
+    size_t kv_heads() const { return n_kv_heads ? n_kv_heads : nhead; }
+    size_t q_width() const { return nhead * d_head(); }       // queries and context per row
+    size_t kv_width() const { return kv_heads() * d_head(); }  // keys (and values) per row
     bool has_encoder() const;
     bool has_decoder() const;
     Status validate() const;

@@ -134,8 +134,8 @@ TEST(HfBroken, EveryBrokenFolderGivesTheExpectedError) {
     expect_error(load_folder(b + "pytorch_bin_only", {"pytorch_model.bin"}).status(), StatusCode::kUnsupported,
                  {"pytorch_model.bin", "safetensors"});
     expect_error(load_folder(b + "truncated_weights").status(), StatusCode::kIoError, {"model.safetensors", "77016"});
-    expect_error(load_folder(b + "unsupported_llama").status(), StatusCode::kUnsupported,
-                 {"llama", "bert", "roberta", "distilbert", "gpt2"});
+    expect_error(load_folder(b + "unsupported_gemma").status(), StatusCode::kUnsupported,
+                 {"gemma", "bert", "roberta", "distilbert", "gpt2", "llama", "qwen2", "mistral"});
     expect_error(load_folder(b + "wrong_shape").status(), StatusCode::kShapeMismatch,
                  {"encoder.layer.1.attention.self.query.weight", "32", "16"});
 }
@@ -264,8 +264,8 @@ TEST(HfConfig, NumbersMustBeExactIntegersAndFeaturesSupported) {
     expect_error(with("\"vocab_size\": 626", "\"vocab_size\": 4294967297"), StatusCode::kInvalidArgument, {"vocab_size"});
     expect_error(with("\"num_attention_heads\": 4", "\"num_attention_heads\": 5"), StatusCode::kInvalidArgument,
                  {"hidden_size", "32", "5"});
-    expect_error(with("\"hidden_act\": \"gelu\"", "\"hidden_act\": \"swish\""), StatusCode::kUnsupported,
-                 {"hidden_act", "swish", "gelu_new"});
+    expect_error(with("\"hidden_act\": \"gelu\"", "\"hidden_act\": \"gelu_fast\""), StatusCode::kUnsupported,
+                 {"hidden_act", "gelu_fast", "gelu_new"});
     expect_error(with("\"position_embedding_type\": \"absolute\"", "\"position_embedding_type\": \"relative_key\""),
                  StatusCode::kUnsupported, {"position_embedding_type", "relative_key"});
     expect_error(with("\"layer_norm_eps\": 1e-12", "\"layer_norm_eps\": 0"), StatusCode::kInvalidArgument, {"layer_norm_eps"});

@@ -29,7 +29,7 @@ TEST_P(GemmTest, PackedMatchesReferenceWithEveryEpilogue) {
     const auto residual = random_vector(m * ldr, 4);
     std::vector<float> packed(k::packed_b_size(kk, n));
     k::pack_b(kk, n, b.data(), n, 1, packed.data());
-    for (auto act : {k::Activation::kNone, k::Activation::kRelu, k::Activation::kGeluErf, k::Activation::kGeluTanh, k::Activation::kTanh}) {
+    for (auto act : {k::Activation::kNone, k::Activation::kRelu, k::Activation::kGeluErf, k::Activation::kGeluTanh, k::Activation::kTanh, k::Activation::kSilu}) {
         for (bool with_extras : {false, true}) {
             k::Epilogue ep;
             ep.activation = act;
@@ -209,7 +209,7 @@ TEST(LayerNorm, MatchesReferenceInAndOutOfPlace) {
 TEST(Activations, MatchReference) {
     for (size_t n : kSizes) {
         const auto x = random_vector(n, 20, -6.0f, 6.0f);
-        for (auto act : {k::Activation::kNone, k::Activation::kRelu, k::Activation::kGeluErf, k::Activation::kGeluTanh, k::Activation::kTanh}) {
+        for (auto act : {k::Activation::kNone, k::Activation::kRelu, k::Activation::kGeluErf, k::Activation::kGeluTanh, k::Activation::kTanh, k::Activation::kSilu}) {
             std::vector<float> y(n), want(n);
             k::activation_f32(act, n, x.data(), y.data());
             k::ref::activation_f32(act, n, x.data(), want.data());

@@ -108,6 +108,28 @@ Status HfConfig::generation_token_id(const char* name, size_t hi, int64_t fallba
     return Status::ok();
 }
 
+Status HfConfig::generation_token_ids(const char* name, size_t hi, int64_t fallback, int64_t* out,
+                                      std::vector<int64_t>* all,
+                                      std::vector<std::pair<std::string, nlohmann::json>>* unused) const {
+    all->clear();
+    auto it = j_.find(name);
+    if (it == j_.end() || !it->is_array()) {
+        SF_RETURN_IF_ERROR(generation_token_id(name, hi, fallback, out, unused));
+        if (*out >= 0) all->push_back(*out);
+        return Status::ok();
+    }
+    if (it->size() > 1024) return Status::invalid(quoted(name) + " lists " + std::to_string(it->size()) + " ids (at most 1024)");
+    for (const nlohmann::json& id : *it) {
+        if (!id.is_number_integer()) return Status::invalid(quoted(name) + " must list integers, not " + id.dump());
+        const bool in_range = id.is_number_unsigned() ? id.get<uint64_t>() < hi
+                                                      : id.get<int64_t>() >= 0 && uint64_t(id.get<int64_t>()) < hi;
+        if (in_range) all->push_back(id.get<int64_t>());
+        else unused->push_back({name, id});
+    }
+    *out = all->empty() ? -1 : all->front();
+    return Status::ok();
+}
+
 Status HfConfig::positive_number(const char* name, double hi, float fallback, float* out) const {
     auto it = j_.find(name);
     if (it == j_.end()) {
@@ -151,13 +173,14 @@ Status HfConfig::activation(std::initializer_list<const char*> names, const std:
         if (j_.contains(n)) key = n;
     SF_RETURN_IF_ERROR(string(key, fallback, name));
     // Hugging Face's activations.py: "gelu" is the exact erf form; "gelu_new" and
-    // "gelu_pytorch_tanh" are the tanh approximation.
+    // "gelu_pytorch_tanh" are the tanh approximation; "silu" and "swish" are both nn.SiLU.
     if (*name == "gelu") *out = Activation::kGeluErf;
     else if (*name == "gelu_new" || *name == "gelu_pytorch_tanh") *out = Activation::kGeluTanh;
     else if (*name == "relu") *out = Activation::kRelu;
+    else if (*name == "silu" || *name == "swish") *out = Activation::kSilu;
     else
         return Status::unsupported(quoted(key) + " = \"" + *name +
-                                   "\" is not supported (supported: gelu, gelu_new, gelu_pytorch_tanh, relu)");
+                                   "\" is not supported (supported: gelu, gelu_new, gelu_pytorch_tanh, relu, silu, swish)");
     return Status::ok();
 }
 

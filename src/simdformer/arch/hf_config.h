@@ -33,6 +33,11 @@ public:
     // is none (-1) and is reported in *unused; it must still be an integer or null.
     Status generation_token_id(const char* name, size_t hi, int64_t fallback, int64_t* out,
                                std::vector<std::pair<std::string, nlohmann::json>>* unused) const;
+    // The same for a key that may also hold a list of ids (Llama 3's eos_token_id [128001,
+    // 128008, 128009]: generation stops at any): *out the first one in the vocabulary, *all every
+    // one there, the others reported in *unused.
+    Status generation_token_ids(const char* name, size_t hi, int64_t fallback, int64_t* out, std::vector<int64_t>* all,
+                                std::vector<std::pair<std::string, nlohmann::json>>* unused) const;
     // A finite number in (0, hi].
     Status positive_number(const char* name, double hi, float fallback, float* out) const;
     Status string(const char* name, const std::string& fallback, std::string* out) const;

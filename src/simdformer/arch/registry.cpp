@@ -13,6 +13,9 @@ const ArchitectureRow kArchitectures[] = {
     {Architecture::kRoberta, "roberta", "Roberta", Family::kTextEncoder, roberta_adapter},
     {Architecture::kDistilBert, "distilbert", "DistilBert", Family::kTextEncoder, distilbert_adapter},
     {Architecture::kGpt2, "gpt2", "GPT2", Family::kCausalLm, gpt2_adapter},
+    {Architecture::kLlama, "llama", "Llama", Family::kCausalLm, llama_adapter},
+    {Architecture::kQwen2, "qwen2", "Qwen2", Family::kCausalLm, qwen2_adapter},
+    {Architecture::kMistral, "mistral", "Mistral", Family::kCausalLm, mistral_adapter},
 };
 const ArchitectureRow& kTorchRow = kArchitectures[0];
 

@@ -12,6 +12,7 @@
 
 #include "simdformer/activation.h"
 #include "simdformer/arch/architecture.h"
+#include "simdformer/layers/rotary.h"
 
 namespace simdformer {
 
@@ -32,6 +33,7 @@ struct TextConfig {
     size_t max_positions = 0;            // usable sequence length (RoBERTa: table rows - pad - 1)
     size_t type_vocab_size = 0;          // 0: no token types
     int64_t pad_token_id = -1, bos_token_id = -1, eos_token_id = -1;  // -1: none
+    std::vector<int64_t> eos_token_ids;  // every end-of-sequence id (Llama 3 lists several); [] = none
     Activation activation = Activation::kGeluErf;
     std::string hidden_act;            // as written ("gelu", "gelu_new", "relu", ...)
     float layer_norm_eps = 1e-12f;
@@ -43,6 +45,18 @@ struct TextConfig {
     bool causal = false;
     bool pre_norm = false;
     bool scale_attention = true;
+    // Rotary decoders (Llama, Qwen2, Mistral): grouped-query attention with n_kv_heads key/value
+    // heads (0: n_heads) of head_dim (0: d_model / n_heads), rotary positions (no position table),
+    // RMSNorms, a gated feed-forward (SwiGLU); sliding_window > 0: the layers from
+    // first_window_layer on attend to the last sliding_window positions only.
+    size_t n_kv_heads = 0, head_dim = 0;
+    bool rotary = false;
+    RopeConfig rope;
+    std::string rope_type;             // as written ("default", "linear", "dynamic", "llama3")
+    bool rms_norm = false;
+    bool gated_feed_forward = false;
+    size_t sliding_window = 0, first_window_layer = 0;
+    bool attention_bias = false, mlp_bias = false;
     std::string torch_dtype;           // as written, informational
     // The task head: architectures[0] as written ("BertForSequenceClassification"; "" when
     // absent) names which head the checkpoint's head tensors are, as the Auto class that saved them.

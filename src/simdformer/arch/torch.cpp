@@ -25,7 +25,7 @@ EncoderLayerRef torch_encoder_layer(const std::string& p) {
     EncoderLayerRef l;
     l.attention = torch_attention(p + "self_attn.");
     l.norm1 = torch_norm(p + "norm1.");
-    l.feed_forward = FeedForwardRef{linear(p + "linear1."), linear(p + "linear2.")};
+    l.feed_forward = FeedForwardRef{linear(p + "linear1."), linear(p + "linear2."), LinearRef{}};
     l.norm2 = torch_norm(p + "norm2.");
     return l;
 }
@@ -34,7 +34,7 @@ DecoderLayerRef torch_decoder_layer(const std::string& p) {
     DecoderLayerRef l;
     l.self_attention = torch_attention(p + "self_attn.");
     l.cross_attention = torch_attention(p + "multihead_attn.");
-    l.feed_forward = FeedForwardRef{linear(p + "linear1."), linear(p + "linear2.")};
+    l.feed_forward = FeedForwardRef{linear(p + "linear1."), linear(p + "linear2."), LinearRef{}};
     l.norm1 = torch_norm(p + "norm1.");
     l.norm2 = torch_norm(p + "norm2.");
     l.norm3 = torch_norm(p + "norm3.");

@@ -70,10 +70,10 @@ const Named<TorchModule> kKinds[] = {
     {"multihead_attention", TorchModule::kMultiheadAttention}, {"encoder_layer", TorchModule::kEncoderLayer},
     {"encoder", TorchModule::kEncoder},                        {"decoder_layer", TorchModule::kDecoderLayer},
     {"decoder", TorchModule::kDecoder},                        {"transformer", TorchModule::kTransformer}};
-// The dialect's activations; kNone and kTanh are internal and only printed.
+// The dialect's activations; kNone, kTanh and kSilu are internal and only printed.
 const Named<Activation> kActivations[] = {
     {"relu", Activation::kRelu}, {"gelu", Activation::kGeluErf}, {"gelu_tanh", Activation::kGeluTanh},
-    {"none", Activation::kNone}, {"tanh", Activation::kTanh}};
+    {"none", Activation::kNone}, {"tanh", Activation::kTanh},          {"silu", Activation::kSilu}};
 constexpr size_t kParsedActivations = 3;
 const Named<PositionalKind> kPositionals[] = {
     {"none", PositionalKind::kNone}, {"sinusoidal", PositionalKind::kSinusoidal}, {"learned", PositionalKind::kLearned}};
@@ -137,8 +137,14 @@ bool ModelConfig::has_decoder() const {
 Status ModelConfig::validate() const {
     if (d_model == 0) return Status::invalid("d_model must be positive");
     if (nhead == 0) return Status::invalid("nhead must be positive");
-    if (d_model % nhead != 0)
+    // An explicit head_dim (rotary decoders) makes the attention nhead * head_dim wide, whatever d_model is.
+    if (head_dim == 0 && d_model % nhead != 0)
         return Status::invalid("d_model=" + std::to_string(d_model) + " is not divisible by nhead=" + std::to_string(nhead));
+    if (kv_heads() > nhead || nhead % kv_heads() != 0)
+        return Status::invalid("num_key_value_heads=" + std::to_string(kv_heads()) +
+                               " must divide num_attention_heads=" + std::to_string(nhead));
+    if (head_dim > 65536 || nhead > 65536 || q_width() > 1u << 20)
+        return Status::invalid("nhead=" + std::to_string(nhead) + " x head_dim=" + std::to_string(d_head()) + " is too wide");
     if (d_model > 65536) return Status::invalid("d_model=" + std::to_string(d_model) + " exceeds 65536");
     if (kind != TorchModule::kMultiheadAttention && dim_feedforward == 0)
         return Status::invalid("dim_feedforward must be positive");

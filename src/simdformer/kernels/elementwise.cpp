@@ -30,6 +30,10 @@ void add_f32(size_t n, const float* a, const float* b, float* y) {
     map_f32(n, y, [&](size_t i, size_t w) { return load_n(a, i, w) + load_n(b, i, w); });
 }
 
+void multiply_f32(size_t n, const float* a, const float* b, float* y) {
+    map_f32(n, y, [&](size_t i, size_t w) { return load_n(a, i, w) * load_n(b, i, w); });
+}
+
 void scale_f32(size_t n, float alpha, const float* x, float* y) {
     const vf32 va(alpha);
     map_f32(n, y, [&](size_t i, size_t w) { return load_n(x, i, w) * va; });

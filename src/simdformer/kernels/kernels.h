@@ -128,7 +128,16 @@ void layernorm_rows_f32(size_t rows, size_t d,
                         float eps,
                         float* y, size_t ldy);       // [rows, d]; may equal x
 
+// y = x / sqrt(mean(x²) + eps) * gamma per row (RMSNorm: no mean subtracted, no bias), in the
+// order of Hugging Face's LlamaRMSNorm: the normalised row first, then times gamma.
+void rms_norm_rows_f32(size_t rows, size_t d,
+                       const float* x, size_t ldx,  // [rows, d]
+                       const float* gamma,          // [d]
+                       float eps,
+                       float* y, size_t ldy);       // [rows, d]; may equal x
+
 void activation_f32(Activation act, size_t n, const float* x, float* y);  // y may equal x
+void multiply_f32(size_t n, const float* a, const float* b, float* y);    // y may equal a or b
 void add_f32(size_t n, const float* a, const float* b, float* y);         // y may equal a or b
 void scale_f32(size_t n, float alpha, const float* x, float* y);          // y may equal x
 

@@ -1,4 +1,4 @@
-// Row-wise LayerNorm, two passes (mean, then centred variance) for accuracy at fp32.
+// Row-wise LayerNorm, two passes (mean, then centred variance) for accuracy at fp32; and RMSNorm.
 #include <cmath>
 
 #include "simdformer/kernels/kernels.h"
@@ -34,7 +34,36 @@ float row_variance(const float* x, size_t d, float mean) {
     return simd::reduce_add(s) / static_cast<float>(d);
 }
 
+float row_mean_square(const float* x, size_t d) {
+    vf32 s(0.0f);
+    size_t j = 0;
+    for (; j + kLanes <= d; j += kLanes) {
+        const vf32 v = simd::load(x + j);
+        s = simd::fma(v, v, s);
+    }
+    if (j < d) {
+        const vf32 v = detail::load_partial(x + j, d - j, 0.0f);
+        s = simd::fma(v, v, s);
+    }
+    return simd::reduce_add(s) / static_cast<float>(d);
+}
+
 }  // namespace
+
+void rms_norm_rows_f32(size_t rows, size_t d, const float* x, size_t ldx, const float* gamma, float eps, float* y,
+                       size_t ldy) {
+    for (size_t i = 0; i < rows; ++i) {
+        const float* xr = x + i * ldx;
+        float* yr = y + i * ldy;
+        const vf32 vr(1.0f / std::sqrt(row_mean_square(xr, d) + eps));
+        size_t j = 0;
+        for (; j + kLanes <= d; j += kLanes) simd::store(yr + j, (simd::load(xr + j) * vr) * simd::load(gamma + j));
+        if (j < d) {
+            const size_t r = d - j;
+            detail::store_partial(yr + j, r, (detail::load_partial(xr + j, r, 0.0f) * vr) * detail::load_partial(gamma + j, r, 0.0f));
+        }
+    }
+}
 
 void layernorm_rows_f32(size_t rows, size_t d, const float* x, size_t ldx, const float* gamma,
                         const float* beta, float eps, float* y, size_t ldy) {

@@ -21,6 +21,7 @@ double activation(Activation act, double x) {
             return 0.5 * x * (1.0 + std::tanh(c * (x + 0.044715 * x * x * x)));
         }
         case Activation::kTanh: return std::tanh(x);
+        case Activation::kSilu: return x / (1.0 + std::exp(-x));
     }
     return x;
 }

@@ -38,6 +38,13 @@ inline vf32 gelu_tanh(vf32 x) {
     return half * x * (one + simd::tanh(c * simd::fma(k * x, x * x, x)));
 }
 
+inline vf32 silu(vf32 x) {
+    // x * sigmoid(x) = x / (1 + exp(-x)); exp overflows to +inf for x < -88, giving -0 as
+    // torch.nn.functional.silu does.
+    const vf32 one(1.0f);
+    return x / (one + simd::exp(-x));
+}
+
 inline vf32 activate(Activation act, vf32 x) {
     switch (act) {
         case Activation::kNone: return x;
@@ -45,6 +52,7 @@ inline vf32 activate(Activation act, vf32 x) {
         case Activation::kGeluErf: return gelu_erf(x);
         case Activation::kGeluTanh: return gelu_tanh(x);
         case Activation::kTanh: return simd::tanh(x);
+        case Activation::kSilu: return silu(x);
     }
     return x;
 }

@@ -7,6 +7,7 @@ namespace simdformer {
 Result<EncoderLayer> EncoderLayer::load(WeightReader& reader, const EncoderLayerRef& ref, const ModelConfig& config) {
     EncoderLayer l;
     l.norm_first_ = config.norm_first;
+    l.sliding_window_ = ref.sliding_window;
     l.d_model_ = config.d_model;
     SF_ASSIGN_OR_RETURN(l.self_attn_, MultiHeadAttention::load(reader, ref.attention, config));
     SF_ASSIGN_OR_RETURN(l.feed_forward_, FeedForward::load(reader, ref.feed_forward, config));
@@ -17,13 +18,15 @@ Result<EncoderLayer> EncoderLayer::load(WeightReader& reader, const EncoderLayer
 
 void EncoderLayer::forward(size_t n_batch, size_t n_seq, float* x, const SequenceMasks& masks,
                            const AttentionOptions& options, const LayerScratch& s, float* weights) const {
-    forward_cached(n_batch, n_seq, x, scratch_keys_values(s, n_seq, d_model_), masks, options, s, weights);
+    forward_cached(n_batch, n_seq, x, scratch_keys_values(s, n_seq, self_attn_.kv_width()), masks, options, s, weights);
 }
 
 void EncoderLayer::forward_cached(size_t n_batch, size_t n_seq, float* x, const KeyValues& kv,
-                                  const SequenceMasks& masks, const AttentionOptions& options, const LayerScratch& s,
-                                  float* weights) const {
+                                  const SequenceMasks& layer_masks, const AttentionOptions& options,
+                                  const LayerScratch& s, float* weights) const {
     const size_t tokens = n_batch * n_seq, d = d_model_;
+    SequenceMasks masks = layer_masks;
+    if (sliding_window_) masks.attn_mask = masks.window_attn_mask;
     if (!norm_first_) {
         // s1 = x + SA(x);  x = norm1(s1);  s1 = x + FF(x);  x = norm2(s1)
         self_attention_block(self_attn_, n_batch, n_seq, x, s.s1, x, kv, masks, options, s, weights);

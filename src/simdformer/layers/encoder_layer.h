@@ -1,6 +1,8 @@
 // nn.TransformerEncoderLayer: self-attention and feed-forward, each wrapped in Add & LayerNorm.
 //   post-norm (default, original paper):  x = norm1(x + SA(x));  x = norm2(x + FF(x))
 //   pre-norm  (norm_first):               x = x + SA(norm1(x));  x = x + FF(norm2(x))
+// The pre-norm form is also GPT-2's block and, with RMSNorms, rotary attention and a gated
+// feed-forward (all chosen by the tensor refs and the masks), Llama's decoder layer.
 #pragma once
 
 #include "simdformer/layers/feed_forward.h"
@@ -29,6 +31,7 @@ public:
 
 private:
     bool norm_first_ = false;
+    bool sliding_window_ = false;  // attends through masks.window_attn_mask
     size_t d_model_ = 0;
     MultiHeadAttention self_attn_;
     FeedForward feed_forward_;

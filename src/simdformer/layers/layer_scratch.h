@@ -10,17 +10,18 @@
 namespace simdformer {
 
 struct LayerScratch {
-    float* q = nullptr;       // [tokens, d_model]
-    float* k = nullptr;       // [kv tokens, d_model]
-    float* v = nullptr;       // [kv tokens, d_model]
-    float* context = nullptr; // [tokens, d_model]
+    float* q = nullptr;       // [tokens, q_width]        (q_width, kv_width: ModelConfig; d_model
+    float* k = nullptr;       // [kv tokens, kv_width]     for every model but a rotary decoder
+    float* v = nullptr;       // [kv tokens, kv_width]     with grouped-query attention or an
+    float* context = nullptr; // [tokens, q_width]         explicit head_dim)
     float* s1 = nullptr;      // [tokens, d_model]
     float* s2 = nullptr;      // [tokens, d_model]
-    float* hidden = nullptr;  // [tokens, dim_feedforward]
+    float* hidden = nullptr;  // [tokens, dim_feedforward] (gated: twice that, gate | up)
     AttentionScratch attention;
 };
 
-// Masks of a self-attention over sequences of equal (padded) length.
+// Masks of a self-attention over sequences of equal (padded) length, and the rotary positions of
+// its new rows.
 struct SequenceMasks {
     const uint8_t* key_padding = nullptr;  // [n_batch, key_padding_stride]; 1 = padding
     size_t key_padding_stride = 0;
@@ -28,16 +29,22 @@ struct SequenceMasks {
     bool causal = false;
     const float* key_bias = nullptr;       // [n_batch, key_bias_stride] (Hugging Face padding), or null
     size_t key_bias_stride = 0;
+    // Sliding-window layers (Mistral): their additive mask in place of attn_mask, same shape.
+    const float* window_attn_mask = nullptr;
+    // Rotary attention (Llama): cos and sin [n_batch * n_seq, d_head / 2] of each new row's
+    // position (layers/rotary.h), applied to q and k after their projections; null: none.
+    const float* rope_cos = nullptr;
+    const float* rope_sin = nullptr;
 };
 
 // Where one layer's self-attention keys and values live, in the layout attention reads: position
-// i of item b at k + b * batch_stride + i * d_model. A decoder's cache keeps earlier positions and
+// i of item b at k + b * batch_stride + i * kv_width (d_model but for grouped-query attention). A decoder's cache keeps earlier positions and
 // new ones are appended in place (nothing is ever repacked); a whole-sequence pass uses the
 // layer scratch (scratch_keys_values, layers/self_attention.h) with nothing before position 0.
 struct KeyValues {
-    float* k = nullptr;        // [n_batch, max_len, d_model]
+    float* k = nullptr;        // [n_batch, max_len, kv_width]
     float* v = nullptr;
-    size_t batch_stride = 0;   // max_len * d_model
+    size_t batch_stride = 0;   // max_len * kv_width
     size_t position = 0;       // positions already held: the first new token's position
 };
 

@@ -34,12 +34,17 @@ Result<MultiHeadAttention> MultiHeadAttention::load(WeightReader& reader, const 
     const size_t d = config.d_model;
     m.d_model_ = d;
     m.nhead_ = config.nhead;
+    m.n_kv_heads_ = config.kv_heads();
     m.d_head_ = config.d_head();
     m.additive_dim_ = config.additive_dim;
-    SF_ASSIGN_OR_RETURN(m.q_proj_, Linear::load(reader, ref.q, d, d));
-    SF_ASSIGN_OR_RETURN(m.k_proj_, Linear::load(reader, ref.k, d, d));
-    SF_ASSIGN_OR_RETURN(m.v_proj_, Linear::load(reader, ref.v, d, d));
-    SF_ASSIGN_OR_RETURN(m.out_proj_, Linear::load(reader, ref.out, d, d));
+    if (m.n_kv_heads_ == 0 || m.nhead_ % m.n_kv_heads_ != 0)
+        return Status::invalid("num_key_value_heads=" + std::to_string(m.n_kv_heads_) +
+                               " does not divide num_attention_heads=" + std::to_string(m.nhead_));
+    const size_t qw = config.q_width(), kvw = config.kv_width();
+    SF_ASSIGN_OR_RETURN(m.q_proj_, Linear::load(reader, ref.q, d, qw));
+    SF_ASSIGN_OR_RETURN(m.k_proj_, Linear::load(reader, ref.k, d, kvw));
+    SF_ASSIGN_OR_RETURN(m.v_proj_, Linear::load(reader, ref.v, d, kvw));
+    SF_ASSIGN_OR_RETURN(m.out_proj_, Linear::load(reader, ref.out, qw, d));
 
     if (m.additive_dim_ > 0) {
         const size_t h = m.nhead_, da = m.additive_dim_, dh = m.d_head_;
@@ -84,7 +89,7 @@ void MultiHeadAttention::head_scores(const AttendArgs& a, const AttentionScratch
                                      float* scores) const {
     const size_t nq = a.n_seq_q, nk = a.n_seq_k, dh = d_head_;
     const float* q = a.q + b * a.q_batch_stride + h * dh;
-    const float* k = a.k + b * a.kv_batch_stride + h * dh;
+    const float* k = a.k + b * a.kv_batch_stride + kv_head_of(h) * dh;
     if (a.options.score != ScoreKind::kAdditive) {
         head_dot_scores(nq, nk, dh, q, a.ld_q, k, a.ld_kv, a.options.score, scores, s.pack);
         return;
@@ -110,12 +115,13 @@ void MultiHeadAttention::attend(const AttendArgs& a, const AttentionScratch& s) 
         // When the caller asked for weights, they are computed in place in its buffer and used
         // from there; otherwise they live only in the reused scratch matrix.
         float* scores = a.weights ? a.weights + ((b * nhead_ + h) * nq) * nk : scratch.scores;
-        const float* v = a.v + b * a.kv_batch_stride + h * dh;
+        const size_t kv_at = b * a.kv_batch_stride + kv_head_of(h) * dh;
+        const float* v = a.v + kv_at;
         float* ctx = a.context + b * a.context_batch_stride + h * dh;
         if (nq == 1 && a.options.score != ScoreKind::kAdditive) {
             // A decoding step: one query against K and V where they lie (cache or memory).
-            head_attend_query(nk, dh, a.q + b * a.q_batch_stride + h * dh, a.k + b * a.kv_batch_stride + h * dh,
-                              a.ld_kv, v, a.ld_kv, a.options.score, masks, a.options.normalize, scores, ctx);
+            head_attend_query(nk, dh, a.q + b * a.q_batch_stride + h * dh, a.k + kv_at, a.ld_kv, v, a.ld_kv,
+                              a.options.score, masks, a.options.normalize, scores, ctx);
             return;
         }
         head_scores(a, scratch, b, h, scores);

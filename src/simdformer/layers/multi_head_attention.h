@@ -3,6 +3,10 @@
 //   per head h:  A_h = normalize(mask(score(Q_h, K_h)))  [n_seq_q, n_seq_k]
 //                C_h = A_h V_h
 //   out = concat_h(C_h) W_oᵀ + b_o   (+ residual, fused)
+// With grouped-query attention (ModelConfig::n_kv_heads, Llama's num_key_value_heads) K and V
+// have n_kv heads and query head h reads key/value head h / (nhead / n_kv), as Hugging Face's
+// repeat_kv; the queries and the context are nhead * d_head wide, which need not be d_model
+// (an explicit head_dim).
 // The steps are separate methods so the decoder can cache projected K/V between tokens.
 #pragma once
 
@@ -62,12 +66,12 @@ AttendArgs contiguous_attend_args(size_t n_batch, size_t n_seq_q, size_t n_seq_k
 
 class MultiHeadAttention {
 public:
-    // Reads the projections of `ref` (each [d, d] as a whole tensor or a slice of a fused one)
-    // and, when config.additive_dim > 0, the additive weights q/k [nhead, d_a, d_head] and
+    // Reads the projections of `ref` (q [q_width, d], k and v [kv_width, d], out [d, q_width], as
+    // whole tensors or slices of a fused one) and, when config.additive_dim > 0, the additive weights q/k [nhead, d_a, d_head] and
     // v [nhead, d_a].
     static Result<MultiHeadAttention> load(WeightReader& reader, const AttentionRef& ref, const ModelConfig& config);
 
-    // Projections: rows [rows, d_model] -> q / k / v [rows, d_model]. Keys and values usually
+    // Projections: rows [rows, d_model] -> q [rows, q_width], k / v [rows, kv_width]. Keys and values usually
     // come from the same rows (x_k == x_v); nn.MultiheadAttention allows them to differ.
     void project_q(size_t rows, const float* x, size_t ldx, float* q, size_t ldq) const;
     void project_kv(size_t rows, const float* x_k, const float* x_v, size_t ldx, float* k, float* v,
@@ -79,6 +83,10 @@ public:
                      const float* residual, size_t ld_residual) const;
 
     size_t d_model() const { return d_model_; }
+    size_t d_head() const { return d_head_; }
+    size_t q_width() const { return nhead_ * d_head_; }
+    size_t kv_width() const { return n_kv_heads_ * d_head_; }
+    size_t kv_heads() const { return n_kv_heads_; }
     // Floats of AttentionScratch::pack needed for keys/values of up to n_seq_k positions.
     static size_t pack_floats(const ModelConfig& config, size_t n_seq_k);
 
@@ -86,7 +94,10 @@ private:
     void head_scores(const AttendArgs& args, const AttentionScratch& scratch, size_t b, size_t h,
                      float* scores) const;
 
-    size_t d_model_ = 0, nhead_ = 0, d_head_ = 0, additive_dim_ = 0;
+    // The key/value head query head h reads (h itself without grouped-query attention).
+    size_t kv_head_of(size_t h) const { return h / (nhead_ / n_kv_heads_); }
+
+    size_t d_model_ = 0, nhead_ = 0, n_kv_heads_ = 0, d_head_ = 0, additive_dim_ = 0;
     Linear q_proj_, k_proj_, v_proj_, out_proj_;
     Buffer add_q_packed_;  // per head: pack_b of W_qᵀ [d_head, d_a]
     Buffer add_k_packed_;  // per head: pack_b of W_kᵀ [d_head, d_a]

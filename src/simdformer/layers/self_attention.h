@@ -7,8 +7,9 @@
 // new row per item (a decoding step) the projections run as GEMVs and attention reads K and V
 // where they lie (MultiHeadAttention's one-query path).
 //
-// This is the single place where queries meet keys: per-query-head K/V (grouped-query attention)
-// and rotary positions belong here.
+// This is the single place where queries meet keys: with masks.rope_cos the new queries and keys
+// are rotated (layers/rotary.h) between their projections and attention, and with grouped-query
+// attention K and V hold only the key/value heads (MultiHeadAttention::kv_width wide).
 #pragma once
 
 #include "simdformer/layers/layer_scratch.h"
@@ -16,11 +17,11 @@
 namespace simdformer {
 
 // The layer scratch as the keys/values of a whole-sequence pass: item b's rows at b * n_seq.
-KeyValues scratch_keys_values(const LayerScratch& s, size_t n_seq, size_t d_model);
+KeyValues scratch_keys_values(const LayerScratch& s, size_t n_seq, size_t kv_width);
 
 // masks: key_padding / key_bias [n_batch, stride] over key positions; attn_mask
 // [n_seq, kv.position + n_seq] additive (a causal mask), or null; causal masks keys after each
-// query with -inf (query i sits at kv.position + i).
+// query with -inf (query i sits at kv.position + i). (window_attn_mask is the layer's to choose.)
 void self_attention_block(const MultiHeadAttention& attention, size_t n_batch, size_t n_seq,
                           const float* in,        // [n_batch * n_seq, d_model]
                           float* out,             // [n_batch * n_seq, d_model]; must not alias residual

@@ -29,6 +29,7 @@ struct LinearRef {
 
 struct NormRef {
     std::string weight, bias;  // LayerNorm gain and bias, both [d]
+    bool rms = false;          // RMSNorm (Llama): the gain only, bias ""
 };
 
 // Additive (Bahdanau) score weights of the nn.Transformer dialect's attention.
@@ -44,15 +45,21 @@ struct AttentionRef {
 
 struct FeedForwardRef {
     LinearRef in, out;  // d -> d_ff -> d
+    // A gated feed-forward (SwiGLU, Llama's MLP): out(act(gate(x)) * in(x)), in = up_proj,
+    // gate = gate_proj, out = down_proj. gate.weight "" = not gated.
+    LinearRef gate;
 };
 
 // A post-norm (or, with norm_first, pre-norm) encoder layer:
 //   x = norm1(x + attention(x));  x = norm2(x + feed_forward(x))
+// Llama's decoder layer is this layer pre-norm, with RMSNorms, rotary attention and a gated
+// feed-forward; Mistral's sliding-window layers attend through SequenceMasks::window_attn_mask.
 struct EncoderLayerRef {
     AttentionRef attention;
     NormRef norm1;  // after (or before) attention: BERT's attention.output.LayerNorm
     FeedForwardRef feed_forward;
     NormRef norm2;  // after (or before) the feed-forward: BERT's output.LayerNorm
+    bool sliding_window = false;
 };
 
 struct DecoderLayerRef {

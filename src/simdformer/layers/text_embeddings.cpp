@@ -12,7 +12,9 @@ Result<TextEmbeddings> TextEmbeddings::load(WeightReader& reader, const TextEmbe
     e.n_types_ = n_types;
     // [vocab, d] is nn.Linear's layout of a d -> vocab map: packed as that map.
     SF_ASSIGN_OR_RETURN(e.word_, Linear::load(reader, LinearRef{ref.word, ""}, d, vocab));
-    SF_ASSIGN_OR_RETURN(e.positions_, reader.take(ref.position, {n_positions, d}));
+    if (!ref.position.empty()) {  // rotary models (Llama) have no position table
+        SF_ASSIGN_OR_RETURN(e.positions_, reader.take(ref.position, {n_positions, d}));
+    }
     if (n_types > 0) {
         SF_ASSIGN_OR_RETURN(e.types_, reader.take(ref.token_type, {n_types, d}));
     }
@@ -33,7 +35,7 @@ void TextEmbeddings::embed(size_t n, const int32_t* tokens, const int32_t* token
             const size_t type = token_types ? size_t(token_types[i]) : 0;
             kernels::add_f32(d_, row, types_.data() + type * d_, row);
         }
-        kernels::add_f32(d_, row, positions_.data() + size_t(positions[i]) * d_, row);
+        if (!positions_.empty()) kernels::add_f32(d_, row, positions_.data() + size_t(positions[i]) * d_, row);
     }
     if (norm_) norm_->forward(n, out, ld, out, ld);
 }

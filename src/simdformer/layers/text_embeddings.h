@@ -1,6 +1,7 @@
 // BERT-family input embeddings (Hugging Face BertEmbeddings / RobertaEmbeddings / DistilBERT's
 // Embeddings): x = LayerNorm(word[id] + token_type[type] + position[pos]); GPT-2's are
-// word[id] + position[pos] (no token types, no LayerNorm).
+// word[id] + position[pos] (no token types, no LayerNorm); Llama's word[id] alone (its positions
+// are rotary, in attention).
 //
 // The word table is stored only in the GEMM's packed form: rows are gathered from the panels
 // for lookups, and the same panels serve as the tied MLM output projection, so the largest
@@ -19,8 +20,8 @@ namespace simdformer {
 
 class TextEmbeddings {
 public:
-    // word [vocab, d], position [n_positions, d], token_type [n_types, d] (n_types 0: none), and
-    // the LayerNorm unless ref.norm.weight is "".
+    // word [vocab, d], position [n_positions, d] unless ref.position is "", token_type [n_types,
+    // d] (n_types 0: none), and the LayerNorm unless ref.norm.weight is "".
     static Result<TextEmbeddings> load(WeightReader& reader, const TextEmbeddingsRef& ref, size_t vocab, size_t d,
                                        size_t n_positions, size_t n_types, float eps);
 

@@ -4,10 +4,22 @@
 
 namespace simdformer::detail {
 
-void fill_causal_mask(size_t n, float* mask) {
+void fill_causal_mask(size_t n_q, size_t n_k, size_t window, float* mask) {
     const float lowest = std::numeric_limits<float>::lowest();
-    for (size_t i = 0; i < n; ++i)
-        for (size_t j = 0; j < n; ++j) mask[i * n + j] = j > i ? lowest : 0.0f;
+    for (size_t i = 0; i < n_q; ++i) {
+        const size_t q = n_k - n_q + i;
+        for (size_t j = 0; j < n_k; ++j) {
+            const bool hidden = j > q || (window > 0 && j + window <= q);
+            mask[i * n_k + j] = hidden ? lowest : 0.0f;
+        }
+    }
+}
+
+void CausalLm::window_masks(size_t n_q, size_t n_k, CausalLmWorkspace& ws, SequenceMasks* masks) const {
+    const size_t window = stack_.config.sliding_window;
+    if (window == 0) return;
+    fill_causal_mask(n_q, n_k, window, ws.window_mask.data());
+    masks->window_attn_mask = ws.window_mask.data();
 }
 
 Status CausalLm::forward(const ForwardRequest&, WorkspaceImpl&) const {
@@ -31,8 +43,10 @@ Status CausalLm::forward_text(const TextRequest& r, WorkspaceImpl& any) const {
     SequenceMasks masks;
     masks.key_bias = r.attention_mask ? ws.key_bias.data() : nullptr;
     masks.key_bias_stride = r.n_seq;
-    fill_causal_mask(r.n_seq, ws.causal_mask.data());
+    fill_causal_mask(r.n_seq, r.n_seq, 0, ws.causal_mask.data());
     masks.attn_mask = ws.causal_mask.data();  // [n_seq, n_seq]
+    window_masks(r.n_seq, r.n_seq, ws, &masks);
+    stack_.rotary_rows(r.n_batch, r.n_seq, ws.position_ids.data(), r.n_seq, ws, &masks);
     const LayerProbe probe{r.probe_layer, r.probe_out};
     stack_.run(r.n_batch, r.n_seq, masks, r.need_weights, ws, r.probe_out ? &probe : nullptr);  // ends with ln_f
     ws.output = ws.x.data();

@@ -1,16 +1,19 @@
-// Token-by-token decoding of causal language models (GPT-2), one step per call.
+// Token-by-token decoding of causal language models (GPT-2, Llama, Qwen2, Mistral), one step per
+// call.
 //
 // decode_begin runs every prompt token but the last through the blocks, which fills each
-// layer's key/value cache ([n_batch, max_context, d_model], the layout attention reads). Each
+// layer's key/value cache ([n_batch, max_context, kv_width], the layout attention reads). Each
 // decode_step then consumes one token per item (the prompt's last one first, then the previous
 // step's choice): its keys and values are appended to the cache in place, its query attends over
 // the cache (GEMV projections, the one-query attention path), ln_f and the LM head give the
 // logits, and the sampler picks the next token. Every step is O(context) work and allocates
 // nothing.
 //
-// Positions follow Hugging Face's generate for GPT-2 (prepare_inputs_for_generation): the count
-// of real tokens before a token, so a prompt padded on the left continues exactly as it would
-// alone. (A plain forward, forward_text, uses arange(n) as HF's forward does.)
+// Positions follow Hugging Face's generate (prepare_inputs_for_generation: position_ids from the
+// attention mask): the count of real tokens before a token, so a prompt padded on the left
+// continues exactly as it would alone; rotary models rotate by these positions, and a sliding
+// window counts cache slots, as HF's masks do. (A plain forward, forward_text, uses arange(n) as
+// HF's forward does.)
 #include <limits>
 
 #include "simdformer/model/causal_lm.h"
@@ -72,7 +75,7 @@ Status CausalLm::check_decode(const DecodeRequest& r, const CausalLmWorkspace& w
 // Positions, the padding bias of every prompt key, and every prompt token but the last through
 // the blocks (their keys and values into the caches).
 void CausalLm::prefill(const DecodeRequest& r, CausalLmWorkspace& ws) const {
-    const size_t B = r.n_batch, n = r.n_seq, d = shape_.d_model, cap = ws.max_context;
+    const size_t B = r.n_batch, n = r.n_seq, d = shape_.d_model, cap = ws.max_context, kvw = shape_.kv_width();
     const float lowest = std::numeric_limits<float>::lowest();  // HF's finfo(float32).min
     int32_t* pos = ws.position_ids.data();                      // [B, n]
     for (size_t b = 0; b < B; ++b) {
@@ -91,15 +94,17 @@ void CausalLm::prefill(const DecodeRequest& r, CausalLmWorkspace& ws) const {
     if (p == 0) return;
     float* x = ws.x.data();  // [B * p, d]
     for (size_t b = 0; b < B; ++b) stack_.embeddings.embed(p, r.tokens + b * n, nullptr, pos + b * n, x + b * p * d, d);
-    fill_causal_mask(p, ws.causal_mask.data());
+    fill_causal_mask(p, p, 0, ws.causal_mask.data());
     SequenceMasks masks;
     masks.key_bias = ws.cache_bias.data();
     masks.key_bias_stride = cap;
     masks.attn_mask = ws.causal_mask.data();  // [p, p]
+    window_masks(p, p, ws, &masks);
+    stack_.rotary_rows(B, p, pos, n, ws, &masks);
     const LayerScratch scratch = ws.layers.scratch();
     const AttentionOptions options = stack_.attention_options();
     for (size_t i = 0; i < stack_.layers.size(); ++i) {
-        const KeyValues cache{ws.cache_k[i].data(), ws.cache_v[i].data(), cap * d, 0};
+        const KeyValues cache{ws.cache_k[i].data(), ws.cache_v[i].data(), cap * kvw, 0};
         stack_.layers[i].forward_cached(B, p, x, cache, masks, options, scratch, nullptr);
     }
 }
@@ -109,18 +114,21 @@ void CausalLm::decode_step(WorkspaceImpl& any) const {
     auto& ws = static_cast<CausalLmWorkspace&>(any);
     Decoding& st = ws.decoding;
     const size_t B = st.n_batch, d = shape_.d_model, h = shape_.nhead, cap = ws.max_context, past = ws.past;
+    const size_t kvw = shape_.kv_width();
     float* x = ws.x.data();  // [B, d]
     for (size_t b = 0; b < B; ++b) {
         stack_.embeddings.embed(1, &ws.next_input[b], nullptr, &ws.next_position[b], x + b * d, d);
         ws.cache_bias.data()[b * cap + past] = 0.0f;  // the consumed token is a real key
     }
-    SequenceMasks masks;  // one query sees every cached key: no causal mask
+    SequenceMasks masks;  // one query sees every cached key: no causal mask (but a sliding window)
     masks.key_bias = ws.cache_bias.data();
     masks.key_bias_stride = cap;
+    window_masks(1, past + 1, ws, &masks);
+    stack_.rotary_rows(B, 1, ws.next_position.data(), 1, ws, &masks);
     const LayerScratch scratch = ws.layers.scratch();
     const AttentionOptions options = stack_.attention_options();
     for (size_t i = 0; i < stack_.layers.size(); ++i) {
-        const KeyValues cache{ws.cache_k[i].data(), ws.cache_v[i].data(), cap * d, past};
+        const KeyValues cache{ws.cache_k[i].data(), ws.cache_v[i].data(), cap * kvw, past};
         // Always recorded: the one-query path computes the weights in this buffer, [B, h, 1, past + 1].
         float* weights = ws.step_maps_data.data() + i * B * h * cap;
         stack_.layers[i].forward_cached(B, 1, x, cache, masks, options, scratch, weights);

@@ -39,12 +39,15 @@ nlohmann::json CausalLm::info() const {
 // A forward_text's buffers, the causal mask, and for decoding (max_context > 0) the caches, the
 // padding bias of every cached key, each step's maps and logits [B, vocab].
 void CausalLm::plan(CausalLmWorkspace& w, BufferPlan& p) const {
-    const size_t vocab = stack_.config.vocab_size, d = shape_.d_model, h = shape_.nhead;
+    const size_t vocab = stack_.config.vocab_size, kvw = shape_.kv_width(), h = shape_.nhead;
     const size_t B = w.limits.max_batch, Lc = w.max_context, n_layers = stack_.layers.size();
     stack_.plan(shape_, vocab, w, p);
     p.add(&w.logits, std::max(p.product({w.limits.max_logits_rows, vocab}), p.product({Lc ? B : 0, vocab})),
           "workspace.logits");
     p.add(&w.causal_mask, p.product({w.max_len, w.max_len}), "workspace.causal_mask");
+    // A whole sequence's windowed mask, or one decoding step's row over the cache.
+    const size_t window_floats = std::max(p.product({w.max_len, w.max_len}), Lc);
+    p.add(&w.window_mask, stack_.config.sliding_window ? window_floats : 0, "workspace.window_mask");
     p.add(&w.cache_bias, p.product({B, Lc}), "workspace.cache_bias");
     p.add(&w.step_maps_data, p.product({n_layers, B, h, Lc}), "workspace.step_maps");
     if (Lc == 0) return;
@@ -52,8 +55,9 @@ void CausalLm::plan(CausalLmWorkspace& w, BufferPlan& p) const {
     w.cache_k.resize(n_layers);
     w.cache_v.resize(n_layers);
     for (size_t i = 0; i < n_layers; ++i) {
-        p.add(&w.cache_k[i], p.product({B, Lc, d}), "workspace.cache_k");
-        p.add(&w.cache_v[i], p.product({B, Lc, d}), "workspace.cache_v");
+        // Only the key/value heads: grouped-query attention shrinks the cache by nhead / n_kv.
+        p.add(&w.cache_k[i], p.product({B, Lc, kvw}), "workspace.cache_k");
+        p.add(&w.cache_v[i], p.product({B, Lc, kvw}), "workspace.cache_v");
     }
 }
 

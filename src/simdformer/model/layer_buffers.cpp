@@ -14,13 +14,14 @@ void LayerBuffers::plan(const ModelConfig& c, size_t rows, size_t L, BufferPlan&
     scores_floats = p.product({L, L});
     pack_floats = p.too_large() ? 0 : MultiHeadAttention::pack_floats(c, L);
     add_floats = p.product({L, c.additive_dim});
-    p.add(&q, p.product({rows, d}), "workspace.q");
-    p.add(&k, p.product({rows, d}), "workspace.k");
-    p.add(&v, p.product({rows, d}), "workspace.v");
-    p.add(&context, p.product({rows, d}), "workspace.context");
+    const size_t qw = c.q_width(), kvw = c.kv_width();  // d, but for a rotary decoder's heads
+    p.add(&q, p.product({rows, qw}), "workspace.q");
+    p.add(&k, p.product({rows, kvw}), "workspace.k");
+    p.add(&v, p.product({rows, kvw}), "workspace.v");
+    p.add(&context, p.product({rows, qw}), "workspace.context");
     p.add(&s1, p.product({rows, d}), "workspace.s1");
     p.add(&s2, p.product({rows, d}), "workspace.s2");
-    p.add(&hidden, p.product({rows, c.dim_feedforward}), "workspace.hidden");
+    p.add(&hidden, p.product({rows, c.dim_feedforward, c.gated_feed_forward ? 2u : 1u}), "workspace.hidden");
     p.add(&scores, p.product({slots, scores_floats}), "workspace.scores");
     p.add(&pack, p.product({slots, pack_floats}), "workspace.pack");
     p.add(&add_q, p.product({slots, add_floats}), "workspace.add_q");

@@ -1,5 +1,6 @@
 #include "simdformer/model/text_stack.h"
 
+#include <algorithm>
 #include <cstring>
 #include <limits>
 
@@ -65,7 +66,26 @@ Status TextStack::check_probe(const TextRequest& r) const {
     if (r.probe_out && r.probe_layer >= layers.size())
         return Status::invalid("probe_layer=" + str(r.probe_layer) + " but the model has " + str(layers.size()) +
                                " layers");
+    // The probe's layout is [4, tokens, d_model]: q, k, v and context each d_model wide.
+    const size_t heads_width = config.n_heads * (config.head_dim ? config.head_dim : config.d_model / config.n_heads);
+    if (r.probe_out && ((config.n_kv_heads && config.n_kv_heads != config.n_heads) || heads_width != config.d_model))
+        return Status::unsupported("attention steps of grouped-query attention (or of a head_dim that is not "
+                                   "d_model / num_heads) are not supported");
     return Status::ok();
+}
+
+void TextStack::rotary_rows(size_t n_batch, size_t n_seq, const int32_t* positions, size_t stride,
+                            TextWorkspace& ws, SequenceMasks* masks) const {
+    if (!rotary) return;
+    int32_t last = 0;  // dynamic scaling reads the call's longest sequence: HF's max(position_ids) + 1
+    for (size_t b = 0; b < n_batch; ++b)
+        for (size_t i = 0; i < n_seq; ++i) last = std::max(last, positions[b * stride + i]);
+    const size_t half = rotary->half();
+    for (size_t b = 0; b < n_batch; ++b)
+        rotary->tables(n_seq, positions + b * stride, size_t(last) + 1, ws.rope_cos.data() + b * n_seq * half,
+                       ws.rope_sin.data() + b * n_seq * half);
+    masks->rope_cos = ws.rope_cos.data();
+    masks->rope_sin = ws.rope_sin.data();
 }
 
 void TextStack::embed(const TextRequest& r, TextWorkspace& ws) const {

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "simdformer/layers/encoder_layer.h"
+#include "simdformer/layers/rotary.h"
 #include "simdformer/layers/text_embeddings.h"
 #include "simdformer/model/runner.h"
 
@@ -29,6 +30,7 @@ struct TextWorkspace : WorkspaceImpl {
     Buffer pooled;                      // TextEncoder: [B, d]
     Buffer classifier_hidden;           // TextEncoder: [B, d] the classifier's dense output
     Buffer classifier_logits;           // TextEncoder: [B, num_labels]
+    Buffer rope_cos, rope_sin;          // rotary models: [B*max_len, head_dim / 2] per call
     std::vector<int32_t> position_ids;  // [B*max_len]
 };
 
@@ -49,7 +51,8 @@ struct TextStack {
     TextConfig config;
     TextEmbeddings embeddings;
     std::vector<EncoderLayer> layers;
-    std::optional<LayerNorm> final_norm;  // GPT-2's ln_f
+    std::optional<LayerNorm> final_norm;  // GPT-2's ln_f, Llama's norm (an RMSNorm)
+    std::optional<Rotary> rotary;         // Llama, Qwen2, Mistral
 
     // The embeddings, the layers and the final norm of `spec`; the layer-stack shape in *shape.
     static Result<TextStack> load(const TextSpec& spec, WeightReader& reader, ModelConfig* shape);
@@ -68,6 +71,11 @@ struct TextStack {
     Status check_request(const Runner& owner, const TextRequest& r, const TextWorkspace& ws) const;
     Status check_logits_rows(const TextRequest& r, const TextWorkspace& ws, bool has_head) const;
     Status check_probe(const TextRequest& r) const;
+    // Rotary models: cos and sin of the positions of n_seq new rows per item (item b's at
+    // positions + b * stride) into the workspace, rows b * n_seq + i, and masks->rope_cos /
+    // rope_sin pointing at them (nothing for other models).
+    void rotary_rows(size_t n_batch, size_t n_seq, const int32_t* positions, size_t stride, TextWorkspace& ws,
+                     SequenceMasks* masks) const;
     // Each item's embeddings at ws.position_ids, and the padding bias of every key.
     void embed(const TextRequest& r, TextWorkspace& ws) const;
     // The layers over x [n_batch * n_seq, d] in place, then the final norm; with a probe, that

@@ -19,7 +19,33 @@ ModelConfig stack_shape(const TextConfig& t) {
     c.layer_norm_eps = t.layer_norm_eps;
     c.num_encoder_layers = t.n_layers;
     c.max_len = t.max_positions;
+    c.n_kv_heads = t.n_kv_heads;
+    c.head_dim = t.head_dim;
+    c.gated_feed_forward = t.gated_feed_forward;
     return c;
+}
+
+// Rotary models: {"theta", "type", "factor", ...} as the config gave them; null for the others.
+nlohmann::json rotary_json(const TextConfig& t) {
+    if (!t.rotary) return nullptr;
+    nlohmann::json r = {{"theta", t.rope.theta}, {"type", t.rope_type}, {"dim", t.rope.dim}};
+    if (t.rope.scaling != RopeScaling::kDefault) r["factor"] = t.rope.factor;
+    if (t.rope.scaling == RopeScaling::kLlama3) {
+        r["low_freq_factor"] = t.rope.low_freq_factor;
+        r["high_freq_factor"] = t.rope.high_freq_factor;
+        r["original_max_position_embeddings"] = t.rope.original_max_positions;
+    }
+    return r;
+}
+
+nlohmann::json eos_token_ids_json(const TextConfig& t) {
+    nlohmann::json ids = nlohmann::json::array();
+    if (!t.eos_token_ids.empty()) {
+        for (int64_t id : t.eos_token_ids) ids.push_back(id);
+    } else if (t.eos_token_id >= 0) {
+        ids.push_back(t.eos_token_id);
+    }
+    return ids;
 }
 
 // {"bos_token_id": 50256, ...}: the special-token ids the config names outside the vocabulary.
@@ -51,7 +77,8 @@ Result<TextStack> TextStack::load(const TextSpec& spec, WeightReader& r, ModelCo
     SF_ASSIGN_OR_RETURN(TextEmbeddings e, TextEmbeddings::load(r, ref.embeddings, t.vocab_size, t.d_model,
                                                                 t.max_position_embeddings, t.type_vocab_size,
                                                                 t.layer_norm_eps));
-    TextStack s{t, std::move(e), {}, std::nullopt};
+    TextStack s{t, std::move(e), {}, std::nullopt, std::nullopt};
+    if (t.rotary) s.rotary = Rotary(t.rope);
     for (const EncoderLayerRef& layer_ref : ref.layers) {
         SF_ASSIGN_OR_RETURN(EncoderLayer layer, EncoderLayer::load(r, layer_ref, *shape));
         s.layers.push_back(std::move(layer));
@@ -77,9 +104,17 @@ nlohmann::json TextStack::info() const {
             {"pad_token_id", info_token_id(t.pad_token_id)},
             {"bos_token_id", info_token_id(t.bos_token_id)},
             {"eos_token_id", info_token_id(t.eos_token_id)},
+            {"eos_token_ids", eos_token_ids_json(t)},
             {"hidden_act", t.hidden_act},
             {"layer_norm_eps", shortest_float(t.layer_norm_eps)},
             {"causal", t.causal},
+            // Which key/value head query head h reads: h / (n_heads / n_kv_heads).
+            {"n_kv_heads", t.n_kv_heads ? t.n_kv_heads : t.n_heads},
+            {"head_dim", t.head_dim ? t.head_dim : t.d_model / t.n_heads},
+            {"norm", t.rms_norm ? "rms_norm" : "layer_norm"},
+            {"rotary", rotary_json(t)},
+            {"sliding_window", t.sliding_window ? nlohmann::json(t.sliding_window) : nlohmann::json(nullptr)},
+            {"first_window_layer", t.sliding_window ? nlohmann::json(t.first_window_layer) : nlohmann::json(nullptr)},
             {"unused_token_ids", unused_token_ids_json(t)}});
 }
 
@@ -90,6 +125,9 @@ void TextStack::plan(const ModelConfig& shape, size_t vocab, TextWorkspace& w, B
     p.add(&w.x, p.product({rows, d}), "workspace.x");
     p.add(&w.key_bias, rows, "workspace.key_bias");
     p.add(&w.head_in, p.product({R, d}), "workspace.head_in");
+    const size_t half = rotary ? rotary->half() : 0;
+    p.add(&w.rope_cos, p.product({rows, half}), "workspace.rope_cos");
+    p.add(&w.rope_sin, p.product({rows, half}), "workspace.rope_sin");
     const size_t maps = p.product({layers.size(), B, h, L, L});
     p.add(&w.attention, w.limits.record_attention ? maps : 0, "workspace.attention");
 }
