@@ -182,12 +182,18 @@ public:
         // Accepted as they are: pretraining_tp (slices of the same products), attention_dropout,
         // initializer_range, use_cache.
         t.type_vocab_size = 0;
-        t.max_positions = std::min(t.max_position_embeddings, kMaxSequence);
+        // Rotary positions have no table to run out of: dynamic scaling exists to run past
+        // max_position_embeddings (HF accepts any length), up to factor times it here.
+        size_t positions = t.max_position_embeddings;
+        if (t.rope.scaling == RopeScaling::kDynamic)
+            positions = size_t(std::min(double(kMaxSequence), double(positions) * t.rope.factor));
+        t.max_positions = std::min(positions, kMaxSequence);
         t.causal = true;
         t.pre_norm = true;
         t.rotary = true;
         t.rms_norm = true;
         t.gated_feed_forward = true;
+        t.masks_by_fill = true;
         return t;
     }
 

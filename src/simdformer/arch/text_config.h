@@ -57,6 +57,9 @@ struct TextConfig {
     bool gated_feed_forward = false;
     size_t sliding_window = 0, first_window_layer = 0;
     bool attention_bias = false, mlp_bias = false;
+    // HF builds this family's attention mask with masked_fill (Llama, Qwen2, Mistral), not as a
+    // sum of masks (GPT-2): see HeadMasks::combine_by_fill.
+    bool masks_by_fill = false;
     std::string torch_dtype;           // as written, informational
     // The task head: architectures[0] as written ("BertForSequenceClassification"; "" when
     // absent) names which head the checkpoint's head tensors are, as the Auto class that saved them.

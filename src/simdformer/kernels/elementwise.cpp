@@ -34,6 +34,11 @@ void multiply_f32(size_t n, const float* a, const float* b, float* y) {
     map_f32(n, y, [&](size_t i, size_t w) { return load_n(a, i, w) * load_n(b, i, w); });
 }
 
+void floor_f32(size_t n, float lowest, float* x) {
+    const vf32 lo(lowest);
+    map_f32(n, x, [&](size_t i, size_t w) { return simd::max(load_n(x, i, w), lo); });
+}
+
 void scale_f32(size_t n, float alpha, const float* x, float* y) {
     const vf32 va(alpha);
     map_f32(n, y, [&](size_t i, size_t w) { return load_n(x, i, w) * va; });

@@ -138,6 +138,7 @@ void rms_norm_rows_f32(size_t rows, size_t d,
 
 void activation_f32(Activation act, size_t n, const float* x, float* y);  // y may equal x
 void multiply_f32(size_t n, const float* a, const float* b, float* y);    // y may equal a or b
+void floor_f32(size_t n, float lowest, float* x);                         // x = max(x, lowest)
 void add_f32(size_t n, const float* a, const float* b, float* y);         // y may equal a or b
 void scale_f32(size_t n, float alpha, const float* x, float* y);          // y may equal x
 

@@ -1,6 +1,7 @@
 #include "simdformer/layers/attention_head.h"
 
 #include <cmath>
+#include <limits>
 
 #include "simdformer/kernels/kernels.h"
 
@@ -20,6 +21,7 @@ void head_attend(size_t nq, size_t nk, size_t d_v, float* scores, const HeadMask
     kernels::mask_scores_f32(nq, nk, scores, nk, m.key_padding, m.attn_mask, nk, m.causal, m.causal_offset);
     // The per-key bias is the same additive row for every query (row stride 0).
     if (m.key_bias) kernels::mask_scores_f32(nq, nk, scores, nk, nullptr, m.key_bias, 0, false, 0);
+    if (m.combine_by_fill) kernels::floor_f32(nq * nk, std::numeric_limits<float>::lowest(), scores);
     if (normalize == NormalizeKind::kSoftmax) {
         kernels::softmax_rows_f32(nq, nk, scores, nk);
     } else {
@@ -35,6 +37,7 @@ void head_attend_query(size_t nk, size_t d, const float* q, const float* k, size
     // The same mask and normaliser kernels as whole sequences, on one row.
     kernels::mask_scores_f32(1, nk, weights, nk, m.key_padding, m.attn_mask, nk, m.causal, m.causal_offset);
     if (m.key_bias) kernels::mask_scores_f32(1, nk, weights, nk, nullptr, m.key_bias, 0, false, 0);
+    if (m.combine_by_fill) kernels::floor_f32(nk, std::numeric_limits<float>::lowest(), weights);
     if (normalize == NormalizeKind::kSoftmax) {
         kernels::softmax_rows_f32(1, nk, weights, nk);
     } else {

@@ -20,6 +20,10 @@ struct HeadMasks {
     const float* attn_mask = nullptr;      // [n_seq_q, n_seq_k] additive (-inf = masked), or null
     bool causal = false;                   // key j masked for query i when j > i + causal_offset
     size_t causal_offset = 0;
+    // Masks combined as Hugging Face's Llama-family eager mask combines them (masked_fill, not a
+    // sum): a score hidden by two masks is float's lowest, never -inf, so a query whose every key
+    // is hidden (a padded query) weighs all keys alike, as in HF.
+    bool combine_by_fill = false;
 };
 
 // scores [n_seq_q, n_seq_k] = q kᵀ, scaled by 1/sqrt(d) for kScaledDot (additive scores are

@@ -29,6 +29,7 @@ struct SequenceMasks {
     bool causal = false;
     const float* key_bias = nullptr;       // [n_batch, key_bias_stride] (Hugging Face padding), or null
     size_t key_bias_stride = 0;
+    bool combine_by_fill = false;          // HeadMasks::combine_by_fill (Llama, Qwen2, Mistral)
     // Sliding-window layers (Mistral): their additive mask in place of attn_mask, same shape.
     const float* window_attn_mask = nullptr;
     // Rotary attention (Llama): cos and sin [n_batch * n_seq, d_head / 2] of each new row's

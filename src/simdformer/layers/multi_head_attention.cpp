@@ -112,6 +112,7 @@ void MultiHeadAttention::attend(const AttendArgs& a, const AttentionScratch& s) 
         masks.attn_mask = a.attn_mask;
         masks.causal = a.causal;
         masks.causal_offset = a.causal_offset;
+        masks.combine_by_fill = a.combine_by_fill;
         // When the caller asked for weights, they are computed in place in its buffer and used
         // from there; otherwise they live only in the reused scratch matrix.
         float* scores = a.weights ? a.weights + ((b * nhead_ + h) * nq) * nk : scratch.scores;

@@ -52,6 +52,7 @@ struct AttendArgs {
     const float* attn_mask = nullptr;  // [n_seq_q, n_seq_k] additive (-inf = masked), or null
     bool causal = false;               // key j is masked for query i when j > i + causal_offset
     size_t causal_offset = 0;
+    bool combine_by_fill = false;      // HeadMasks::combine_by_fill
     AttentionOptions options;
     float* context = nullptr;  // [n_batch, n_seq_q, d_model] concatenated heads
     size_t ld_context = 0, context_batch_stride = 0;

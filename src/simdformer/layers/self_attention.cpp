@@ -59,6 +59,7 @@ void self_attention_block(const MultiHeadAttention& attention, size_t n_batch, s
     a.attn_mask = masks.attn_mask;
     a.causal = masks.causal;
     a.causal_offset = past;
+    a.combine_by_fill = masks.combine_by_fill;
     a.options = options;
     a.weights = weights;
     attention.attend(a, s.attention);

@@ -43,10 +43,12 @@ Status CausalLm::forward_text(const TextRequest& r, WorkspaceImpl& any) const {
     SequenceMasks masks;
     masks.key_bias = r.attention_mask ? ws.key_bias.data() : nullptr;
     masks.key_bias_stride = r.n_seq;
+    masks.combine_by_fill = stack_.config.masks_by_fill;
     fill_causal_mask(r.n_seq, r.n_seq, 0, ws.causal_mask.data());
     masks.attn_mask = ws.causal_mask.data();  // [n_seq, n_seq]
     window_masks(r.n_seq, r.n_seq, ws, &masks);
-    stack_.rotary_rows(r.n_batch, r.n_seq, ws.position_ids.data(), r.n_seq, ws, &masks);
+    const int32_t* pos = ws.position_ids.data();
+    stack_.rotary_rows(r.n_batch, r.n_seq, pos, r.n_seq, longest_sequence(r.n_batch, r.n_seq, pos, r.n_seq), ws, &masks);
     const LayerProbe probe{r.probe_layer, r.probe_out};
     stack_.run(r.n_batch, r.n_seq, masks, r.need_weights, ws, r.probe_out ? &probe : nullptr);  // ends with ln_f
     ws.output = ws.x.data();

@@ -26,6 +26,7 @@ struct CausalLmWorkspace : TextWorkspace {
     Buffer cache_bias;
     Buffer step_maps_data;
     size_t past = 0;                       // positions cached per item
+    size_t rotary_seq_len = 0;             // the longest sequence this decoding has seen (dynamic rope)
     std::vector<int32_t> next_input;       // [B] the token each item consumes next
     std::vector<int32_t> next_position;    // [B] its position id
 };

@@ -14,6 +14,7 @@
 // continues exactly as it would alone; rotary models rotate by these positions, and a sliding
 // window counts cache slots, as HF's masks do. (A plain forward, forward_text, uses arange(n) as
 // HF's forward does.)
+#include <algorithm>
 #include <limits>
 
 #include "simdformer/model/causal_lm.h"
@@ -89,6 +90,7 @@ void CausalLm::prefill(const DecodeRequest& r, CausalLmWorkspace& ws) const {
         ws.next_input[b] = r.tokens[b * n + n - 1];
         ws.next_position[b] = pos[b * n + n - 1];
     }
+    ws.rotary_seq_len = longest_sequence(B, n, pos, n);
     const size_t p = n - 1;  // the last prompt token is the first step's input
     ws.past = p;
     if (p == 0) return;
@@ -98,9 +100,12 @@ void CausalLm::prefill(const DecodeRequest& r, CausalLmWorkspace& ws) const {
     SequenceMasks masks;
     masks.key_bias = ws.cache_bias.data();
     masks.key_bias_stride = cap;
+    masks.combine_by_fill = stack_.config.masks_by_fill;
     masks.attn_mask = ws.causal_mask.data();  // [p, p]
     window_masks(p, p, ws, &masks);
-    stack_.rotary_rows(B, p, pos, n, ws, &masks);
+    // Dynamic rotary scaling sees the whole prompt, as HF's prefill call does (the last prompt
+    // token is this runner's first step, HF's last prefill row).
+    stack_.rotary_rows(B, p, pos, n, longest_sequence(B, n, pos, n), ws, &masks);
     const LayerScratch scratch = ws.layers.scratch();
     const AttentionOptions options = stack_.attention_options();
     for (size_t i = 0; i < stack_.layers.size(); ++i) {
@@ -123,8 +128,13 @@ void CausalLm::decode_step(WorkspaceImpl& any) const {
     SequenceMasks masks;  // one query sees every cached key: no causal mask (but a sliding window)
     masks.key_bias = ws.cache_bias.data();
     masks.key_bias_stride = cap;
+    masks.combine_by_fill = stack_.config.masks_by_fill;
     window_masks(1, past + 1, ws, &masks);
-    stack_.rotary_rows(B, 1, ws.next_position.data(), 1, ws, &masks);
+    // HF's dynamic scaling keeps the frequencies of the longest sequence seen: during one
+    // generation that is the current step's (positions only grow), never the prompt's.
+    const size_t seq_len = std::max(ws.rotary_seq_len, longest_sequence(B, 1, ws.next_position.data(), 1));
+    ws.rotary_seq_len = seq_len;
+    stack_.rotary_rows(B, 1, ws.next_position.data(), 1, seq_len, ws, &masks);
     const LayerScratch scratch = ws.layers.scratch();
     const AttentionOptions options = stack_.attention_options();
     for (size_t i = 0; i < stack_.layers.size(); ++i) {

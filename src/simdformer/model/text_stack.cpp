@@ -74,15 +74,19 @@ Status TextStack::check_probe(const TextRequest& r) const {
     return Status::ok();
 }
 
-void TextStack::rotary_rows(size_t n_batch, size_t n_seq, const int32_t* positions, size_t stride,
-                            TextWorkspace& ws, SequenceMasks* masks) const {
-    if (!rotary) return;
-    int32_t last = 0;  // dynamic scaling reads the call's longest sequence: HF's max(position_ids) + 1
+size_t longest_sequence(size_t n_batch, size_t n_seq, const int32_t* positions, size_t stride) {
+    int32_t last = 0;
     for (size_t b = 0; b < n_batch; ++b)
         for (size_t i = 0; i < n_seq; ++i) last = std::max(last, positions[b * stride + i]);
+    return size_t(last) + 1;
+}
+
+void TextStack::rotary_rows(size_t n_batch, size_t n_seq, const int32_t* positions, size_t stride, size_t seq_len,
+                            TextWorkspace& ws, SequenceMasks* masks) const {
+    if (!rotary) return;
     const size_t half = rotary->half();
     for (size_t b = 0; b < n_batch; ++b)
-        rotary->tables(n_seq, positions + b * stride, size_t(last) + 1, ws.rope_cos.data() + b * n_seq * half,
+        rotary->tables(n_seq, positions + b * stride, seq_len, ws.rope_cos.data() + b * n_seq * half,
                        ws.rope_sin.data() + b * n_seq * half);
     masks->rope_cos = ws.rope_cos.data();
     masks->rope_sin = ws.rope_sin.data();

@@ -42,6 +42,8 @@ WorkspaceLimits text_limits(const WorkspaceLimits& requested, const TextConfig& 
 // (info_json() lists them).
 std::vector<std::string> accept_unused(WeightReader& reader, const TextModelRef& names);
 
+// The largest of n_batch x n_seq positions (item b's at positions + b * stride), plus one.
+size_t longest_sequence(size_t n_batch, size_t n_seq, const int32_t* positions, size_t stride);
 // Every id of ids [n] in [0, limit): "<what> 7 at index 3 is outside [0, 5)".
 Status check_ids(const int32_t* ids, size_t n, size_t limit, const char* what);
 // attention_mask [n] holds only 0 and 1.
@@ -73,9 +75,10 @@ struct TextStack {
     Status check_probe(const TextRequest& r) const;
     // Rotary models: cos and sin of the positions of n_seq new rows per item (item b's at
     // positions + b * stride) into the workspace, rows b * n_seq + i, and masks->rope_cos /
-    // rope_sin pointing at them (nothing for other models).
-    void rotary_rows(size_t n_batch, size_t n_seq, const int32_t* positions, size_t stride, TextWorkspace& ws,
-                     SequenceMasks* masks) const;
+    // rope_sin pointing at them (nothing for other models). seq_len: the call's largest position
+    // + 1 as Hugging Face's call sees it (dynamic scaling's length; longest_sequence).
+    void rotary_rows(size_t n_batch, size_t n_seq, const int32_t* positions, size_t stride, size_t seq_len,
+                     TextWorkspace& ws, SequenceMasks* masks) const;
     // Each item's embeddings at ws.position_ids, and the padding bias of every key.
     void embed(const TextRequest& r, TextWorkspace& ws) const;
     // The layers over x [n_batch * n_seq, d] in place, then the final norm; with a probe, that
