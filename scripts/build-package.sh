@@ -33,5 +33,5 @@ chmod +x dist/cli.mjs
 ESBUILD=node_modules/.bin/esbuild
 if [[ ! -x "$ESBUILD" ]]; then echo "$ESBUILD is missing after scripts/setup.sh npm" >&2; exit 1; fi
 "$ESBUILD" dist/browser.mjs --bundle --format=esm --platform=browser --log-level=warning --minify-whitespace \
-  '--external:./simdformer*.mjs' --external:@huggingface/tokenizers --outfile=dist/browser.bundle.mjs
+  '--external:./simdformer*.mjs' --external:@huggingface/tokenizers --external:@huggingface/jinja --outfile=dist/browser.bundle.mjs
 echo "dist/ built: $(du -sh dist | cut -f1)"

@@ -27,7 +27,7 @@ for role in "${@:-core}"; do
                  chromium clang libclang-rt-14-dev ;;
     bench)   add cmake ninja-build g++ googletest libgtest-dev nlohmann-json3-dev emscripten nodejs \
                  libbenchmark-dev wabt python3-torch python3-onnx ;;
-    goldens) add python3-torch libopenblas0-pthread ;;
+    goldens) add python3-torch libopenblas0-pthread python3-jinja2 ;;
     train)   add python3-torch libopenblas0-pthread fortunes ;;
     *) echo "setup.sh: unknown role '$role' (expected core, npm, browser, test, bench, goldens or train)" >&2; exit 2 ;;
   esac

@@ -19,10 +19,13 @@ const TYPES = new Map(Object.entries({
   '.safetensors': 'application/octet-stream', '.txt': 'text/plain; charset=utf-8', '.ico': 'image/x-icon',
 }));
 
-// What the demo page needs from a checkout: the page, the built package, the tokenizer library.
+// What the demo page needs from a checkout: the page, the built package, the tokenizer library
+// and the chat-template library.
 export const TOKENIZERS_URL = '/node_modules/@huggingface/tokenizers/';
+export const JINJA_URL = '/node_modules/@huggingface/jinja/';
 export function demoMounts(root) {
-  return [['/dist/', join(root, 'dist')], [TOKENIZERS_URL, join(root, 'node_modules', '@huggingface', 'tokenizers')], ['/', join(root, 'web')]];
+  const lib = (name) => join(root, 'node_modules', '@huggingface', name);
+  return [['/dist/', join(root, 'dist')], [TOKENIZERS_URL, lib('tokenizers')], [JINJA_URL, lib('jinja')], ['/', join(root, 'web')]];
 }
 
 // mounts: [[urlPrefix, directory]], longest prefix first; prefix: a path every mount sits below.

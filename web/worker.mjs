@@ -11,6 +11,7 @@ import { fetchKept, keptSettled } from './model-store.mjs';
 // sub-path (https://host/some/path/) too.
 const here = (path) => new URL(path, import.meta.url).href;
 const TOKENIZERS = here('node_modules/@huggingface/tokenizers/dist/tokenizers.mjs');
+const JINJA = here('node_modules/@huggingface/jinja/dist/index.js');  // chat templates, on first use
 
 // The package's browser entry as one file (scripts/build-package.sh: one request, not ~25 in
 // 4-5 rounds), requested together with the SIMD128 build's glue and bytes, which nearly every
@@ -21,11 +22,11 @@ async function startEngine(simd) {
   if (simd) import(here('dist/simdformer.mjs')).catch(() => {});  // a failure shows in init's own import
   const simdBytes = simd ? fetch(here('dist/simdformer.wasm')).then((r) => (r.ok ? r.arrayBuffer() : undefined), () => undefined) : null;
   const { init, wasmSimdSupported } = await library;
-  // Import maps do not reach module workers: say where the tokenizer library is served.
-  const tokenizers = () => import(TOKENIZERS);
-  if (!simd || !wasmSimdSupported()) return init({ simd: false, tokenizers });
+  // Import maps do not reach module workers: say where the tokenizer and template libraries are served.
+  const tokenizers = () => import(TOKENIZERS), jinja = () => import(JINJA);
+  if (!simd || !wasmSimdSupported()) return init({ simd: false, tokenizers, jinja });
   const wasmBinary = await simdBytes;
-  return init({ simd: true, tokenizers, ...(wasmBinary ? { wasmBinary } : {}) });
+  return init({ simd: true, tokenizers, jinja, ...(wasmBinary ? { wasmBinary } : {}) });
 }
 const query = new URL(self.location.href).searchParams;
 const linked = new URLSearchParams(new URL(self.location.href).hash.slice(1));

@@ -31,6 +31,8 @@ export interface InitOptions {
    * import maps do not reach): e.g. () => import('/node_modules/@huggingface/tokenizers/dist/tokenizers.mjs').
    */
   tokenizers?: () => Promise<unknown>;
+  /** The same for @huggingface/jinja (chat templates): e.g. () => import('/node_modules/@huggingface/jinja/dist/index.js'). */
+  jinja?: () => Promise<unknown>;
   /**
    * Threads to compute with (default 1). n > 1 or 'auto' (physical cores in Node, logical CPUs in
    * browsers, at most 4) loads the pthreads build; browsers use it only on cross-origin isolated
@@ -369,7 +371,7 @@ export interface LoadModelOptions {
 
 /** The checkpoint, normalized (HF names mapped onto one set), plus the original config.json. */
 export interface ModelInfo {
-  architecture: 'bert' | 'roberta' | 'distilbert' | 'gpt2' | 'torch';
+  architecture: 'bert' | 'roberta' | 'distilbert' | 'gpt2' | 'llama' | 'qwen2' | 'mistral' | 'torch';
   model_type: string;
   d_model: number;
   n_layers: number;
@@ -382,8 +384,24 @@ export interface ModelInfo {
   pad_token_id: number | null;
   bos_token_id: number | null;
   eos_token_id: number | null;
+  /** Every end-of-sequence id (Llama 3 lists several); generateText stops at any by default. */
+  eos_token_ids: number[];
+  /** Special-token ids of the config outside the vocabulary (only generation would use them), as written. */
+  unused_token_ids: Record<string, unknown>;
   hidden_act: string;
+  /** RMSNorm's eps for Llama, Qwen2 and Mistral. */
   layer_norm_eps: number;
+  /** 'rms_norm' for Llama, Qwen2 and Mistral. */
+  norm: 'layer_norm' | 'rms_norm';
+  /** Key/value heads (grouped-query attention): query head h reads key/value head h / (n_heads / n_kv_heads). */
+  n_kv_heads: number;
+  head_dim: number;
+  /** Rotary positions (Llama, Qwen2, Mistral): theta, the rope_scaling type and its parameters; null otherwise. */
+  rotary: { theta: number; type: 'default' | 'linear' | 'dynamic' | 'llama3'; dim: number; factor?: number;
+    low_freq_factor?: number; high_freq_factor?: number; original_max_position_embeddings?: number } | null;
+  /** Mistral's (or Qwen2's) sliding window in positions, from layer first_window_layer on; null: none. */
+  sliding_window: number | null;
+  first_window_layer: number | null;
   has_pooler: boolean;
   has_mlm_head: boolean;
   has_lm_head: boolean;
@@ -558,6 +576,25 @@ export interface AttentionSteps {
 /** A prompt: a text, or token ids. */
 export type Prompt = string | Int32Array | number[];
 
+/** One message of a conversation, as chat templates take them. */
+export interface ChatMessage {
+  role: 'system' | 'user' | 'assistant' | 'tool' | (string & {});
+  content: string | readonly unknown[] | null;
+  [key: string]: unknown;
+}
+
+export interface ChatTemplateOptions {
+  /** Ends the prompt with the assistant's turn opening (default false; generateText: true). */
+  addGenerationPrompt?: boolean;
+  /** The template's tools (and "tool_use" is chosen when the folder names one). */
+  tools?: readonly unknown[];
+  documents?: readonly unknown[];
+  /** A name of the folder's templates, or the source of a template to use instead. */
+  template?: string;
+  /** More variables for the template. */
+  variables?: Record<string, unknown>;
+}
+
 /** One token as generateText chooses it (onToken). */
 export interface TokenEvent {
   /** Which prompt of a batch (0 for a single prompt). */
@@ -592,6 +629,8 @@ export interface GenerateTextOptions {
   returnAttention?: boolean | 'mean';
   /** Aborting stops at the next step; the promise rejects with the signal's reason. */
   signal?: AbortSignalLike;
+  /** For a conversation: how the chat template renders it (addGenerationPrompt defaults to true). */
+  chatTemplate?: ChatTemplateOptions;
 }
 
 export interface GenerationStep {
@@ -635,12 +674,19 @@ export declare class TextModel {
   classify(input: readonly TextInput[], options?: ClassifyOptions): Classification[];
   /** The step-by-step view of one head (layer and head default to 0). */
   attentionSteps(input: string, options?: { layer?: number; head?: number; maxLength?: number }): AttentionSteps;
+  /** Whether the folder has a chat template (tokenizer_config.json "chat_template" or chat_template.jinja). */
+  readonly hasChatTemplate: boolean;
+  /** A conversation rendered by the chat template, as transformers' apply_chat_template (tokenize: its ids). */
+  applyChatTemplate(messages: readonly ChatMessage[], options: ChatTemplateOptions & { tokenize: true }): Promise<Int32Array>;
+  applyChatTemplate(messages: readonly ChatMessage[], options?: ChatTemplateOptions & { tokenize?: false }): Promise<string>;
   /**
-   * Continues a prompt with a causal language model (GPT-2). While it runs, every other call on
-   * the model (dispose included) is refused.
+   * Continues a prompt (or a conversation, through the chat template) with a causal language
+   * model (GPT-2, Llama, Qwen2, Mistral). While it runs, every other call on the model (dispose
+   * included) is refused.
    */
-  generateText(prompt: Prompt, options: GenerateTextOptions & AsksAttention): Promise<WithSteps<GeneratedText>>;
-  generateText(prompt: Prompt, options?: GenerateTextOptions): Promise<GeneratedText>;
+  generateText(prompt: Prompt | readonly ChatMessage[], options: GenerateTextOptions & AsksAttention): Promise<WithSteps<GeneratedText>>;
+  generateText(prompt: Prompt | readonly ChatMessage[], options?: GenerateTextOptions): Promise<GeneratedText>;
+  generateText(conversations: readonly (readonly ChatMessage[])[], options?: GenerateTextOptions): Promise<GeneratedText[]>;
   generateText(prompts: readonly string[] | readonly (Int32Array | number[])[], options: GenerateTextOptions & AsksAttention):
     Promise<WithSteps<GeneratedText>[]>;
   generateText(prompts: readonly string[] | readonly (Int32Array | number[])[], options?: GenerateTextOptions): Promise<GeneratedText[]>;

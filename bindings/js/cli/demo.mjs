@@ -19,13 +19,17 @@ async function serveDemo(sf, a, { out }) {
   const port = parsePort(a.port);
   const web = fileURLToPath(new URL('web/', PACKAGE_ROOT));
   if (!existsSync(`${web}index.html`)) throw new UsageError(`the demo page is not in this installation (${web}index.html is missing)`);
-  const { startServer, TOKENIZERS_URL } = await import(new URL('web/serve.mjs', PACKAGE_ROOT).href);
-  // The page's worker imports @huggingface/tokenizers by URL (import maps do not reach workers):
-  // serve the copy this installation resolves (it may be hoisted above the package).
-  const tokenizers = dirname(dirname(createRequire(import.meta.url).resolve('@huggingface/tokenizers')));
+  const { startServer, TOKENIZERS_URL, JINJA_URL } = await import(new URL('web/serve.mjs', PACKAGE_ROOT).href);
+  // The page's worker imports @huggingface/tokenizers and @huggingface/jinja by URL (import maps
+  // do not reach workers): serve the copies this installation resolves (they may be hoisted above
+  // the package). Both resolve to <package>/dist/<file>.
+  const require = createRequire(import.meta.url);
+  const tokenizers = dirname(dirname(require.resolve('@huggingface/tokenizers')));
+  const jinja = dirname(dirname(require.resolve('@huggingface/jinja')));
   let served;
   try {
-    served = await startServer({ mounts: [['/dist/', fileURLToPath(new URL('dist/', PACKAGE_ROOT))], [TOKENIZERS_URL, tokenizers], ['/', web]], port });
+    const mounts = [['/dist/', fileURLToPath(new URL('dist/', PACKAGE_ROOT))], [TOKENIZERS_URL, tokenizers], [JINJA_URL, jinja], ['/', web]];
+    served = await startServer({ mounts, port });
   } catch (e) {
     if (e?.code === 'EADDRINUSE') throw new UsageError(`port ${port} is in use: pick another with --port (0 = any free port)`);
     throw e;

@@ -8,6 +8,7 @@ import { Model } from './model.mjs';
 import { attention, layerNorm, positionalEncoding } from './ops.mjs';
 import { func, oneOf, readOptions, value, weightsFormat } from './options.mjs';
 import { loadPretrained, loadWeights } from './pretrained.mjs';
+import { setJinjaLoader } from './chat-template.mjs';
 import { setTokenizersLoader } from './tokenizer.mjs';
 import { stopThreads, threadsKind } from './threads.mjs';
 
@@ -145,8 +146,9 @@ export async function instantiate(factory, moduleOptions) {
 /** Validates init() options shared by both entry points. */
 export function initOptions(options) {
   const o = readOptions(options, { wasmUrl: value(), wasmBinary: value(), simd: oneOf(['auto', true, false], 'auto'),
-                                   threads: threadsKind, tokenizers: func() }, 'init');
+                                   threads: threadsKind, tokenizers: func(), jinja: func() }, 'init');
   if (o.tokenizers) setTokenizersLoader(o.tokenizers);
+  if (o.jinja) setJinjaLoader(o.jinja);
   if (o.wasmBinary !== undefined && !(o.wasmBinary instanceof ArrayBuffer) && !ArrayBuffer.isView(o.wasmBinary)) {
     fail('init: wasmBinary must be an ArrayBuffer or Uint8Array');
   }

@@ -12,6 +12,7 @@ import { filesFileSet, isFileList, objectFileSet, urlFileSet } from './file-sets
 import { browserCaches } from './model-cache.mjs';
 import { boolean, describe, func, oneOf, readOptions, value, weightsFormat } from './options.mjs';
 import { TextModel } from './text-model.mjs';
+import { chatTemplates } from './chat-template.mjs';
 import { loadTokenizer, tokenizersLibrary } from './tokenizer.mjs';
 
 const isUrlText = (s) => /^https?:\/\//i.test(s);
@@ -48,6 +49,8 @@ export async function loadPretrained(module, source, options, { localFolder }) {
     const tokenizerConfig = await jsonFile(files, 'tokenizer_config.json');
     const pooling = await sentenceTransformersPooling(files);
     if (tokenizerConfig !== null && !isPlainObject(tokenizerConfig.value)) fail(`tokenizer_config.json in ${files.label} must be a JSON object`);
+    const generation = await generationConfig(files);
+    const chat = chatTemplates(tokenizerConfig?.value, await files.text('chat_template.jinja'));
     await tokenizersLibrary();  // fail before the weights are read if it cannot load
     const handle = loadWeights(module, config.text, weights, { progress, signal, weightsKind: o.weights, where: 'loadPretrained' });
     try {
@@ -58,7 +61,7 @@ export async function loadPretrained(module, source, options, { localFolder }) {
       });
       await files.loaded?.();  // only a folder that loaded is kept (cache 'browser')
       progress({ stage: 'done', loaded: 1, total: 1 });
-      return new TextModel(module, handle, info, tokenizer, pooling);
+      return new TextModel(module, handle, info, tokenizer, pooling, { chat, generation });
     } catch (e) {
       handle.delete();
       throw e;
@@ -121,6 +124,22 @@ async function jsonFile(files, name, { required = false, namedBy } = {}) {
   }
   if (jsonDepthExceeds(value, MAX_JSON_DEPTH)) fail(`${name} in ${files.label} nests deeper than ${MAX_JSON_DEPTH} levels`);
   return { text, value };
+}
+
+// generation_config.json's token ids, which generate() prefers to config.json's (Llama 3 lists
+// several eos ids there): {eosTokenIds?, bosTokenId?, padTokenId?} with what the file gives.
+async function generationConfig(files) {
+  const file = await jsonFile(files, 'generation_config.json');
+  if (file === null) return {};
+  const g = file.value;
+  if (!isPlainObject(g)) fail(`generation_config.json in ${files.label} must be a JSON object`);
+  const id = (v) => Number.isSafeInteger(v) && v >= 0;
+  const out = {};
+  if (id(g.eos_token_id)) out.eosTokenIds = [g.eos_token_id];
+  else if (Array.isArray(g.eos_token_id) && g.eos_token_id.every(id)) out.eosTokenIds = [...g.eos_token_id];
+  if (id(g.bos_token_id)) out.bosTokenId = g.bos_token_id;
+  if (id(g.pad_token_id)) out.padTokenId = g.pad_token_id;
+  return out;
 }
 
 // model.safetensors, or model.safetensors.index.json and the shards its weight_map names. (The

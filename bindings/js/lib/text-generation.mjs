@@ -1,4 +1,5 @@
-// Text generation with a causal language model (GPT-2), driven from JavaScript one step at a
+// Text generation with a causal language model (GPT-2, Llama, Qwen2, Mistral), driven from
+// JavaScript one step at a
 // time: ModelHandle.decodeBegin runs the prompt into the key/value cache, each decodeStep
 // returns one token per prompt, and decodeEnd closes the run. C++ never calls into JavaScript
 // while a step runs, so onToken may stream, return false to stop, throw, or await; an
@@ -6,6 +7,7 @@
 import { throwIfAborted, untilAborted } from './abortable.mjs';
 import { check, fail } from './errors.mjs';
 import { CallHeap, copyF32, copyI32, copyU8 } from './heap.mjs';
+import { isConversation, renderChat } from './chat-template.mjs';
 import { nextTurn } from './next-turn.mjs';
 import { describe, func, integer, oneOf, readOptions, value } from './options.mjs';
 
@@ -31,6 +33,7 @@ function optionSpec(info) {
     onToken: func(),
     returnAttention: oneOf([true, 'mean', false], false),
     signal: value(),
+    chatTemplate: value(),
   };
 }
 
@@ -62,6 +65,30 @@ function tooLong(where, n, info) {
   fail(`${where} is too long: ${n} tokens, and the model has ${info.max_positions} positions (the prompt plus at least one new token must fit)`);
 }
 
+/**
+ * A conversation ([{role, content}, ...]) or a batch of them: each rendered by the model's chat
+ * template with the generation prompt (options.chatTemplate: renderChat's options) and
+ * tokenized without added special tokens, as HF's apply_chat_template(tokenize=True). -> null
+ * when the input is not one.
+ */
+async function readConversations({ chat, tokenizer, info }, input, o) {
+  const batch = Array.isArray(input) && input.length > 0 && input.every(isConversation);
+  if (!batch && !isConversation(input)) return null;
+  const chatOptions = o.chatTemplate ?? {};
+  if (chatOptions === null || typeof chatOptions !== 'object') fail(`generateText: chatTemplate must be an object, got ${describe(chatOptions)}`);
+  const conversations = batch ? input : [input];
+  const prompts = [];
+  for (const [i, messages] of conversations.entries()) {
+    const text = await renderChat(chat, messages, { addGenerationPrompt: true, ...chatOptions }, 'generateText');
+    const ids = tokenizer.encodeWithoutSpecialTokens(text);
+    const where = batch ? `generateText: conversation ${i}` : 'generateText: the conversation';
+    if (!ids.length) fail(`${where} renders to no tokens`);
+    if (ids.length >= info.max_positions) tooLong(where, ids.length, info);
+    prompts.push(ids);
+  }
+  return { prompts, batch };
+}
+
 /** -> {prompts: Int32Array[], batch}: a text or ids, or an array of texts or of id lists. */
 function readPrompts(input, tokenizer, info) {
   if (typeof input === 'string' || isIdList(input)) return { prompts: [promptIds(input, null, tokenizer, info)], batch: false };
@@ -71,9 +98,17 @@ function readPrompts(input, tokenizer, info) {
   return { prompts: input.map((p, i) => promptIds(p, i, tokenizer, info)), batch: true };
 }
 
-// stop: token ids and/or texts; default the eos token. -> {ids, texts}
-function readStop(stop, info) {
-  if (stop === undefined) return { ids: Number.isSafeInteger(info.eos_token_id) ? [info.eos_token_id] : [], texts: [] };
+// The ids generation stops at by default: generation_config.json's eos ids, else config.json's
+// (every one of a list, as Llama 3 gives them).
+function defaultStopIds(info, generation) {
+  if (generation?.eosTokenIds) return generation.eosTokenIds.filter((id) => id < info.vocab_size);
+  if (Array.isArray(info.eos_token_ids)) return info.eos_token_ids;
+  return Number.isSafeInteger(info.eos_token_id) ? [info.eos_token_id] : [];
+}
+
+// stop: token ids and/or texts; default the eos tokens. -> {ids, texts}
+function readStop(stop, info, generation) {
+  if (stop === undefined) return { ids: defaultStopIds(info, generation), texts: [] };
   const list = Array.isArray(stop) ? stop : [stop];
   const ids = [], texts = [];
   list.forEach((s, k) => {
@@ -133,9 +168,9 @@ function itemAttention(maps, b, padding, mode) {
 // Left padding (Hugging Face's choice for decoder-only models): every prompt ends at the same
 // column, so each step consumes one real token per prompt. Runs the prompts into the key/value
 // cache; -> n, the padded prompt length.
-function beginDecode({ module, handle, info }, prompts, { maxNewTokens, sampler, stop }) {
+function beginDecode({ module, handle, info, generation }, prompts, { maxNewTokens, sampler, stop }) {
   const B = prompts.length, n = prompts.reduce((m, p) => Math.max(m, p.length), 0);
-  const pad = Number.isSafeInteger(info.pad_token_id) ? info.pad_token_id : Number.isSafeInteger(info.eos_token_id) ? info.eos_token_id : 0;
+  const pad = [info.pad_token_id, generation?.padTokenId, info.eos_token_id].find((id) => Number.isSafeInteger(id) && id < info.vocab_size) ?? 0;
   const tokens = new Int32Array(B * n).fill(pad), mask = new Uint8Array(B * n);
   prompts.forEach((p, b) => {
     tokens.set(p, b * n + n - p.length);
@@ -209,8 +244,8 @@ export async function generateText(ctx, input, options) {
   const { handle, info, tokenizer } = ctx;
   const o = readOptions(options, optionSpec(info), 'generateText');
   checkSignal(o.signal);
-  const { prompts, batch } = readPrompts(input, tokenizer, info);
-  const stop = readStop(o.stop, info);
+  const { prompts, batch } = await readConversations(ctx, input, o) ?? readPrompts(input, tokenizer, info);
+  const stop = readStop(o.stop, info, ctx.generation);
   const sampler = readSampling(o);
   const longest = prompts.reduce((m, p) => Math.max(m, p.length), 0);
   const room = info.max_positions - longest;  // >= 1: promptIds refuses longer prompts

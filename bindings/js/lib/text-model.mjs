@@ -1,4 +1,5 @@
-// TextModel: a Hugging Face checkpoint (BERT, RoBERTa, DistilBERT, GPT-2) with its tokenizer,
+// TextModel: a Hugging Face checkpoint (BERT, RoBERTa, DistilBERT, GPT-2, Llama, Qwen2, Mistral)
+// with its tokenizer,
 // loaded by Simdformer.loadPretrained. Text in; tokens with offsets, hidden states, attention
 // maps, sentence embeddings, masked-token predictions, text classification and generated text out.
 //
@@ -19,6 +20,7 @@ import { boolean, integer, oneOf, readOptions } from './options.mjs';
 import { l2Normalize, pool, softmaxTopK } from './pooling.mjs';
 import { textItems } from './text-inputs.mjs';
 import { generateText } from './text-generation.mjs';
+import { renderChat } from './chat-template.mjs';
 
 export class TextModel {
   #module;
@@ -26,15 +28,22 @@ export class TextModel {
   #info;
   #tokenizer;
   #pooling;
+  #chat;
+  #generation;
   #guard = new CallGuard();
 
-  /** pooling: {mode: 'mean' | 'cls' | 'max', normalize: boolean} from the folder (sentence-transformers files). */
-  constructor(module, handle, info, tokenizer, pooling) {
+  /**
+   * pooling: {mode: 'mean' | 'cls' | 'max', normalize: boolean} from the folder (sentence-transformers files);
+   * chat: the folder's chat templates (chat-template.mjs) or null; generation: generation_config.json's ids.
+   */
+  constructor(module, handle, info, tokenizer, pooling, { chat = null, generation = {} } = {}) {
     this.#module = module;
     this.#handle = handle;
     this.#info = Object.freeze(info);
     this.#tokenizer = tokenizer;
     this.#pooling = pooling;
+    this.#chat = chat;
+    this.#generation = Object.freeze({ ...generation });
     watch(this, `a ${info.architecture} model`);
   }
 
@@ -275,8 +284,29 @@ export class TextModel {
     return batch ? out : out[0];
   }
 
+  /** Whether the folder has a chat template (tokenizer_config.json or chat_template.jinja). */
+  get hasChatTemplate() { return this.#chat !== null; }
+
   /**
-   * Continues a text (or token ids, or a batch of either) with a causal language model (GPT-2):
+   * Renders a conversation ([{role, content}, ...]) with the folder's chat template, as
+   * tokenizer.apply_chat_template(messages, add_generation_prompt=...) does: the prompt text, or
+   * with tokenize: true its ids (no special tokens added: the template writes its own).
+   * options: {addGenerationPrompt, tokenize, tools, documents, template, variables}.
+   */
+  applyChatTemplate(messages, options = {}) {
+    return this.#guard.runAsync('applyChatTemplate', async () => {
+      this.#live();
+      const { tokenize = false, ...rest } = options ?? {};
+      if (typeof tokenize !== 'boolean') fail(`applyChatTemplate: tokenize must be true or false, got ${typeof tokenize}`);
+      const text = await renderChat(this.#chat, messages, rest, 'applyChatTemplate');
+      return tokenize ? this.#tokenizer.encodeWithoutSpecialTokens(text) : text;
+    });
+  }
+
+  /**
+   * Continues a text (or token ids, a conversation, or a batch of any one kind) with a causal
+   * language model (GPT-2, Llama, Qwen2, Mistral); a conversation goes through the chat template
+   * with the generation prompt (options.chatTemplate: applyChatTemplate's options):
    * greedy by default; sampling with temperature / topK / topP and a seed. onToken(event) sees
    * every token as it is chosen; returning false stops, throwing rejects with that error, and an
    * aborted signal rejects with its reason. Resolves to {text, ids, tokens, promptIds,
@@ -290,9 +320,10 @@ export class TextModel {
   async #generateText(input, options) {
     const handle = this.#live();
     if (!this.#info.causal || !this.#info.has_lm_head) {
-      fail(`generateText needs a causal language model (GPT-2); this is a ${this.#info.architecture} model`, 'unsupported');
+      fail(`generateText needs a causal language model (GPT-2, Llama, Qwen2, Mistral); this is a ${this.#info.architecture} model`, 'unsupported');
     }
-    return generateText({ module: this.#module, handle, info: this.#info, tokenizer: this.#tokenizer }, input, options);
+    const ctx = { module: this.#module, handle, info: this.#info, tokenizer: this.#tokenizer, chat: this.#chat, generation: this.#generation };
+    return generateText(ctx, input, options);
   }
 
 }

@@ -209,6 +209,12 @@ export class TextTokenizer {
     return { ...out, length, truncated: originalLength > length, originalLength };
   }
 
+  /** The ids of a text without the special tokens the post-processor would add (a rendered chat
+   *  prompt already holds its own: apply_chat_template tokenizes with add_special_tokens=False). */
+  encodeWithoutSpecialTokens(text) {
+    return Int32Array.from(this.#content(text).ids);
+  }
+
   // The content tokens of one text (no special tokens added), with their offsets.
   #content(text) {
     if (typeof text !== 'string') fail(`text must be a string, got ${text === null ? 'null' : typeof text}`);

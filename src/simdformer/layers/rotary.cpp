@@ -6,11 +6,18 @@
 namespace simdformer {
 namespace {
 
+// Transcendentals of float arguments through the double-precision libm functions, rounded to
+// float: within an ulp of PyTorch's float32 ones, and the wasm build already carries the double
+// versions (sinusoidal positions), so no float copies of pow / sin / cos are linked in.
+float pow_f(float base, float exponent) { return static_cast<float>(std::pow(double(base), double(exponent))); }
+float cos_f(float x) { return static_cast<float>(std::cos(double(x))); }
+float sin_f(float x) { return static_cast<float>(std::sin(double(x))); }
+
 // HF's _compute_default_rope_parameters: 1 / base ** (arange(0, dim, 2).float() / dim), float32.
 void default_inverse_frequencies(size_t dim, float base, float* out) {
     for (size_t j = 0; j < dim / 2; ++j) {
         const float exponent = static_cast<float>(2 * j) / static_cast<float>(dim);
-        out[j] = 1.0f / std::pow(base, exponent);
+        out[j] = 1.0f / pow_f(base, exponent);
     }
 }
 
@@ -50,7 +57,7 @@ void Rotary::inverse_frequencies(size_t seq_len, float* out) const {
         const float growth = factor * static_cast<float>(seq_len) / static_cast<float>(c.original_max_positions) -
                              (factor - 1.0f);
         const float power = static_cast<float>(static_cast<double>(c.dim) / static_cast<double>(c.dim - 2));
-        base = base * std::pow(growth, power);
+        base = base * pow_f(growth, power);
     }
     default_inverse_frequencies(c.dim, base, out);
     if (c.scaling == RopeScaling::kLinear)
@@ -70,8 +77,8 @@ void Rotary::tables(size_t rows, const int32_t* positions, size_t seq_len, float
         const float p = static_cast<float>(positions[r]);
         for (size_t j = 0; j < h; ++j) {
             const float angle = p * inv_freq[j];
-            cos[r * h + j] = std::cos(angle);
-            sin[r * h + j] = std::sin(angle);
+            cos[r * h + j] = cos_f(angle);
+            sin[r * h + j] = sin_f(angle);
         }
     }
 }

@@ -1,0 +1,171 @@
+// Chat templates: a model folder's chat_template rendered with @huggingface/jinja (the template
+// engine transformers.js uses; loaded on first use, so importing simdformer never loads it), with
+// the variables transformers' apply_chat_template gives a template: messages,
+// add_generation_prompt, tools, documents, the tokenizer's special tokens (bos_token, eos_token,
+// ...), raise_exception and strftime_now (the engine's own), plus any the caller adds.
+//
+// The template comes from chat_template.jinja when the folder has one (transformers >= 4.50 saves
+// it there), else tokenizer_config.json's "chat_template": a string, or a list of named templates
+// ({name, template}) of which "default" is used, or "tool_use" when tools are given (as
+// transformers chooses).
+//
+// A template is code from the model folder, run in the caller's thread: a template that raises,
+// cannot be parsed, recurses without end or asks range() for more than RANGE_LIMIT numbers is a
+// SimdformerError, never a hang or a crash. (The engine's own range() has no bound and its globals
+// cannot be replaced, so the template runs in an environment with these globals instead:
+// templateGlobals, the same names and behaviour but for that bound.)
+import { SimdformerError, fail } from './errors.mjs';
+import { describe } from './options.mjs';
+
+let library = null;
+let loadLibrary = () => import('@huggingface/jinja');
+
+/** init({ jinja }): a function returning the @huggingface/jinja module (a promise). */
+export function setJinjaLoader(load) {
+  loadLibrary = load;
+  library = null;
+}
+
+function jinjaLibrary() {
+  library ??= Promise.resolve().then(() => loadLibrary()).catch((e) => {
+    library = null;
+    fail(`cannot load the template library @huggingface/jinja (a dependency of simdformer): ${e.message}`, 'unsupported');
+  });
+  return library;
+}
+
+const RANGE_LIMIT = 100_000;  // numbers one range() call may produce
+const SPECIAL_TOKENS = ['bos_token', 'eos_token', 'unk_token', 'sep_token', 'pad_token', 'cls_token', 'mask_token'];
+
+const isPlainObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
+// tokenizer_config.json writes a special token as its text or as an AddedToken {content, ...}.
+const tokenText = (t) => (typeof t === 'string' ? t : isPlainObject(t) && typeof t.content === 'string' ? t.content : undefined);
+
+/**
+ * The chat templates of a folder: {templates: Map(name -> source), specialTokens}, or null when it
+ * has none. jinjaText: chat_template.jinja's text (or null).
+ */
+export function chatTemplates(tokenizerConfig, jinjaText) {
+  const config = isPlainObject(tokenizerConfig) ? tokenizerConfig : {};
+  const templates = new Map();
+  const given = config.chat_template;
+  if (typeof given === 'string') {
+    templates.set('default', given);
+  } else if (Array.isArray(given)) {
+    given.forEach((t, i) => {
+      if (!isPlainObject(t) || typeof t.name !== 'string' || typeof t.template !== 'string') {
+        fail(`tokenizer_config.json: chat_template[${i}] must be {name, template} strings, got ${describe(t)}`);
+      }
+      templates.set(t.name, t.template);
+    });
+  } else if (given !== undefined && given !== null) {
+    fail(`tokenizer_config.json: chat_template must be a string or a list of {name, template}, got ${describe(given)}`);
+  }
+  if (typeof jinjaText === 'string') templates.set('default', jinjaText);
+  if (templates.size === 0) return null;
+  const specialTokens = {};
+  for (const name of SPECIAL_TOKENS) {
+    const text = tokenText(config[name]);
+    if (text !== undefined) specialTokens[name] = text;
+  }
+  if (Array.isArray(config.additional_special_tokens)) {
+    specialTokens.additional_special_tokens = config.additional_special_tokens.map(tokenText).filter((t) => t !== undefined);
+  }
+  return { templates, specialTokens };
+}
+
+function checkMessages(messages, where) {
+  if (!Array.isArray(messages) || messages.length === 0) fail(`${where}: messages must be a non-empty array of {role, content}, got ${describe(messages)}`);
+  messages.forEach((m, i) => {
+    if (!isPlainObject(m) || typeof m.role !== 'string') fail(`${where}: messages[${i}] must be an object with a string role, got ${describe(m)}`);
+    if (!(typeof m.content === 'string' || Array.isArray(m.content) || m.content === null || m.content === undefined)) {
+      fail(`${where}: messages[${i}].content must be a string or a list of parts, got ${describe(m.content)}`);
+    }
+  });
+}
+
+/** A conversation: an array of {role: string, content} objects (what generateText takes as messages). */
+export const isConversation = (x) => Array.isArray(x) && x.length > 0 && x.every((m) => isPlainObject(m) && typeof m.role === 'string');
+
+function chooseTemplate(chat, { template, tools }, where) {
+  if (template !== undefined) {
+    if (typeof template !== 'string') fail(`${where}: template must be a template name or source, got ${describe(template)}`);
+    // A name of the folder's templates, or the source of one to use instead.
+    return chat?.templates.get(template) ?? template;
+  }
+  if (!chat) fail(`${where}: this model's folder has no chat template (tokenizer_config.json "chat_template" or chat_template.jinja); pass one as options.template`, 'unsupported');
+  if (tools !== undefined && chat.templates.has('tool_use')) return chat.templates.get('tool_use');
+  const source = chat.templates.get('default');
+  if (source === undefined) fail(`${where}: the folder's chat templates are ${[...chat.templates.keys()].join(', ')}, and none is "default": pass options.template`, 'unsupported');
+  return source;
+}
+
+function boundedRange(start, stop, step = 1) {
+  if (stop === undefined) [start, stop] = [0, start];
+  if (![start, stop, step].every(Number.isSafeInteger)) throw new Error('range() takes integers');
+  const count = step === 0 ? Infinity : Math.max(0, Math.ceil((stop - start) / step));
+  if (count > RANGE_LIMIT) throw new Error(`range() of ${count} numbers exceeds ${RANGE_LIMIT}`);
+  if (step === 0) throw new Error('range() step must not be zero');
+  const out = [];
+  for (let i = 0; i < count; i++) out.push(start + i * step);
+  return out;
+}
+
+// strftime_now(format): the current local time, the directives templates use (Llama 3.1's
+// "%d %b %Y"): %Y %m %d %b %B %H %M %%, as the engine's own.
+function strftimeNow(format) {
+  const now = new Date(), pad2 = (n) => String(n).padStart(2, '0');
+  const month = (style) => new Intl.DateTimeFormat(undefined, { month: style }).format(now);
+  return String(format).replace(/%[YmdbBHM%]/g, (t) => ({
+    '%Y': String(now.getFullYear()), '%m': pad2(now.getMonth() + 1), '%d': pad2(now.getDate()),
+    '%b': month('short'), '%B': month('long'), '%H': pad2(now.getHours()), '%M': pad2(now.getMinutes()), '%%': '%',
+  })[t]);
+}
+
+const templateGlobals = () => ({
+  false: false, true: true, none: null, False: false, True: true, None: null,
+  raise_exception: (message) => { throw new Error(message); },
+  range: boundedRange,
+  strftime_now: strftimeNow,
+});
+
+/**
+ * messages -> the prompt text, as tokenizer.apply_chat_template(messages, tokenize=False,
+ * add_generation_prompt=...) renders it. options: {addGenerationPrompt, tools, documents,
+ * template (a name or a template's source), variables (more template variables)}.
+ */
+export async function renderChat(chat, messages, options = {}, where = 'applyChatTemplate') {
+  if (!isPlainObject(options)) fail(`${where}: options must be an object, got ${describe(options)}`);
+  const known = ['addGenerationPrompt', 'tools', 'documents', 'template', 'variables'];
+  for (const key of Object.keys(options)) if (!known.includes(key)) fail(`${where}: unknown option '${key}' (known: ${known.join(', ')})`);
+  checkMessages(messages, where);
+  const { addGenerationPrompt = false, tools, documents, variables = {} } = options;
+  if (typeof addGenerationPrompt !== 'boolean') fail(`${where}: addGenerationPrompt must be true or false, got ${describe(addGenerationPrompt)}`);
+  if (!isPlainObject(variables)) fail(`${where}: variables must be an object, got ${describe(variables)}`);
+  const source = chooseTemplate(chat, options, where);
+  const { Template, Environment, Interpreter } = await jinjaLibrary();
+  let compiled;
+  try {
+    compiled = new Template(source);
+  } catch (e) {
+    fail(`${where}: the chat template cannot be parsed: ${e.message}`, 'invalid_argument');
+  }
+  const values = {
+    ...templateGlobals(),
+    ...(chat?.specialTokens ?? {}),
+    ...variables,
+    messages,
+    add_generation_prompt: addGenerationPrompt,
+    ...(tools === undefined ? {} : { tools }),
+    ...(documents === undefined ? {} : { documents }),
+  };
+  try {
+    const env = new Environment();
+    for (const [name, v] of Object.entries(values)) env.set(name, v);
+    return new Interpreter(env).run(compiled.parsed).value;
+  } catch (e) {
+    if (e instanceof SimdformerError) throw e;
+    const why = e instanceof RangeError ? `it recursed too deeply (${e.message})` : e.message;
+    return fail(`${where}: the chat template failed: ${why}`, 'invalid_argument');
+  }
+}

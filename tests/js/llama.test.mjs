@@ -1,0 +1,157 @@
+// Llama, Qwen2 and Mistral folders (tests/data/hf/llama_*, qwen2, mistral_window, written by
+// scripts/fixtures/make_llama_fixtures.py) through loadPretrained, on the SIMD and scalar builds:
+// greedy continuations equal the PyTorch reference token for token; encodeText's attention is one
+// map per query head equal to the reference's; info names the key/value heads; eos lists stop
+// generation; chat templates render as transformers' Jinja2 renders them (texts.json's
+// expectation comes from Jinja2 itself) and generateText takes a conversation; templates that
+// raise, do not parse or ask for a huge range are clear errors.
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, test } from 'node:test';
+
+import { SimdformerError, init } from '../../dist/node.mjs';
+import { DATA, maxAbsDiff, readTensors } from './helpers.mjs';
+
+const folder = (name) => join(DATA, 'hf', name);
+const golden = (name) => readTensors(join(folder(name), 'golden.safetensors'));
+const texts = (name) => JSON.parse(readFileSync(join(folder(name), 'texts.json'), 'utf8'));
+const CASES = ['llama_gqa', 'llama_mqa_llama3_bf16', 'llama_linear_bias_f16_sharded', 'llama_dynamic', 'qwen2', 'mistral_window'];
+const ARCHITECTURE = { llama: 'llama', qwen2: 'qwen2', mistral: 'mistral' };
+
+// A folder in memory, with this tokenizer_config.json (to try templates).
+function withTokenizerConfig(name, tokenizerConfig) {
+  return {
+    config: readFileSync(join(folder(name), 'config.json'), 'utf8'),
+    weights: readFileSync(join(folder(name), 'model.safetensors')),
+    tokenizer: readFileSync(join(folder(name), 'tokenizer.json'), 'utf8'),
+    tokenizerConfig,
+  };
+}
+
+const rejectsWith = (promise, code, pattern) => assert.rejects(promise, (e) => {
+  assert.ok(e instanceof SimdformerError, `a SimdformerError, got ${e}`);
+  assert.equal(e.code, code, e.message);
+  assert.match(e.message, pattern);
+  return true;
+});
+
+for (const simd of [true, false]) {
+  describe(`${simd ? 'SIMD128' : 'scalar'} build`, async () => {
+    const sf = await init({ simd });
+
+    for (const name of CASES) {
+      test(`${name}: greedy continuation and every head's attention equal the reference`, async () => {
+        const g = golden(name), t = texts(name);
+        const model = await sf.loadPretrained(folder(name));
+        const config = JSON.parse(readFileSync(join(folder(name), 'config.json'), 'utf8'));
+        assert.equal(model.info.architecture, ARCHITECTURE[config.model_type]);
+        assert.equal(model.info.causal, true);
+        assert.equal(model.info.n_kv_heads, config.num_key_value_heads);
+        assert.equal(model.info.norm, 'rms_norm');
+        const r = await model.generateText(t.generate.prompt, { maxNewTokens: t.generate.max_new_tokens, stop: [] });
+        assert.deepEqual(Array.from(r.promptIds), g['generate.prompt_ids'].data);
+        assert.deepEqual(Array.from(r.ids), g['generate.new_ids'].data);
+        // Row 0 of the golden batch: one attention map per query head, [n, n].
+        const n = t.lengths[0];
+        const out = model.encodeText(t.batch[0], { returnAttention: true });
+        assert.equal(out.attentions[0].length, model.info.n_heads);
+        const H = model.info.n_heads, N = g['input_ids'].shape[1];
+        for (let l = 0; l < model.info.n_layers; l++) {
+          const want = g[`attentions.${l}`].data;
+          for (let h = 0; h < H; h++) {
+            const { data, shape } = out.attentions[l][h];
+            assert.deepEqual(shape, [n, n]);
+            const rows = [];
+            for (let i = 0; i < n; i++) rows.push(...want.slice((h * N + i) * N, (h * N + i) * N + n));
+            assert.ok(maxAbsDiff(data, rows) <= 1e-4, `layer ${l} head ${h}`);
+          }
+        }
+        model.dispose();
+      });
+    }
+
+    test('eos_token_id as a list (Llama 3): every id stops generation by default', async () => {
+      const model = await sf.loadPretrained(folder('llama_mqa_llama3_bf16'));
+      assert.deepEqual(model.info.eos_token_ids, [1056, 0]);
+      const g = golden('llama_mqa_llama3_bf16');
+      const want = g['generate.new_ids'].data;
+      // Stop at the reference's third token by making it the only stop id, then by default.
+      const stopped = await model.generateText(Array.from(g['generate.prompt_ids'].data), { maxNewTokens: 8, stop: [want[2]] });
+      assert.deepEqual(Array.from(stopped.ids), want.slice(0, want.indexOf(want[2]) + 1));
+      assert.equal(stopped.finishReason, 'stop');
+      const free = await model.generateText(Array.from(g['generate.prompt_ids'].data), { maxNewTokens: 8 });
+      const firstEos = want.findIndex((id) => id === 1056 || id === 0);
+      assert.deepEqual(Array.from(free.ids), firstEos < 0 ? want : want.slice(0, firstEos + 1));
+      model.dispose();
+    });
+
+    test('applyChatTemplate renders as transformers renders (Jinja2), and generateText takes the conversation', async () => {
+      const chat = texts('llama_gqa').chat;
+      const model = await sf.loadPretrained(folder('llama_gqa'));
+      assert.equal(model.hasChatTemplate, true);
+      assert.equal(await model.applyChatTemplate(chat.messages, { addGenerationPrompt: true }), chat.rendered);
+      assert.equal(await model.applyChatTemplate(chat.messages), chat.rendered_without_generation_prompt);
+      assert.deepEqual(Array.from(await model.applyChatTemplate(chat.messages, { addGenerationPrompt: true, tokenize: true })), chat.prompt_ids);
+      const r = await model.generateText(chat.messages, { maxNewTokens: 6, stop: [] });
+      assert.deepEqual(Array.from(r.promptIds), chat.prompt_ids);
+      assert.deepEqual(Array.from(r.ids), chat.new_ids);
+      // A batch of conversations, each as alone.
+      const both = await model.generateText([chat.messages, chat.messages.slice(0, 1)], { maxNewTokens: 3, stop: [] });
+      assert.deepEqual(Array.from(both[0].ids), chat.new_ids.slice(0, 3));
+      model.dispose();
+    });
+
+    test('named templates, special tokens and a template given in the call', async () => {
+      const tokenizerConfig = {
+        bos_token: { content: '<s>', __type: 'AddedToken' }, eos_token: '</s>',
+        chat_template: [
+          { name: 'default', template: '{{ bos_token }}{% for m in messages %}[{{ m.role }}] {{ m.content }}{{ eos_token }}{% endfor %}' },
+          { name: 'tool_use', template: 'tools: {{ tools | length }}' },
+        ],
+      };
+      const model = await sf.loadPretrained(withTokenizerConfig('llama_gqa', tokenizerConfig));
+      const messages = [{ role: 'user', content: 'hi' }];
+      assert.equal(await model.applyChatTemplate(messages), '<s>[user] hi</s>');
+      assert.equal(await model.applyChatTemplate(messages, { tools: [{ name: 'a' }, { name: 'b' }] }), 'tools: 2');
+      assert.equal(await model.applyChatTemplate(messages, { template: 'tool_use', tools: [] }), 'tools: 0');
+      assert.equal(await model.applyChatTemplate(messages, { template: '{{ messages[0].content | upper }}{{ x }}', variables: { x: '!' } }), 'HI!');
+      model.dispose();
+    });
+
+    test('templates that raise, do not parse or loop without end, and models without one, are clear errors', async () => {
+      const messages = [{ role: 'user', content: 'hi' }];
+      const model = await sf.loadPretrained(folder('llama_gqa'));
+      await rejectsWith(model.applyChatTemplate(messages, { template: "{{ raise_exception('only user and assistant roles') }}" }),
+        'invalid_argument', /chat template failed: only user and assistant roles/);
+      await rejectsWith(model.applyChatTemplate(messages, { template: '{% for m in messages %}' }), 'invalid_argument', /cannot be parsed|failed/);
+      await rejectsWith(model.applyChatTemplate(messages, { template: '{% for i in range(1000000000) %}x{% endfor %}' }),
+        'invalid_argument', /range\(\) of 1000000000 numbers exceeds/);
+      await rejectsWith(model.applyChatTemplate(messages, { template: '{% macro f(n) %}{{ f(n + 1) }}{% endmacro %}{{ f(0) }}' }),
+        'invalid_argument', /chat template failed/);
+      await rejectsWith(model.applyChatTemplate([]), 'invalid_argument', /messages must be a non-empty array/);
+      await rejectsWith(model.applyChatTemplate([{ content: 'no role' }]), 'invalid_argument', /string role/);
+      await rejectsWith(model.applyChatTemplate(messages, { addGenerationPrompt: 'yes' }), 'invalid_argument', /addGenerationPrompt/);
+      await rejectsWith(model.applyChatTemplate(messages, { bogus: 1 }), 'invalid_argument', /unknown option 'bogus'/);
+      // The model still works after every failure.
+      assert.equal(typeof await model.applyChatTemplate(messages), 'string');
+      model.dispose();
+      const plain = await sf.loadPretrained(folder('qwen2'));
+      assert.equal(plain.hasChatTemplate, false);
+      await rejectsWith(plain.applyChatTemplate(messages), 'unsupported', /no chat template/);
+      await rejectsWith(plain.generateText(messages), 'unsupported', /no chat template/);
+      plain.dispose();
+    });
+
+    test('grouped-query configs that cannot be computed are refused at load', async () => {
+      const bad = (edit) => {
+        const f = withTokenizerConfig('llama_gqa', {});
+        f.config = JSON.stringify(edit(JSON.parse(f.config)));
+        return sf.loadPretrained(f);
+      };
+      await rejectsWith(bad((c) => ({ ...c, num_key_value_heads: 3 })), 'invalid_argument', /num_key_value_heads.*3.*4/);
+      await rejectsWith(bad((c) => ({ ...c, num_key_value_heads: 8 })), 'invalid_argument', /num_key_value_heads/);
+      await rejectsWith(bad((c) => ({ ...c, rope_scaling: { rope_type: 'longrope', factor: 2 } })), 'unsupported', /longrope/);
+    });
+  });
+}
