@@ -6,12 +6,14 @@
 // expectation comes from Jinja2 itself) and generateText takes a conversation; templates that
 // raise, do not parse or ask for a huge range are clear errors.
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { closeSync, copyFileSync, ftruncateSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 
 import { SimdformerError, init } from '../../dist/node.mjs';
-import { DATA, maxAbsDiff, readTensors } from './helpers.mjs';
+import { DATA, DIST, maxAbsDiff, readTensors } from './helpers.mjs';
 
 const folder = (name) => join(DATA, 'hf', name);
 const golden = (name) => readTensors(join(folder(name), 'golden.safetensors'));
@@ -35,6 +37,43 @@ const rejectsWith = (promise, code, pattern) => assert.rejects(promise, (e) => {
   assert.match(e.message, pattern);
   return true;
 });
+
+// A TinyLlama-shaped folder (1.1 B parameters, 4.4 GB as F32) whose model.safetensors is a
+// sparse file: a valid header and no data written. -> the folder.
+function sparseTinyLlama() {
+  const dir = mkdtempSync(join(tmpdir(), 'simdformer-tinyllama-'));
+  const [V, d, L, ff, kv] = [32000, 2048, 22, 5632, 256];
+  const shapes = [['model.embed_tokens.weight', [V, d]], ['model.norm.weight', [d]], ['lm_head.weight', [V, d]]];
+  for (let l = 0; l < L; l++) {
+    const p = `model.layers.${l}.`;
+    shapes.push([`${p}input_layernorm.weight`, [d]], [`${p}post_attention_layernorm.weight`, [d]],
+      [`${p}self_attn.q_proj.weight`, [d, d]], [`${p}self_attn.k_proj.weight`, [kv, d]], [`${p}self_attn.v_proj.weight`, [kv, d]],
+      [`${p}self_attn.o_proj.weight`, [d, d]], [`${p}mlp.gate_proj.weight`, [ff, d]], [`${p}mlp.up_proj.weight`, [ff, d]],
+      [`${p}mlp.down_proj.weight`, [d, ff]]);
+  }
+  const header = { __metadata__: { format: 'pt' } };
+  let offset = 0;
+  for (const [name, shape] of shapes) {
+    const bytes = shape.reduce((a, b) => a * b, 1) * 4;
+    header[name] = { dtype: 'F32', shape, data_offsets: [offset, offset + bytes] };
+    offset += bytes;
+  }
+  let json = JSON.stringify(header);
+  json += ' '.repeat((8 - (json.length % 8)) % 8);
+  const fd = openSync(join(dir, 'model.safetensors'), 'w');
+  const size = Buffer.alloc(8);
+  size.writeBigUInt64LE(BigInt(json.length));
+  writeSync(fd, size);
+  writeSync(fd, json);
+  ftruncateSync(fd, 8 + json.length + offset);
+  closeSync(fd);
+  writeFileSync(join(dir, 'config.json'), JSON.stringify({
+    architectures: ['LlamaForCausalLM'], model_type: 'llama', hidden_size: d, intermediate_size: ff, num_hidden_layers: L,
+    num_attention_heads: 32, num_key_value_heads: 4, vocab_size: V, max_position_embeddings: 2048, torch_dtype: 'float32',
+  }));
+  copyFileSync(join(folder('llama_gqa'), 'tokenizer.json'), join(dir, 'tokenizer.json'));
+  return dir;
+}
 
 for (const simd of [true, false]) {
   describe(`${simd ? 'SIMD128' : 'scalar'} build`, async () => {
@@ -143,6 +182,18 @@ for (const simd of [true, false]) {
       plain.dispose();
     });
 
+    test('a model the wasm heap (2 GiB, -sMAXIMUM_MEMORY) cannot hold is refused before anything is read, with the sizes', async () => {
+      const dir = sparseTinyLlama();
+      try {
+        const heapBefore = sf.heapBytes, liveBefore = sf.liveBytes;
+        await rejectsWith(sf.loadPretrained(dir), 'out_of_memory', /weights need at least \d{4} MB as f32.*at most 2048 MB.*with weights 'int8' it would take 1[0-9]{3} MB/);
+        assert.equal(sf.liveBytes, liveBefore, 'nothing is left allocated');
+        assert.ok(sf.heapBytes - heapBefore < 16 << 20, `the heap grew by ${sf.heapBytes - heapBefore} bytes`);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
+
     test('grouped-query configs that cannot be computed are refused at load', async () => {
       const bad = (edit) => {
         const f = withTokenizerConfig('llama_gqa', {});
@@ -155,3 +206,26 @@ for (const simd of [true, false]) {
     });
   });
 }
+
+test('the CLI: generate --chat renders the prompt as a user message (and --system before it)', async () => {
+  const chat = texts('llama_gqa').chat;
+  const cli = join(DIST, 'cli.mjs');
+  const sf = await init();
+  const model = await sf.loadPretrained(folder('llama_gqa'));
+  const run = (...args) => spawnSync(process.execPath, [cli, 'generate', '--json', '--model', folder('llama_gqa'), '--max-new-tokens', '3', ...args], { encoding: 'utf8' });
+  const user = chat.messages[2].content;
+  const r = run('--chat', '--prompt', user);
+  assert.equal(r.status, 0, r.stderr);
+  const want = await model.generateText([{ role: 'user', content: user }], { maxNewTokens: 3 });
+  assert.deepEqual(Object.values(JSON.parse(r.stdout).results[0].ids), Array.from(want.ids));
+  const withSystem = run('--chat', '--system', 'Be brief.', '--prompt', user);
+  assert.equal(withSystem.status, 0, withSystem.stderr);
+  const promptIds = JSON.parse(withSystem.stdout).results[0].promptIds;
+  const rendered = await model.applyChatTemplate([{ role: 'system', content: 'Be brief.' }, { role: 'user', content: user }],
+    { addGenerationPrompt: true, tokenize: true });
+  assert.deepEqual(Object.values(promptIds), Array.from(rendered));
+  const bad = run('--system', 'x', '--prompt', user);
+  assert.equal(bad.status, 2);
+  assert.match(bad.stderr, /--system goes with --chat/);
+  model.dispose();
+});

@@ -148,10 +148,14 @@ async function textGenerate(sf, a, { out, write, progress }) {
     seed = Number(a.seed);
     if (a.seed.trim() === '' || !Number.isSafeInteger(seed) || seed < 0) throw new UsageError(`--seed must be an integer >= 0, not '${a.seed}'`);
   }
+  if (a.system !== undefined && !a.chat) throw new UsageError('--system goes with --chat (the prompt is then a user message)');
   const model = await sf.loadPretrained(a.model, { onProgress: progress });
   try {
-    const eos = model.info.eos_token_id;
-    const stop = a.stop ? [...(Number.isSafeInteger(eos) ? [eos] : []), ...a.stop] : undefined;
+    const eos = model.info.eos_token_ids ?? (Number.isSafeInteger(model.info.eos_token_id) ? [model.info.eos_token_id] : []);
+    const stop = a.stop ? [...eos, ...a.stop] : undefined;
+    // --chat: each prompt is a user message (after the --system one), rendered by the model's chat template.
+    const conversation = (text) => [...(a.system !== undefined ? [{ role: 'system', content: a.system }] : []), { role: 'user', content: text }];
+    const inputs = a.chat ? prompts.map(conversation) : prompts;
     const options = {
       maxNewTokens: integerOption(a, 'max-new-tokens', undefined), temperature: numberOption(a, 'temperature'),
       topK: integerOption(a, 'top-k', undefined), topP: numberOption(a, 'top-p'), seed, stop,
@@ -159,7 +163,7 @@ async function textGenerate(sf, a, { out, write, progress }) {
     for (const k of Object.keys(options)) if (options[k] === undefined) delete options[k];
     const started = performance.now();
     if (a.json || prompts.length > 1) {
-      const results = await model.generateText(prompts.length > 1 ? prompts : prompts[0], options);
+      const results = await model.generateText(inputs.length > 1 ? inputs : inputs[0], options);
       const ms = performance.now() - started;
       const list = Array.isArray(results) ? results : [results];
       if (a.json) {
@@ -170,9 +174,9 @@ async function textGenerate(sf, a, { out, write, progress }) {
       return 0;
     }
     // One prompt: stream the continuation token by token.
-    write(prompts[0]);
+    write(a.chat ? `> ${prompts[0]}\n` : prompts[0]);
     let first = 0;
-    const r = await model.generateText(prompts[0], { ...options, onToken: (e) => { if (!first) first = performance.now(); write(e.text); } });
+    const r = await model.generateText(inputs[0], { ...options, onToken: (e) => { if (!first) first = performance.now(); write(e.text); } });
     const ms = performance.now() - started, after = first ? performance.now() - first : 0;
     write('\n');
     const rate = r.ids.length > 1 && after > 0 ? `, ${((r.ids.length - 1) / (after / 1000)).toFixed(1)} tokens/s after the first` : '';
@@ -194,12 +198,15 @@ const TEXT = {
 // through the encoder-decoder generate of cli-safetensors.mjs.
 const fileGenerate = safetensorsCommands.generate;
 export const generateCommand = {
-  summary: 'continue a text with a causal LM folder (GPT-2), or decode with an nn.Transformer .safetensors model',
+  summary: 'continue a text with a causal LM folder (GPT-2, Llama, Qwen2, Mistral), or decode with an nn.Transformer .safetensors model',
   usage: ['--model <folder> --prompt "Once upon a time" [--max-new-tokens 20] [--temperature 0.8 --top-p 0.9 --seed 1]',
+    '--model <folder> --chat --prompt "What is attention?" [--system "You are brief."]',
     ...fileGenerate.usage],
   options: {
     ...fileGenerate.options,
-    model: { type: 'string', help: '--model <path>        a Hugging Face folder (GPT-2), or an nn.Transformer .safetensors file' },
+    model: { type: 'string', help: '--model <path>        a Hugging Face folder (GPT-2, Llama, Qwen2, Mistral), or an nn.Transformer .safetensors file' },
+    chat: { type: 'boolean', help: '--chat                the prompt is a user message, rendered by the folder\'s chat template' },
+    system: { type: 'string', help: '--system <text>       with --chat: a system message first' },
     prompt: { type: 'string', multiple: true, help: '--prompt <text>       the text to continue (repeat for a batch)' },
     'max-new-tokens': { type: 'string', help: '--max-new-tokens <n>  tokens to add at most (default 20)' },
     temperature: { type: 'string', help: '--temperature <t>     sample with this temperature (default: greedy)' },
@@ -214,8 +221,8 @@ why it stopped go to stderr. It stops at the model's end-of-text token, a --stop
   run: async (sf, a, io) => {
     requireModel(a, '<folder or file.safetensors>');
     if (await isFolder(a.model)) return textGenerate(sf, a, io);
-    for (const k of ['prompt', 'max-new-tokens', 'temperature', 'top-k', 'top-p', 'seed', 'stop']) {
-      if (a[k] !== undefined) throw new UsageError(`--${k} is for Hugging Face folders (GPT-2); a .safetensors model takes --input`);
+    for (const k of ['prompt', 'max-new-tokens', 'temperature', 'top-k', 'top-p', 'seed', 'stop', 'chat', 'system']) {
+      if (a[k] !== undefined) throw new UsageError(`--${k} is for Hugging Face folders (GPT-2, Llama, ...); a .safetensors model takes --input`);
     }
     return fileGenerate.run(sf, a, io);
   },
