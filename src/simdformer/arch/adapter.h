@@ -56,6 +56,10 @@ Result<std::string> detect_prefix(const WeightReader& checkpoint, const std::str
 // classifier tensors are that head (a ...ForTokenClassification's `classifier` has the same name
 // and another meaning, so the tensors alone do not tell).
 bool names_sequence_classifier(const TextConfig& config);
+// ...ForTokenClassification (`classifier` on every token) and ...ForQuestionAnswering
+// (`qa_outputs`): the same tensor names in BERT, RoBERTa and DistilBERT checkpoints, outside the
+// base-model prefix. Fills ref->token_head when the config's class is one of them.
+void token_head_names(const TextConfig& config, TextModelRef* ref);
 // Adds `name` to ref->ignored when the checkpoint has it.
 void ignore_if_present(const WeightReader& checkpoint, const std::string& name, TextModelRef* ref);
 

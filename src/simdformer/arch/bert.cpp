@@ -46,6 +46,8 @@ public:
         // BertForPreTraining's next-sentence head: not run.
         ignore_if_present(checkpoint, "cls.seq_relationship.weight", &ref);
         ignore_if_present(checkpoint, "cls.seq_relationship.bias", &ref);
+        // ...ForTokenClassification / ...ForQuestionAnswering: a linear map on every token.
+        token_head_names(config, &ref);
         return ref;
     }
 };

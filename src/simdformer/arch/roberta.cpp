@@ -51,6 +51,8 @@ public:
             ref.classifier.activation = Activation::kTanh;
             ref.classifier.out = LinearRef{"classifier.out_proj.weight", "classifier.out_proj.bias"};
         }
+        // ...ForTokenClassification / ...ForQuestionAnswering: a linear map on every token.
+        token_head_names(config, &ref);
         return ref;
     }
 };

@@ -29,6 +29,7 @@ struct TextWorkspace : WorkspaceImpl {
     Buffer pooled;                      // TextEncoder: [B, d]
     Buffer classifier_hidden;           // TextEncoder: [B, d] the classifier's dense output
     Buffer classifier_logits;           // TextEncoder: [B, num_labels]
+    Buffer token_logits;                // TextEncoder: [B*max_len, num_labels or 2] the token head's
     std::vector<int32_t> position_ids;  // [B*max_len]
 };
 
