@@ -69,7 +69,8 @@ for (const [name, kind] of Object.entries(CASES)) {
           const token = r.tokens[i].replace(/^##/, '').replaceAll('\u2581', '');
           // Whole-character tokens (not byte fragments, not [UNK]) read back as themselves.
           if (kind !== 'byte-level BPE' && token !== '[UNK]' && token !== '') assert.equal(fold(piece), fold(token), `token ${r.tokens[i]}`);
-          if (kind === 'byte-level BPE') assert.ok(piece.length > 0, `token ${r.tokens[i]} has text`);
+          // A token of spaces only (a lone Ġ) has the empty span at its end, as HF's trim_offsets.
+          if (kind === 'byte-level BPE') assert.ok(piece.length > 0 || /^\u0120+$/.test(r.tokens[i]), `token ${r.tokens[i]} has text`);
         });
       }
     });

@@ -1,9 +1,11 @@
 // TextModel: a Hugging Face checkpoint (BERT, RoBERTa, DistilBERT, GPT-2) with its tokenizer,
 // loaded by Simdformer.loadPretrained. Text in; tokens with offsets, hidden states, attention
-// maps, sentence embeddings, masked-token predictions, text classification and generated text out.
+// maps, sentence embeddings, masked-token predictions, text classification, entities, answers,
+// zero-shot labels, reranked documents and generated text out.
 //
 // One rule for re-entrancy: while generateText runs (until its promise settles), every other
-// call on the model (encodeText, embed, fillMask, classify, attentionSteps, generateText, dispose) throws
+// call on the model (encodeText, embed, fillMask, classify, tokenClassify, answer, zeroShot, rerank,
+// attentionSteps, generateText, dispose) throws
 // SimdformerError code 'busy' (call-guard.mjs),
 // from its onToken callback or from anywhere else; it would reuse the workspace that holds the
 // generation's key/value cache. Stop a generation first (return false from onToken, or abort its
@@ -17,6 +19,7 @@ import { CallHeap, copyF32 } from './heap.mjs';
 import { disposable, forget, watch } from './lifetime.mjs';
 import { boolean, integer, oneOf, readOptions } from './options.mjs';
 import { l2Normalize, pool, softmaxTopK } from './pooling.mjs';
+import * as tasks from './task-heads.mjs';
 import { textItems } from './text-inputs.mjs';
 import { generateText } from './text-generation.mjs';
 
@@ -72,7 +75,7 @@ export class TextModel {
 
   // Runs a tokenized batch. logitsRows: flat row indices b * n + i whose MLM scores to keep.
   // probe: {layer, ptr} — copy that layer's q, k, v and context to ptr [4, B * n, d].
-  #forward(enc, { needWeights = false, needPooler = false, needClassifier = false, logitsRows = null, probe = null } = {}) {
+  #forward(enc, { needWeights = false, needPooler = false, needClassifier = false, needTokenLogits = false, logitsRows = null, probe = null } = {}) {
     const h = this.#live();
     const usesTypes = this.#info.type_vocab_size > 1;
     const heap = new CallHeap(this.#module);
@@ -82,7 +85,7 @@ export class TextModel {
         tokens: heap.i32(enc.ids),                                  // [B, n]
         tokenTypes: usesTypes ? heap.i32(enc.typeIds) : 0,          // [B, n] or 0
         attentionMask: heap.u8(enc.attentionMask),                  // [B, n], 1 = real token
-        needWeights, needPooler, needClassifier,
+        needWeights, needPooler, needClassifier, needTokenLogits,
         logitsRows: logitsRows ? heap.i32(Int32Array.from(logitsRows)) : 0, nLogitsRows: logitsRows ? logitsRows.length : 0,
         probeOut: probe ? probe.ptr : 0, probeLayer: probe ? probe.layer : 0,
       }));
@@ -273,6 +276,47 @@ export class TextModel {
       });
     }
     return batch ? out : out[0];
+  }
+
+  // What the task calls of task-heads.mjs need of the model.
+  #taskContext() {
+    return {
+      info: this.#info, tokenizer: this.#tokenizer, maxLength: this.#maxLengthOption(),
+      forward: (enc, needs) => this.#forward(enc, needs),
+      tokenLogits: (rows, cols) => copyF32(this.#module, this.#live().tokenLogits(), rows * cols),
+      classifierLogits: (rows) => copyF32(this.#module, this.#live().classifierLogits(), rows * this.#info.num_labels),
+    };
+  }
+
+  /**
+   * Token classification (a ...ForTokenClassification checkpoint), as the token-classification
+   * pipeline: per text its entities, {entity, score, index, word, start, end} per token
+   * (aggregation 'none') or {entityGroup, score, word, start, end} per group; labels in
+   * ignoreLabels (default ['O']) left out.
+   */
+  tokenClassify(input, options) {
+    return this.#guard.run('tokenClassify', () => tasks.tokenClassify(this.#taskContext(), input, options));
+  }
+
+  /**
+   * Extractive question answering (a ...ForQuestionAnswering checkpoint), as the
+   * question-answering pipeline: {answer, score, start, end} (topK > 1: an array, best first).
+   */
+  answer(question, context, options) {
+    return this.#guard.run('answer', () => tasks.answer(this.#taskContext(), question, context, options));
+  }
+
+  /**
+   * Zero-shot classification with an NLI model (a ...ForSequenceClassification checkpoint with
+   * an entailment label), as the zero-shot-classification pipeline: {sequence, labels, scores}.
+   */
+  zeroShot(input, labels, options) {
+    return this.#guard.run('zeroShot', () => tasks.zeroShot(this.#taskContext(), input, labels, options));
+  }
+
+  /** Reranking with a one-label cross-encoder: [{index, score}] of the documents, highest first. */
+  rerank(query, documents, options) {
+    return this.#guard.run('rerank', () => tasks.rerank(this.#taskContext(), query, documents, options));
   }
 
   /**

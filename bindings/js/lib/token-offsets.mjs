@@ -5,7 +5,8 @@
 // tokenizer normalizers do (BertNormalizer's lowercasing and accent stripping, NFKC, ...).
 //
 // Offsets are [start, end) in UTF-16 code units of the JS string, so text.slice(start, end) is the
-// token's text. They exclude surrounding whitespace (as Hugging Face's trim_offsets: true).
+// token's text. They exclude surrounding whitespace (as Hugging Face's trim_offsets: true); a
+// byte-level token of spaces only gets the empty span at its end, as there.
 // Tokens whose text cannot be located (an unknown-word token, a byte-level token holding part of
 // a multi-byte character) span the text between their neighbours; several such tokens in a row
 // share that span, as Hugging Face gives every byte of a character the character's offsets.
@@ -101,14 +102,14 @@ export function byteLevelOffsets(text, tokenBytes) {
     let from = Math.max(at, 0), to = at + bytes.length;
     at = to;
     if (to <= from) { offsets.push([0, 0]); continue; }  // only the added prefix space
-    // trim whitespace bytes at both ends unless the token is only whitespace
+    // trim spaces at both ends, as the ByteLevel post-processor's trim_offsets does (it counts the
+    // space symbol only: a newline token keeps its span); a token of spaces only is left empty
+    // at its end ([end, end])
     let f = from, t = to;
-    while (f < t && isAsciiSpace(encoded[f])) f++;
-    while (t > f && isAsciiSpace(encoded[t - 1])) t--;
-    if (f < t) { from = f; to = t; }
-    offsets.push([unitStart[from], unitEnd[to - 1]]);
+    while (f < t && encoded[f] === 0x20) f++;
+    while (t > f && encoded[t - 1] === 0x20) t--;
+    if (f === t) { offsets.push([unitEnd[to - 1], unitEnd[to - 1]]); continue; }
+    offsets.push([unitStart[f], unitEnd[t - 1]]);
   }
   return offsets;
 }
-
-const isAsciiSpace = (b) => b === 0x20 || b === 0x0a || b === 0x09 || b === 0x0d;
