@@ -369,7 +369,7 @@ export interface LoadModelOptions {
 
 /** The checkpoint, normalized (HF names mapped onto one set), plus the original config.json. */
 export interface ModelInfo {
-  architecture: 'bert' | 'roberta' | 'distilbert' | 'gpt2' | 'torch';
+  architecture: 'bert' | 'roberta' | 'xlm-roberta' | 'distilbert' | 'gpt2' | 'torch';
   model_type: string;
   d_model: number;
   n_layers: number;

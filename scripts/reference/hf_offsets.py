@@ -110,9 +110,14 @@ def unigram_content(oracle, text):
         while j < len(norm) and not norm[j].isspace():
             j += 1
         at = i
-        for p in oracle.viterbi(tk.SP + norm[i:j]):
-            n = len(p) - (1 if p.startswith(tk.SP) else 0)
+        pieces = oracle.viterbi(tk.SP + norm[i:j])
+        # An unknown piece stands for the characters the known ones leave (one run per word here).
+        assert pieces.count(oracle.unk) <= 1, "unigram offsets: one unknown run per word"
+        known = sum(len(p) for p in pieces if p != oracle.unk) - 1  # the prepended ▁ is no character
+        for p in pieces:
+            n = (j - i) - known if p == oracle.unk else len(p) - (1 if p.startswith(tk.SP) else 0)
             tokens.append(p)
+            # A lone ▁ (prepended to the word) is aligned with the word's first character.
             offsets.append((at, at + n) if n else (at, at + 1))
             words.append(w)
             at += n

@@ -136,7 +136,7 @@ INSTANTIATE_TEST_SUITE_P(
                       Case{"roberta"}, Case{"distilbert"}, Case{"bert_seqcls"}, Case{"roberta_seqcls_multilabel"},
                       Case{"distilbert_seqcls_regression"}, Case{"bert_tokcls"}, Case{"roberta_tokcls"},
                       Case{"distilbert_tokcls"}, Case{"bert_qa"}, Case{"roberta_qa"}, Case{"distilbert_qa"},
-                      Case{"roberta_nli"}, Case{"bert_reranker"}),
+                      Case{"roberta_nli"}, Case{"bert_reranker"}, Case{"xlmr_seqcls"}, Case{"xlmr_tokcls"}),
     case_name);
 
 
@@ -297,7 +297,7 @@ TEST(HfConfig, NumbersMustBeExactIntegersAndFeaturesSupported) {
     // The class name decides when model_type is absent; an unknown one is unsupported.
     SF_ASSERT_OK(with("\"model_type\": \"bert\",", ""));
     expect_error(load_bytes(replaced(replaced(config, "\"model_type\": \"bert\",", ""), "BertModel", "T5Model"), bytes).status(),
-                 StatusCode::kUnsupported, {"T5Model", "bert, roberta, distilbert"});
+                 StatusCode::kUnsupported, {"T5Model", "bert, roberta, xlm-roberta, distilbert"});
 }
 
 // Special-token ids that only generation defaults and batch padding use are accepted whatever
@@ -442,6 +442,22 @@ TEST(HfClassifier, TheClassDecidesWhichHeadTheClassifierIs) {
     SF_ASSERT_OK(other.status());
     EXPECT_EQ(parsed_info(other.value())["unused_tensors"], nlohmann::json({"classifier.bias", "classifier.weight"}));
     EXPECT_EQ(parsed_info(other.value())["has_token_classifier"], false);
+}
+
+// XLM-RoBERTa: RoBERTa's adapter under its own row, chosen by model_type or, without one, by
+// the XLMRoberta class prefix (which the Roberta row must not claim).
+TEST(HfXlmRoberta, ItsOwnRowWithRobertasMath) {
+    const std::string config = read_text(hf_path("xlmr_seqcls/config.json"));
+    const std::vector<uint8_t> bytes = read_file(hf_path("xlmr_seqcls/model.safetensors"));
+    auto m = load_bytes(config, bytes);
+    SF_ASSERT_OK(m.status());
+    EXPECT_EQ(parsed_info(m.value())["architecture"], "xlm-roberta");
+    EXPECT_EQ(parsed_info(m.value())["model_type"], "xlm-roberta");
+    nlohmann::json no_type = nlohmann::json::parse(config);
+    no_type.erase("model_type");
+    auto by_class = load_bytes(no_type.dump(), bytes);
+    SF_ASSERT_OK(by_class.status());
+    EXPECT_EQ(parsed_info(by_class.value())["architecture"], "xlm-roberta");
 }
 
 // The per-token heads: shapes checked against the config, a request for a head the checkpoint

@@ -12,7 +12,7 @@ import { DATA, maxAbsDiff, readTensors } from './helpers.mjs';
 
 const HF = join(DATA, 'hf');
 const TOL = 1e-4;
-const CASES = ['bert_seqcls', 'roberta_seqcls_multilabel', 'distilbert_seqcls_regression'];
+const CASES = ['bert_seqcls', 'roberta_seqcls_multilabel', 'distilbert_seqcls_regression', 'xlmr_seqcls'];
 const folder = (name) => join(HF, name);
 const texts = (name) => JSON.parse(readFileSync(join(HF, name, 'texts.json'), 'utf8'));
 const json = (name, file) => JSON.parse(readFileSync(join(HF, name, file), 'utf8'));

@@ -66,7 +66,7 @@ for (const simd of [true, false]) {
   describe(`${simd ? 'SIMD128' : 'scalar'} build: task heads`, async () => {
     const sf = await init({ simd });
 
-    for (const name of ['bert_tokcls', 'roberta_tokcls', 'distilbert_tokcls']) {
+    for (const name of ['bert_tokcls', 'roberta_tokcls', 'distilbert_tokcls', 'xlmr_tokcls']) {
       test(`${name}: tokens, offsets and every aggregation's entities match the pipeline`, async () => {
         const model = await sf.loadPretrained(folder(name));
         assert.equal(model.info.has_token_classifier, true);

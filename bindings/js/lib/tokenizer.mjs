@@ -62,15 +62,14 @@ export async function loadTokenizer(json, config, { rows, maxPositions, padId })
 }
 
 function usesByteLevel(json) {
-  const types = [];
-  const walk = (node) => {
-    if (!node || typeof node !== 'object') return;
-    if (typeof node.type === 'string') types.push(node.type);
-    for (const v of Object.values(node)) if (v && typeof v === 'object') walk(v);
-  };
-  walk(json.pre_tokenizer);
-  walk(json.decoder);
-  return types.includes('ByteLevel');
+  return usesType(json.pre_tokenizer, 'ByteLevel') || usesType(json.decoder, 'ByteLevel');
+}
+
+// A component of this type anywhere in a tokenizer.json section (Sequence nests them).
+function usesType(node, type) {
+  if (!node || typeof node !== 'object') return false;
+  if (node.type === type) return true;
+  return Object.values(node).some((v) => v && typeof v === 'object' && usesType(v, type));
 }
 
 export class TextTokenizer {
@@ -81,6 +80,7 @@ export class TextTokenizer {
   #rows;
   #templates;
   #byteDecoder;
+  #metaspace;
 
   constructor(tokenizer, json, config, byteLevel, { rows, maxPositions, padId }) {
     this.#tokenizer = tokenizer;
@@ -122,6 +122,7 @@ export class TextTokenizer {
     // Byte-level tokens as the UTF-8 bytes they stand for (added tokens as their own text).
     const symbolByte = byteLevel?.byte_decoder;
     this.#byteDecoder = json.decoder?.type === 'ByteLevel' ? symbolByte : null;
+    this.#metaspace = usesType(json.pre_tokenizer, 'Metaspace');
     const added = new Set((json.added_tokens ?? []).map((t) => t.content));
     this.#tokenBytes = symbolByte ? (token) => (added.has(token) ? new TextEncoder().encode(token)
       : Uint8Array.from(token, (c) => Number(symbolByte[c]))) : null;
@@ -291,6 +292,7 @@ export class TextTokenizer {
     const { ids, tokens } = this.#library('encode the text', () => this.#tokenizer.encode(text, { add_special_tokens: false }));
     const offsets = (this.#tokenBytes && byteLevelOffsets(text, tokens.map(this.#tokenBytes)))
       ?? tokenOffsets(text, tokens.map((t) => (t === this.#unkToken ? null : this.#surface(t))));
+    if (this.#metaspace) alignLoneMetaspace(text, tokens, offsets);
     return { ids, tokens, offsets, words: words ? this.#wordIds(text, tokens) : null };
   }
 
@@ -336,6 +338,18 @@ export class TextTokenizer {
       attentionMask.fill(1, b * n, b * n + s.length);
     });
     return { sequences, nBatch: B, nSeq: n, ids, typeIds, attentionMask };
+  }
+}
+
+// Metaspace prepends ▁ to each word, aligned with the word's first character: a lone ▁ token
+// (the word's first piece did not merge with it) gets that character's span, as the Rust
+// library gives it (so it overlaps the next token's start).
+function alignLoneMetaspace(text, tokens, offsets) {
+  for (let k = 0; k + 1 < tokens.length; k++) {
+    if (tokens[k] !== '\u2581') continue;
+    const at = offsets[k + 1][0];
+    const cp = text.codePointAt(at);
+    offsets[k] = cp === undefined ? [at, at] : [at, at + (cp > 0xffff ? 2 : 1)];
   }
 }
 

@@ -43,6 +43,7 @@ public:
 const Adapter& torch_adapter();
 const Adapter& bert_adapter();
 const Adapter& roberta_adapter();
+const Adapter& xlm_roberta_adapter();  // the roberta adapter under model_type xlm-roberta
 const Adapter& distilbert_adapter();
 const Adapter& gpt2_adapter();
 
