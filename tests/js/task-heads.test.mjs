@@ -183,6 +183,23 @@ for (const simd of [true, false]) {
       moved.dispose();
     });
 
+    test('repeated task calls and their errors leave no memory behind', async () => {
+      const run = async (name, call) => {
+        const model = await sf.loadPretrained(folder(name));
+        call(model);  // the first call sizes the workspace
+        const base = sf.mallocBytes;
+        for (let i = 0; i < 5; i++) call(model);
+        assert.equal(sf.mallocBytes, base, name);
+        model.dispose();
+      };
+      const ner = texts('bert_tokcls').ner.map((r) => r.text);
+      await run('bert_tokcls', (m) => { m.tokenClassify(ner, { aggregation: 'average' }); assert.throws(() => m.answer('q', 'c')); });
+      const { question, context } = texts('bert_qa').qa[0];
+      await run('bert_qa', (m) => { m.answer(question, context, { topK: 3 }); assert.throws(() => m.answer(question, context, { docStride: 39 })); });
+      await run('roberta_nli', (m) => { m.zeroShot(['a b', 'c'], ['x', 'y', 'z'], { multiLabel: true }); assert.throws(() => m.zeroShot('a', [])); });
+      await run('bert_reranker', (m) => { m.rerank('q', ['a', 'b', 'c']); assert.throws(() => m.rerank('q', [])); });
+    });
+
     test('bert_reranker: the cross-encoder order and sigmoid scores', async () => {
       const model = await sf.loadPretrained(folder('bert_reranker'));
       const r = texts('bert_reranker').rerank;
