@@ -535,6 +535,23 @@ export interface ClassifyOptions {
   maxLength?: number;
   /** Texts run per forward pass (default 32). */
   batchSize?: number;
+  /** Also return the tokens and what the deciding position (token 0) attends to. */
+  returnAttention?: boolean;
+}
+
+/**
+ * What a classifier's deciding position (token 0: [CLS] / <s>, which every classification head
+ * reads) attends to, over the text's tokens.
+ */
+export interface DecidingAttention {
+  position: number;
+  /** heads[layer][head]: that head's attention weights of the position [length]. */
+  heads: Float32Array[][];
+  /**
+   * Attention rollout (Abnar & Zuidema 2020): each layer as half its mean over heads plus half
+   * the identity (the residual), multiplied through the layers; the position's row [length].
+   */
+  rollout: Float32Array;
 }
 
 export interface Classification {
@@ -544,6 +561,9 @@ export interface Classification {
   logits: Float32Array;
   truncated: boolean;
   originalLength: number;
+  /** With returnAttention: the tokens and the deciding position's attention. */
+  tokens?: string[];
+  attention?: DecidingAttention;
 }
 
 export type TokenAggregation = 'none' | 'simple' | 'first' | 'average' | 'max';

@@ -304,3 +304,17 @@ def rerank(logits, top_k=None):
     ranked = sorted(({"index": i, "score": float(s)} for i, s in enumerate(scores)), key=lambda r: r["score"],
                     reverse=True)
     return ranked if top_k is None else ranked[:top_k]
+
+
+# ---------------------------------------------------------------------------------------------
+# Attention rollout (Abnar & Zuidema 2020): what a classifier's deciding position reaches
+# ---------------------------------------------------------------------------------------------
+def attention_rollout(attentions, b, n):
+    """attentions: per layer [B, heads, N, N] (a batch's weights); row b cropped to its n real
+    tokens. Each layer mixes as 0.5 * mean over heads + 0.5 * I (the residual); R = A_L ... A_1,
+    in float64. Returns R [n, n]."""
+    r = None
+    for a in attentions:
+        mixed = 0.5 * a[b, :, :n, :n].double().mean(dim=0) + 0.5 * torch.eye(n, dtype=torch.float64)
+        r = mixed if r is None else mixed @ r
+    return r

@@ -11,6 +11,7 @@
 // generation's key/value cache. Stop a generation first (return false from onToken, or abort its
 // signal), await it, then call the model.
 import { ENCODER_MAPS, readAttentionMaps } from './attention-maps.mjs';
+import { decidingAttention } from './attention-rollout.mjs';
 import { headSteps, scoreScale } from './attention-steps.mjs';
 import { CallGuard } from './call-guard.mjs';
 import { classificationScores, defaultFunction, functionToApply, headsOf, rankLabels, topK } from './classification.mjs';
@@ -246,7 +247,9 @@ export class TextModel {
    * Text classification (a ...ForSequenceClassification checkpoint), as Hugging Face's
    * text-classification pipeline: per text the topK labels (default 1; null: all) with their
    * scores, highest first, after the pipeline's function (softmax for several labels, sigmoid for
-   * multi-label models and one label, none for regression), and the raw logits.
+   * multi-label models and one label, none for regression), and the raw logits. returnAttention
+   * adds the tokens and what the deciding position (token 0) attends to: its row of every
+   * layer's and head's weights and the attention rollout over the layers (attention-rollout.mjs).
    */
   classify(input, options) {
     return this.#guard.run('classify', () => this.#classify(input, options));
@@ -260,18 +263,23 @@ export class TextModel {
     }
     const o = readOptions(options, {
       topK: topK(1), functionToApply: functionToApply(), maxLength: this.#maxLengthOption(), batchSize: integer(1, 4096, 32),
+      returnAttention: boolean(false),
     }, 'classify');
     const { items, batch } = textItems(input, 'classify');
     const fn = o.functionToApply ?? defaultFunction(info.problem_type, info.num_labels);
     const L = info.num_labels, out = [];
     for (let start = 0; start < items.length; start += o.batchSize) {
-      const enc = this.#run(items.slice(start, start + o.batchSize), o.maxLength, { needClassifier: true });
+      const enc = this.#run(items.slice(start, start + o.batchSize), o.maxLength, { needClassifier: true, needWeights: o.returnAttention });
       const logits = copyF32(this.#module, this.#live().classifierLogits(), enc.nBatch * L);  // [B, L]
+      const lengths = enc.sequences.map((s) => s.length);
+      const maps = o.returnAttention ? readAttentionMaps(this.#module, this.#live(), ENCODER_MAPS, info.n_layers, lengths, lengths, true) : null;
       enc.sequences.forEach((s, b) => {
         const row = logits.slice(b * L, (b + 1) * L);
         out.push({
           predictions: rankLabels(classificationScores(row, fn), info.labels, o.topK),
           logits: row, truncated: s.truncated, originalLength: s.originalLength,
+          // Every head reads token 0 ([CLS], <s>): BERT's pooler and RoBERTa's / DistilBERT's heads.
+          ...(maps ? { tokens: s.tokens, attention: decidingAttention(maps[b], s.length, 0) } : {}),
         });
       });
     }
