@@ -17,17 +17,18 @@ const KB = 1024;
 // 195,037 B and the threads build 190,726 B, with sequence classification (issue 33) and the
 // runners' loading split out for size (BENCHMARKS.md "Footprint", issue 30, has what is left).
 const GOAL = 150 * KB;
-// The bundle's budget rose 32 -> 36 KB with the task heads of issue 33 (token classification,
+// The bundle's budget rose 32 -> 37 KB with the task heads of issue 33 (token classification,
 // question answering, zero-shot, reranking: the pipelines' post-processing, the tokenizer's
-// windows and word ids, ~4.9 KB gzip); the wasm builds grew ~0.6-1.1 KB with the per-token head.
-const BUDGET = {  // today (zlib level 9 B): 178,399 / 195,944 / 191,846; glue 13,198 / 15,249 / 21,071; bundle ~35,950
+// windows and word ids, classify's attention rollout; 30,957 -> 36,654 B, +5.7 KB gzip); the wasm
+// builds grew 0.6-1.1 KB with the per-token head.
+const BUDGET = {  // today (zlib level 9 B): 178,399 / 195,944 / 191,846; glue 13,198 / 15,249 / 21,071; bundle 36,654
   'simdformer.wasm': 176 * KB,
   'simdformer-scalar.wasm': 192 * KB,
   'simdformer-threads.wasm': 189 * KB,
   'simdformer.mjs': 14 * KB,
   'simdformer-scalar.mjs': 16 * KB,
   'simdformer-threads.mjs': 22 * KB,
-  'browser.bundle.mjs': 36 * KB,
+  'browser.bundle.mjs': 37 * KB,
 };
 
 for (const [file, budget] of Object.entries(BUDGET)) {
