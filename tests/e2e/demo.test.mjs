@@ -290,6 +290,7 @@ test('a classifier shows its labels and the tokens that decided; a token classif
       s.predictions.forEach((p, i) => assert.ok(Math.abs(p.score - api.predictions[i].score) < 1e-5));
       assert.equal(Object.keys(s.rollout).length, api.attention.rollout.length);
       assert.equal(await page.locator('#output .label-bar').count(), 3);
+      assert.equal(await demo(() => window.__demo.query), 0, 'the step view opens on the deciding position');
       assert.equal(await page.locator('#output .rollout-token').count(), api.tokens.length);
       await page.locator('#output').screenshot({ path: join(ARTIFACTS, 'demo-classifier.png') });
     } else {

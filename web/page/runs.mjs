@@ -95,6 +95,9 @@ async function runText() {
     state.classes = r.classes ?? null;
     state.entities = r.entities ?? null;
     if (r.fill?.length) state.query = r.fill[0].index;
+    // A classifier's step view opens on token 0, the position its head reads: per layer and
+    // head, what the deciding position attends to.
+    else if (r.classes) state.query = 0;
     else if (state.query >= r.tokens.length || state.queryText !== text) state.query = state.info.causal ? r.tokens.length - 1 : Math.min(1, r.tokens.length - 1);
     state.queryText = text;
     finishRun(r.ms);
