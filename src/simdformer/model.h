@@ -177,11 +177,11 @@ public:
     // The layer-stack shape (for text models: an encoder of n_layers with their sizes).
     const ModelConfig& config() const;
     size_t parameter_count() const;
-    // The normalized config as JSON: architecture (bert|roberta|distilbert|torch), model_type,
-    // d_model, n_layers, n_heads, d_ff, vocab_size, max_positions, type_vocab_size, pad/bos/
-    // eos_token_id, hidden_act, layer_norm_eps, has_pooler, has_mlm_head, has_lm_head,
-    // has_classifier (with num_labels, labels and problem_type, or null), has_token_classifier
-    // (also with labels) and has_qa_head (text encoders only), causal,
+    // The normalized config as JSON: architecture (bert|roberta|xlm-roberta|distilbert|gpt2|
+    // torch), model_type, d_model, n_layers, n_heads, d_ff, vocab_size, max_positions,
+    // type_vocab_size, pad/bos/eos_token_id, hidden_act, layer_norm_eps, has_pooler, has_mlm_head,
+    // has_lm_head, has_classifier (with num_labels, labels and problem_type, or null),
+    // has_token_classifier (also with labels) and has_qa_head (text encoders only), causal,
     // parameters, dtype (as stored), weights, unused_tensors, and config (the original object).
     std::string info_json() const;
 
