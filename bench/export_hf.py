@@ -8,6 +8,9 @@ bench/models/ (git-ignored). Run by bench/run.sh (`npm run bench`); `--quick` ma
                  onnx/model_quantized.onnx: its q8 (dynamic MatMulInteger) form
                  (quantize_dynamic_q8)
   minilm-l6/     the same at 6 x 384 (MiniLM-L6 shape), also a sentence-transformers folder
+  minilm-l6-cls/ BertForSequenceClassification 6 x 384, labels negative / neutral / positive
+                 (onnx/model.onnx outputs logits: transformers.js text-classification)
+  minilm-l6-rerank/  the same with one label: an ms-marco-MiniLM-style cross-encoder
   gpt2-small/    GPT2LMHeadModel 12 x 768, vocab 50257: HF checkpoint + onnx/decoder_with_past.onnx
                  (inputs input_ids, attention_mask, position_ids, past_key_values.N.key/value;
                  outputs logits, present.N.key/value) for onnxruntime-web
@@ -38,6 +41,7 @@ sys.path.insert(0, os.path.join(HERE, "..", "scripts", "fixtures"))  # make_hf_f
 import hf_format as fmt  # noqa: E402
 import hf_reference as ref  # noqa: E402
 import hf_tokenizers as tk  # noqa: E402
+import hf_task_heads  # noqa: E402,F401  (registers the task-head classes with hf_reference)
 from make_hf_fixtures import init_weights, write_sentence_transformers_files  # noqa: E402
 
 OUT = os.path.join(HERE, "models")
@@ -82,6 +86,8 @@ class Outputs(nn.Module):
     def forward(self, input_ids, attention_mask, third, *past_flat):
         if self.kind == "bert":
             return self.model(input_ids, attention_mask=attention_mask, token_type_ids=third)["last_hidden_state"]
+        if self.kind == "cls":
+            return self.model(input_ids, attention_mask=attention_mask, token_type_ids=third)["classifier_logits"]
         past = [(past_flat[2 * i], past_flat[2 * i + 1]) for i in range(self.n_layers)]
         out = self.model(input_ids, attention_mask=attention_mask, position_ids=third, past_key_values=past)
         return (out["logits"],) + tuple(t for kv in out["past_key_values"] for t in kv)
@@ -121,6 +127,43 @@ def export_bert(name, layers, d, heads, ff, seed, sentence_transformers):
     return {"name": name, "kind": "bert", "layers": layers, "d_model": d, "heads": heads, "d_ff": ff,
             "vocab_size": 30522, "onnx": "onnx/model.onnx", "onnx_q8": "onnx/model_quantized.onnx",
             "q8_matmuls": q8, "texts": TEXTS}
+
+
+PAIRS = [["How do plants grow?", "Plants grow toward the light of the sun."],
+         ["How do plants grow?", "The quick brown fox jumps over the lazy dog."]]
+
+
+def export_classifier(name, layers, d, heads, ff, seed, labels):
+    """BertForSequenceClassification (MiniLM-shaped): the folder for simdformer's classify /
+    rerank and onnx/model.onnx (logits) for transformers.js; check.safetensors has the logits of
+    TEXTS and of PAIRS ([query, document] as a cross-encoder reads them)."""
+    folder = os.path.join(OUT, name)
+    os.makedirs(os.path.join(folder, "onnx"), exist_ok=True)
+    cfg = fmt.make_config("bert", "BertForSequenceClassification", hidden_size=d, num_attention_heads=heads,
+                          num_hidden_layers=layers, intermediate_size=ff, max_position_embeddings=512, vocab_size=30522)
+    cfg["id2label"] = {str(i): label for i, label in enumerate(labels)}
+    cfg["label2id"] = {label: i for i, label in enumerate(labels)}
+    fmt.write_json(os.path.join(folder, "config.json"), cfg)
+    model = ref.build_model(cfg)
+    init_weights(model, seed)
+    fmt.save_weights(folder, ref.hf_state_dict(model))
+    vocab, tok_json, oracle = bert_tokenizer(30522)
+    fmt.write_tokenizer_files(folder, tok_json, "bert", 512)
+    ids, mask, types = padded_batch([oracle.encode(t) for t in TEXTS], pad=0)
+    pids, pmask, ptypes = padded_batch([oracle.encode(q, pair=doc) for q, doc in PAIRS], pad=0)
+    with torch.no_grad():
+        logits = model(ids, attention_mask=mask, token_type_ids=types)["classifier_logits"]
+        pair_logits = model(pids, attention_mask=pmask, token_type_ids=ptypes)["classifier_logits"]
+    torch.onnx.export(Outputs(model, "cls"), (ids, mask, types), os.path.join(folder, "onnx", "model.onnx"), opset_version=14,
+                      input_names=["input_ids", "attention_mask", "token_type_ids"], output_names=["logits"],
+                      do_constant_folding=True,
+                      dynamic_axes={**{k: {0: "batch_size", 1: "sequence_length"} for k in ("input_ids", "attention_mask", "token_type_ids")},
+                                    "logits": {0: "batch_size"}})
+    fmt.write_safetensors(os.path.join(folder, "check.safetensors"), {
+        "input_ids": ids, "attention_mask": mask, "token_type_ids": types, "logits": logits,
+        "pair_input_ids": pids, "pair_logits": pair_logits})
+    return {"name": name, "kind": "classifier", "layers": layers, "d_model": d, "heads": heads, "d_ff": ff,
+            "vocab_size": 30522, "labels": labels, "onnx": "onnx/model.onnx", "texts": TEXTS, "pairs": PAIRS}
 
 
 def export_gpt2(name, layers, d, heads, positions, seed):
@@ -375,11 +418,15 @@ def main():
     if quick:
         jobs = [("bert-base", lambda: export_bert("bert-base", 2, 64, 4, 256, 11, False)),
                 ("minilm-l6", lambda: export_bert("minilm-l6", 2, 32, 4, 128, 12, True)),
+                ("minilm-l6-cls", lambda: export_classifier("minilm-l6-cls", 2, 32, 4, 128, 15, ["negative", "neutral", "positive"])),
+                ("minilm-l6-rerank", lambda: export_classifier("minilm-l6-rerank", 2, 32, 4, 128, 16, ["LABEL_0"])),
                 ("gpt2-small", lambda: export_gpt2("gpt2-small", 2, 64, 4, 128, 13)),
                 ("bert-layer-int8", lambda: export_bert_layer_int8("bert-layer-int8", 64, 4, 256, 16, 14))]
     else:
         jobs = [("bert-base", lambda: export_bert("bert-base", 12, 768, 12, 3072, 11, False)),
                 ("minilm-l6", lambda: export_bert("minilm-l6", 6, 384, 12, 1536, 12, True)),
+                ("minilm-l6-cls", lambda: export_classifier("minilm-l6-cls", 6, 384, 12, 1536, 15, ["negative", "neutral", "positive"])),
+                ("minilm-l6-rerank", lambda: export_classifier("minilm-l6-rerank", 6, 384, 12, 1536, 16, ["LABEL_0"])),
                 ("gpt2-small", lambda: export_gpt2("gpt2-small", 12, 768, 12, 1024, 13)),
                 ("bert-layer-int8", lambda: export_bert_layer_int8("bert-layer-int8", 768, 12, 3072, 128, 14))]
     if only:

@@ -28,6 +28,7 @@ node bench/bench.mjs
 node bench/threads.mjs --threads 2          # 1 vs 2 threads, and against onnxruntime-web on 2 threads
 node bench/verify-hf-transformersjs.mjs      # the transformers.js folders load and match PyTorch
 node bench/embed.mjs                         # text -> embedding, simdformer vs transformers.js (Chromium + Node)
+node bench/tasks.mjs                         # classify and rerank, simdformer vs transformers.js (Chromium, 1 and 2 threads)
 node bench/short-texts.mjs                   # short texts (5/23/46/128 tokens, batch of 3): 1 thread interleaved, 2 threads alone; int8 vs q8
 node bench/int8-layer.mjs                    # int8 BERT-base layer vs f32 and onnxruntime-web int8
 # token-by-token decoding: GPT-2-small vs onnxruntime-web, encoder-decoder generate (BENCH_BEFORE=<old dist>: before/after)

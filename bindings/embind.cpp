@@ -176,6 +176,8 @@ public:
     double pooler() const { return ws() ? double(uintptr_t(ws()->pooler())) : 0; }
     // [nBatch, num_labels] of the last forwardText with needClassifier.
     double classifier_logits() const { return ws() ? double(uintptr_t(ws()->classifier_logits())) : 0; }
+    // [nBatch * nSeq, num_labels or 2] of the last forwardText with needTokenLogits.
+    double token_logits() const { return ws() ? double(uintptr_t(ws()->token_logits())) : 0; }
     double generated() const { return ws() ? double(uintptr_t(ws()->generated())) : 0; }
     double generated_length() const { return ws() ? double(ws()->generated_length()) : 0; }
     double workspace_bytes() const { return e_.workspace_bytes(); }
@@ -282,6 +284,7 @@ EMSCRIPTEN_BINDINGS(simdformer) {
         .function("logitsCols", &ModelHandle::logits_cols)
         .function("pooler", &ModelHandle::pooler)
         .function("classifierLogits", &ModelHandle::classifier_logits)
+        .function("tokenLogits", &ModelHandle::token_logits)
         .function("generated", &ModelHandle::generated)
         .function("generatedLength", &ModelHandle::generated_length)
         .function("workspaceBytes", &ModelHandle::workspace_bytes)

@@ -16,7 +16,7 @@ const PAGE = [
   'page/actions.mjs', 'page/kept-models.mjs', 'page/loaded-model.mjs', 'page/loading.mjs', 'page/render.mjs',
   'page/rpc.mjs', 'page/runs.mjs', 'page/state.mjs', 'page/torch-input.mjs', 'page/url-state.mjs',
   'views/colorbar.mjs', 'views/colors.mjs', 'views/headview.mjs', 'views/heatmap.mjs', 'views/modelview.mjs',
-  'views/steps.mjs',
+  'views/steps.mjs', 'views/task-output.mjs',
   'dist/browser.bundle.mjs', 'dist/lib/cache-contract.mjs', 'dist/simdformer.mjs', 'dist/simdformer.wasm', 'dist/simdformer-scalar.mjs',
   'dist/simdformer-scalar.wasm', 'node_modules/@huggingface/tokenizers/dist/tokenizers.mjs',
 ];

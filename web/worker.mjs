@@ -184,7 +184,8 @@ function runTorch({ input, options, mode }) {
 }
 
 // One text through a Hugging Face model: tokens, every attention map, and for masked-LM models
-// with a mask token in the text, the top predictions.
+// with a mask token in the text, the top predictions; a classifier's labels with what its
+// deciding position attends to (the rollout), a token classifier's entities.
 function runText({ text, maxLength, topK = 5 }) {
   const started = performance.now();
   const r = model.encodeText(text, { returnAttention: true, maxLength });
@@ -196,6 +197,11 @@ function runText({ text, maxLength, topK = 5 }) {
   if (model.info.has_mlm_head && mask && r.ids.includes(model.tokenizer.maskId)) {
     out.fill = model.fillMask(text, { topK, maxLength }).masks;
   }
+  if (model.info.has_classifier) {
+    const c = model.classify(text, { topK: null, maxLength, returnAttention: true });
+    out.classes = { predictions: c.predictions, rollout: c.attention.rollout };
+  }
+  if (model.info.has_token_classifier) out.entities = model.tokenClassify(text, { aggregation: 'simple', maxLength });
   return { ...out, ms: performance.now() - started };
 }
 

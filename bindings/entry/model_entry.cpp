@@ -314,6 +314,7 @@ int ModelEntry::forward_text(const TextArgs& a) {
         SF_RETURN_IF_ERROR(flag(a.need_weights, a.need_weights_js, &r.need_weights));
         SF_RETURN_IF_ERROR(flag(a.need_pooler, a.need_pooler_js, &r.need_pooler));
         SF_RETURN_IF_ERROR(flag(a.need_classifier, a.need_classifier_js, &r.need_classifier));
+        SF_RETURN_IF_ERROR(flag(a.need_token_logits, a.need_token_logits_js, &r.need_token_logits));
         // The probe: layer probe_layer's q, k, v and context, [4, B * n, d_model] (checked by the core).
         uint64_t probe = 0;
         SF_RETURN_IF_ERROR(size(a.probe_layer, a.probe_layer_js, 0, kMaxSize, &r.probe_layer));

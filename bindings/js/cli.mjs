@@ -1,12 +1,14 @@
 #!/usr/bin/env node
-// simdformer command line: describe a model, embed text, fill masks, encode and decode with
-// models in simdformer's nn.Transformer format. Human-readable output by default, --json for
+// simdformer command line: describe a model, embed text, fill masks, classify, find entities,
+// answer questions, zero-shot classify and rerank with Hugging Face folders, encode and decode
+// with models in simdformer's nn.Transformer format. Human-readable output by default, --json for
 // scripts, --help for every command.
 import { parseArgs } from 'node:util';
 
 import { demoCommands } from './cli/demo.mjs';
 import { UsageError } from './cli/format.mjs';
 import { safetensorsCommands } from './cli/safetensors.mjs';
+import { taskCommands } from './cli/tasks.mjs';
 import { generateCommand, textCommands } from './cli/text.mjs';
 import { init } from './node.mjs';
 
@@ -17,7 +19,7 @@ const COMMON = {
   help: { type: 'boolean', short: 'h', help: '-h, --help            this help' },
 };
 
-const COMMANDS = { ...textCommands, ...safetensorsCommands, generate: generateCommand, ...demoCommands };
+const COMMANDS = { ...textCommands, ...taskCommands, ...safetensorsCommands, generate: generateCommand, ...demoCommands };
 
 const overview = () => `simdformer — Transformer models in WebAssembly SIMD
 
@@ -27,8 +29,9 @@ Commands:
 ${Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(10)} ${c.summary}`).join('\n')}
 
 Hugging Face folders (config.json, model.safetensors or shards, tokenizer.json) of BERT,
-RoBERTa and DistilBERT models work with info, embed and fill-mask; GPT-2 folders with info and
-generate.`;
+RoBERTa, XLM-RoBERTa and DistilBERT models work with info, embed and fill-mask, and with the
+command of their head: classify (and zero-shot for NLI models, rerank for one-label
+cross-encoders), ner, qa; GPT-2 folders with info and generate.`;
 
 function commandHelp(name) {
   const c = COMMANDS[name];

@@ -371,7 +371,7 @@ export interface LoadModelOptions {
 
 /** The checkpoint, normalized (HF names mapped onto one set), plus the original config.json. */
 export interface ModelInfo {
-  architecture: 'bert' | 'roberta' | 'distilbert' | 'gpt2' | 'llama' | 'qwen2' | 'mistral' | 'torch';
+  architecture: 'bert' | 'roberta' | 'xlm-roberta' | 'distilbert' | 'gpt2' | 'llama' | 'qwen2' | 'mistral' | 'torch';
   model_type: string;
   d_model: number;
   n_layers: number;
@@ -405,8 +405,12 @@ export interface ModelInfo {
   has_pooler: boolean;
   has_mlm_head: boolean;
   has_lm_head: boolean;
-  /** A ...ForSequenceClassification head (TextModel.classify). */
+  /** A ...ForSequenceClassification head (TextModel.classify, zeroShot, rerank). */
   has_classifier: boolean;
+  /** A ...ForTokenClassification head (TextModel.tokenClassify); absent for GPT-2. */
+  has_token_classifier?: boolean;
+  /** A ...ForQuestionAnswering head (TextModel.answer); absent for GPT-2. */
+  has_qa_head?: boolean;
   /** The classifier's labels (id2label; 'LABEL_<i>' where it names none), or null without one. */
   num_labels: number | null;
   labels: string[] | null;
@@ -463,9 +467,27 @@ export interface TextTokenizer {
   readonly maskToken: string | null;
   readonly maskId: number | null;
   readonly padId: number;
-  /** maxLength: an integer, special tokens included (a huge one keeps every token); anything else is a SimdformerError. */
-  encodeOne(input: TextInput, maxLength: number): EncodedText;
-  encodeBatch(inputs: readonly TextInput[], maxLength: number): EncodedBatch;
+  readonly unkId: number | null;
+  readonly clsId: number | null;
+  /** The model marks word continuations (WordPiece's ##). */
+  readonly hasSubwordPrefix: boolean;
+  /**
+   * maxLength: an integer, special tokens included (a huge one keeps every token); anything else
+   * is a SimdformerError. truncation: 'longest_first' (default) or 'only_first' (a pair's first
+   * text only, as zero-shot classification cuts).
+   */
+  encodeOne(input: TextInput, maxLength: number, truncation?: 'longest_first' | 'only_first'): EncodedText;
+  encodeBatch(inputs: readonly TextInput[], maxLength: number, truncation?: 'longest_first' | 'only_first'): EncodedBatch;
+  /**
+   * Question answering's windows: [question, context] with the context cut into windows of
+   * maxLength tokens overlapping by stride (truncation only_second with a stride, as the Rust
+   * tokenizers library's overflowing tokens); wordIds give each context token's word.
+   */
+  encodeWindows(question: string, context: string, maxLength: number, stride: number): (EncodedText & { wordIds: (number | null)[] })[];
+  /** Encoded sequences (encodeOne, encodeWindows) padded into one batch. */
+  padBatch(sequences: readonly EncodedText[]): EncodedBatch;
+  /** Token strings to text through the tokenizer's decoder (convert_tokens_to_string). */
+  convertTokensToString(tokens: readonly string[]): string;
   /** ids: an array or typed array of integers in [0, the model's embedding rows); [] gives ''. */
   decode(ids: ArrayLike<number>, options?: { skipSpecialTokens?: boolean }): string;
   idToToken(id: number): string | null;
@@ -531,6 +553,23 @@ export interface ClassifyOptions {
   maxLength?: number;
   /** Texts run per forward pass (default 32). */
   batchSize?: number;
+  /** Also return the tokens and what the deciding position (token 0) attends to. */
+  returnAttention?: boolean;
+}
+
+/**
+ * What a classifier's deciding position (token 0: [CLS] / <s>, which every classification head
+ * reads) attends to, over the text's tokens.
+ */
+export interface DecidingAttention {
+  position: number;
+  /** heads[layer][head]: that head's attention weights of the position [length]. */
+  heads: Float32Array[][];
+  /**
+   * Attention rollout (Abnar & Zuidema 2020): each layer as half its mean over heads plus half
+   * the identity (the residual), multiplied through the layers; the position's row [length].
+   */
+  rollout: Float32Array;
 }
 
 export interface Classification {
@@ -540,6 +579,94 @@ export interface Classification {
   logits: Float32Array;
   truncated: boolean;
   originalLength: number;
+  /** With returnAttention: the tokens and the deciding position's attention. */
+  tokens?: string[];
+  attention?: DecidingAttention;
+}
+
+export type TokenAggregation = 'none' | 'simple' | 'first' | 'average' | 'max';
+
+export interface TokenClassifyOptions {
+  /**
+   * As the token-classification pipeline's aggregation_strategy (default 'none': every token);
+   * 'simple' groups B-/I- runs, 'first' / 'average' / 'max' first give each word one label.
+   */
+  aggregation?: TokenAggregation;
+  /** Labels left out of the result (default ['O']). */
+  ignoreLabels?: readonly string[];
+  maxLength?: number;
+  /** Texts run per forward pass (default 32). */
+  batchSize?: number;
+}
+
+/** One token (aggregation 'none'): its best label. start/end index the text (UTF-16 units). */
+export interface TokenEntity {
+  entity: string;
+  score: number;
+  /** The token's position in the encoded sequence (special tokens counted). */
+  index: number;
+  /** The token as the vocabulary writes it ('##ing', 'Ġword'), or its text for an unknown token. */
+  word: string;
+  start: number;
+  end: number;
+}
+
+/** A group of tokens or words with one tag (aggregation other than 'none'). */
+export interface EntityGroup {
+  /** The label without its B-/I- prefix. */
+  entityGroup: string;
+  /** The mean of the members' scores. */
+  score: number;
+  /** The members' tokens joined by the tokenizer's decoder. */
+  word: string;
+  start: number;
+  end: number;
+}
+
+export interface AnswerOptions {
+  /** How many answers (default 1: one object; more: an array, best first). */
+  topK?: number;
+  /** Longest answer in tokens (default 15). */
+  maxAnswerLength?: number;
+  /** Tokens per window, special tokens included (default min(maxLength, 384)). */
+  maxSeqLen?: number;
+  /** Tokens consecutive windows share (default min(maxSeqLen / 2, 128)). */
+  docStride?: number;
+  /** Also offer the empty answer, scored by the CLS token (default false). */
+  handleImpossibleAnswer?: boolean;
+  /** Windows run per forward pass (default 32). */
+  batchSize?: number;
+}
+
+/** An answer: context.slice(start, end) (UTF-16 units), widened to whole words. */
+export interface Answer {
+  answer: string;
+  score: number;
+  start: number;
+  end: number;
+}
+
+export interface ZeroShotOptions {
+  /** The hypothesis for each label; {} is replaced by the label (default 'This example is {}.'). */
+  hypothesisTemplate?: string;
+  /** Score each label on its own (entailment vs contradiction) instead of against each other. */
+  multiLabel?: boolean;
+  maxLength?: number;
+  batchSize?: number;
+}
+
+export interface ZeroShotResult {
+  sequence: string;
+  /** The candidate labels, highest score first. */
+  labels: string[];
+  scores: number[];
+}
+
+export interface RerankOptions {
+  /** How many documents (default all); null: all. */
+  topK?: number | null;
+  maxLength?: number;
+  batchSize?: number;
 }
 
 /**
@@ -672,6 +799,19 @@ export declare class TextModel {
   /** Text classification (a ...ForSequenceClassification checkpoint), as the text-classification pipeline. */
   classify(input: string, options?: ClassifyOptions): Classification;
   classify(input: readonly TextInput[], options?: ClassifyOptions): Classification[];
+  /** Token classification / NER (a ...ForTokenClassification checkpoint), as the token-classification pipeline. */
+  tokenClassify(input: string, options?: TokenClassifyOptions & { aggregation?: 'none' }): TokenEntity[];
+  tokenClassify(input: string, options: TokenClassifyOptions & { aggregation: 'simple' | 'first' | 'average' | 'max' }): EntityGroup[];
+  tokenClassify(input: readonly string[], options?: TokenClassifyOptions & { aggregation?: 'none' }): TokenEntity[][];
+  tokenClassify(input: readonly string[], options: TokenClassifyOptions & { aggregation: 'simple' | 'first' | 'average' | 'max' }): EntityGroup[][];
+  /** Extractive question answering (a ...ForQuestionAnswering checkpoint), as the question-answering pipeline. */
+  answer(question: string, context: string, options?: AnswerOptions & { topK?: 1 }): Answer;
+  answer(question: string, context: string, options: AnswerOptions): Answer | Answer[];
+  /** Zero-shot classification with an NLI model (its entailment label found by name). */
+  zeroShot(input: string, labels: readonly string[] | string, options?: ZeroShotOptions): ZeroShotResult;
+  zeroShot(input: readonly string[], labels: readonly string[] | string, options?: ZeroShotOptions): ZeroShotResult[];
+  /** Reranking with a one-label cross-encoder (sentence-transformers CrossEncoder.rank): sigmoid scores. */
+  rerank(query: string, documents: readonly string[], options?: RerankOptions): { index: number; score: number }[];
   /** The step-by-step view of one head (layer and head default to 0). */
   attentionSteps(input: string, options?: { layer?: number; head?: number; maxLength?: number }): AttentionSteps;
   /** Whether the folder has a chat template (tokenizer_config.json "chat_template" or chat_template.jinja). */

@@ -42,8 +42,8 @@ GPT2_DEFAULTS = {
     "summary_activation": None, "summary_first_dropout": 0.1, "summary_proj_to_labels": True,
     "summary_type": "cls_index", "summary_use_proj": True, "use_cache": True, "vocab_size": 50257,
 }
-DEFAULTS = {"bert": BERT_DEFAULTS, "roberta": ROBERTA_DEFAULTS, "distilbert": DISTILBERT_DEFAULTS,
-            "gpt2": GPT2_DEFAULTS}
+DEFAULTS = {"bert": BERT_DEFAULTS, "roberta": ROBERTA_DEFAULTS, "xlm-roberta": ROBERTA_DEFAULTS,  # XLMRobertaConfig
+            "distilbert": DISTILBERT_DEFAULTS, "gpt2": GPT2_DEFAULTS}
 TORCH_DTYPE_NAMES = {torch.float32: "float32", torch.float16: "float16", torch.bfloat16: "bfloat16"}
 
 
@@ -151,7 +151,7 @@ def _decoder_entry(t, lstrip=False):
 def write_tokenizer_files(folder, tokenizer_json, kind, model_max_length):
     """tokenizer.json + tokenizer_config.json + special_tokens_map.json (+ vocab.txt for
     WordPiece, vocab.json + merges.txt for byte-level BPE, as HF writes the slow files too).
-    kind: bert | bert_unigram | roberta | gpt2."""
+    kind: bert | bert_unigram | roberta | gpt2 | xlm-roberta."""
     write_json(os.path.join(folder, "tokenizer.json"), tokenizer_json, sort_keys=False)
     added = {str(a["id"]): _decoder_entry(a["content"], a["lstrip"]) for a in tokenizer_json["added_tokens"]}
     model = tokenizer_json["model"]
@@ -181,6 +181,13 @@ def write_tokenizer_files(folder, tokenizer_json, kind, model_max_length):
         cfg = dict(special, added_tokens_decoder=added, add_bos_token=False, add_prefix_space=False,
                    clean_up_tokenization_spaces=True, errors="replace", model_max_length=model_max_length,
                    pad_token=None, tokenizer_class="GPT2Tokenizer")
+    elif kind == "xlm-roberta":
+        special = {"bos_token": "<s>", "cls_token": "<s>", "eos_token": "</s>", "mask_token": "<mask>",
+                   "pad_token": "<pad>", "sep_token": "</s>", "unk_token": "<unk>"}
+        cfg = dict(special, added_tokens_decoder=added, clean_up_tokenization_spaces=True,
+                   model_max_length=model_max_length, tokenizer_class="XLMRobertaTokenizer")
+        special = dict(special, mask_token={"content": "<mask>", "lstrip": True, "normalized": False,
+                                            "rstrip": False, "single_word": False})
     else:
         raise ValueError(kind)
     write_json(os.path.join(folder, "tokenizer_config.json"), cfg)

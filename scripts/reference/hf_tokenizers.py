@@ -439,8 +439,44 @@ def unigram_tokenizer_json(vocab):
     }
 
 
+XLMR_SPECIALS = ["<s>", "<pad>", "</s>", "<unk>"]  # ids 0-3 as in XLM-RoBERTa; <mask> is the last id
+
+
+def xlmr_unigram_vocab():
+    """XLM-RoBERTa's layout over the Unigram pieces: <s> <pad> </s> <unk>, the pieces, <mask>."""
+    pieces = [(t, s) for t, s in unigram_vocab() if t not in BERT_SPECIALS]
+    return [(t, 0.0) for t in XLMR_SPECIALS] + pieces + [("<mask>", 0.0)]
+
+
+def xlmr_unigram_tokenizer_json(vocab):
+    """XLM-RoBERTa's tokenizer.json shape: Unigram, Metaspace, <s> A </s> (</s> B </s>) with type
+    ids 0. The normalizer is NFKC + Lowercase (the real one is a precompiled NFKC map without
+    lowercasing; the fixture's pieces are lowercase words)."""
+    ids = {t: i for i, (t, _) in enumerate(vocab)}
+    metaspace = {"type": "Metaspace", "replacement": SP, "prepend_scheme": "always", "split": True}
+    s, e = {"SpecialToken": {"id": "<s>", "type_id": 0}}, {"SpecialToken": {"id": "</s>", "type_id": 0}}
+    return {
+        "version": "1.0",
+        "truncation": None,
+        "padding": None,
+        "added_tokens": _added([(t, ids[t]) for t in XLMR_SPECIALS + ["<mask>"]], lstrip=("<mask>",)),
+        "normalizer": {"type": "Sequence", "normalizers": [{"type": "NFKC"}, {"type": "Lowercase"}]},
+        "pre_tokenizer": {"type": "Sequence", "pretokenizers": [{"type": "WhitespaceSplit"}, metaspace]},
+        "post_processor": {
+            "type": "TemplateProcessing",
+            "single": [s, {"Sequence": {"id": "A", "type_id": 0}}, e],
+            "pair": [s, {"Sequence": {"id": "A", "type_id": 0}}, e, e, {"Sequence": {"id": "B", "type_id": 0}}, e],
+            "special_tokens": {t: {"id": t, "ids": [ids[t]], "tokens": [t]} for t in ("<s>", "</s>")},
+        },
+        "decoder": metaspace,
+        "model": {"type": "Unigram", "unk_id": ids["<unk>"], "vocab": [[t, sc] for t, sc in vocab],
+                  "byte_fallback": False},
+    }
+
+
 class UnigramOracle:
-    def __init__(self, vocab, unk="[UNK]"):
+    def __init__(self, vocab, unk="[UNK]", specials=BERT_SPECIALS):
+        self.specials = list(specials)
         self.ids = {t: i for i, (t, _) in enumerate(vocab)}
         self.score = {t: s for t, s in vocab}
         self.unk = unk
@@ -460,7 +496,7 @@ class UnigramOracle:
             single = False
             for end in range(start + 1, min(n, start + self.max_len) + 1):
                 piece = s[start:end]
-                if piece in self.ids and piece not in BERT_SPECIALS:
+                if piece in self.ids and piece not in self.specials:
                     single = single or end == start + 1
                     cand = best[start][0] + self.score[piece]
                     if best[end] is None or cand > best[end][0]:
@@ -483,7 +519,7 @@ class UnigramOracle:
 
     def tokens(self, text):
         out = []
-        for seg, special in _split_specials(text, BERT_SPECIALS):
+        for seg, special in _split_specials(text, self.specials):
             if special:
                 out.append(seg)
                 continue
@@ -493,13 +529,16 @@ class UnigramOracle:
         return out
 
     def encode(self, text, pair=None, max_length=None):
+        """[CLS] A [SEP] (B [SEP]) with type ids 0 / 1; with XLM-R's specials <s> A </s> (</s> B
+        </s>), type ids 0."""
+        xlmr = self.specials[0] == "<s>"
         a = self.tokens(text)
         if max_length is not None:
             a = a[:max(0, max_length - 2)]
-        toks = ["[CLS]"] + a + ["[SEP]"]
+        toks = (["<s>"] + a + ["</s>"]) if xlmr else (["[CLS]"] + a + ["[SEP]"])
         types = [0] * len(toks)
         if pair is not None:
-            b = self.tokens(pair) + ["[SEP]"]
+            b = (["</s>"] + self.tokens(pair) + ["</s>"]) if xlmr else (self.tokens(pair) + ["[SEP]"])
             toks += b
-            types += [1] * len(b)
+            types += [0 if xlmr else 1] * len(b)
         return {"ids": [self.ids[t] for t in toks], "tokens": toks, "type_ids": types}

@@ -115,6 +115,8 @@ struct TextRequest {
     bool need_pooler = false;                 // dense + tanh on each item's first token
     bool need_classifier = false;             // the sequence-classification head (checkpoints of a
                                               // ...ForSequenceClassification): raw logits per item
+    bool need_token_logits = false;           // the token head on every token (...ForTokenClassification:
+                                              // num_labels logits; ...ForQuestionAnswering: start, end)
     const int32_t* logits_rows = nullptr;     // [n_logits_rows] flat rows b * n_seq + i for the MLM head
     size_t n_logits_rows = 0;
     // The step-by-step view of one layer: when probe_out is set, layer probe_layer's projections
@@ -175,10 +177,11 @@ public:
     // The layer-stack shape (for text models: an encoder of n_layers with their sizes).
     const ModelConfig& config() const;
     size_t parameter_count() const;
-    // The normalized config as JSON: architecture (bert|roberta|distilbert|torch), model_type,
-    // d_model, n_layers, n_heads, d_ff, vocab_size, max_positions, type_vocab_size, pad/bos/
-    // eos_token_id, hidden_act, layer_norm_eps, has_pooler, has_mlm_head, has_lm_head,
-    // has_classifier (with num_labels, labels and problem_type, or null), causal,
+    // The normalized config as JSON: architecture (bert|roberta|xlm-roberta|distilbert|gpt2|
+    // torch), model_type, d_model, n_layers, n_heads, d_ff, vocab_size, max_positions,
+    // type_vocab_size, pad/bos/eos_token_id, hidden_act, layer_norm_eps, has_pooler, has_mlm_head,
+    // has_lm_head, has_classifier (with num_labels, labels and problem_type, or null),
+    // has_token_classifier (also with labels) and has_qa_head (text encoders only), causal,
     // parameters, dtype (as stored), weights, unused_tensors, and config (the original object).
     std::string info_json() const;
 
@@ -206,7 +209,8 @@ public:
     // last hidden state [n_batch * n_seq, d_model]; ws.encoder_attention() per layer
     // [n_batch, n_heads, n_seq, n_seq] (need_weights); ws.pooler() [n_batch, d_model]
     // (need_pooler); ws.logits() [n_logits_rows, vocab] (logits_rows: MLM or LM head);
-    // ws.classifier_logits() [n_batch, num_labels] (need_classifier).
+    // ws.classifier_logits() [n_batch, num_labels] (need_classifier); ws.token_logits()
+    // [n_batch * n_seq, num_labels or 2] (need_token_logits).
     // GPT-2: causal, position ids arange(n_seq) even for padded rows (as HF's forward).
     Status forward_text(const TextRequest& request, Workspace& ws) const;
 
@@ -244,6 +248,9 @@ public:
     // [n_batch, num_labels] of the last forward_text with need_classifier, or null; num_labels,
     // labels and problem_type are in Model::info_json().
     const float* classifier_logits() const;
+    // [n_batch * n_seq, cols] of the last forward_text with need_token_logits, or null: cols is
+    // num_labels (info_json) for a token classifier, 2 (start, end) for a question-answering head.
+    const float* token_logits() const;
     size_t logits_cols() const;
     const int32_t* generated() const;             // [n_batch, generated_length()]
     size_t generated_length() const;

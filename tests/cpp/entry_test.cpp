@@ -773,7 +773,8 @@ TEST(EntryDecode, TextProbeChecked) {
     EXPECT_NE(probe.back(), -1.0f) << "the probe's last value (the context of the last token) was written";
 }
 
-// forwardText's needClassifier: checked as every flag, and the head's logits are the workspace's.
+// forwardText's needClassifier and needTokenLogits: checked as every flag, and the heads' logits
+// are the workspace's.
 TEST(EntryModel, TextClassifierFlagCheckedAndItsLogitsMatchTheReference) {
     const auto load = [](entry::ModelEntry& e, const std::string& folder) {
         const std::vector<uint8_t> bytes = read_file(data_path("hf/" + folder + "/model.safetensors"));
@@ -809,6 +810,34 @@ TEST(EntryModel, TextClassifierFlagCheckedAndItsLogitsMatchTheReference) {
     entry::ModelEntry bare;
     ASSERT_EQ(load(bare, "bert"), 0) << entry::reply_text();
     EXPECT_NE(bare.forward_text(t), 0);
+    EXPECT_EQ(reply_code(), "unsupported") << entry::reply_text();
+
+    // needTokenLogits on a token classifier: checked as every flag; the head on every token.
+    entry::ModelEntry tok;
+    ASSERT_EQ(load(tok, "bert_tokcls"), 0) << entry::reply_text();
+    const Golden gt = load_golden("hf/bert_tokcls/golden.safetensors");
+    const std::vector<int32_t> tids = gt.tokens("input_ids"), ttypes = gt.tokens("token_type_ids");
+    const std::vector<uint8_t> tmask = gt.mask("attention_mask");
+    entry::TextArgs r;
+    r.n_batch = double(gt.shapes.at("input_ids")[0]);
+    r.n_seq = double(gt.shapes.at("input_ids")[1]);
+    r.tokens = addr(tids.data());
+    r.token_types = addr(ttypes.data());
+    r.attention_mask = addr(tmask.data());
+    for (double bad : {2.0, -1.0, 0.5, kNaN}) {
+        entry::TextArgs b = r;
+        b.need_token_logits = bad;
+        EXPECT_NE(tok.forward_text(b), 0) << bad;
+        EXPECT_EQ(reply_code(), "invalid_argument") << entry::reply_text();
+    }
+    ASSERT_EQ(tok.forward_text(r), 0) << entry::reply_text();
+    EXPECT_EQ(tok.workspace()->token_logits(), nullptr) << "not asked for";
+    r.need_token_logits = 1;
+    ASSERT_EQ(tok.forward_text(r), 0) << entry::reply_text();
+    ASSERT_NE(tok.workspace()->token_logits(), nullptr);
+    const std::vector<float>& want = gt.at("token_logits");
+    EXPECT_LT(max_abs_diff(tok.workspace()->token_logits(), want.data(), want.size()), 1e-4);
+    EXPECT_NE(e.forward_text([&] { entry::TextArgs c = t; c.need_token_logits = 1; return c; }()), 0) << "a sequence classifier has no token head";
     EXPECT_EQ(reply_code(), "unsupported") << entry::reply_text();
 }
 

@@ -54,6 +54,9 @@ TEST_P(HfGolden, HiddenStatesAttentionsPoolerAndLogitsMatchTheReference) {
     if (g.values.count("token_type_ids")) types = g.tokens("token_type_ids");
     const bool pooler = g.values.count("pooler_output") > 0, logits = g.values.count("logits") > 0;
     const bool classifier = g.values.count("classifier_logits") > 0;
+    // ...ForTokenClassification: token_logits [B, n, num_labels]; ...ForQuestionAnswering:
+    // start_logits and end_logits [B, n], the token head's columns 0 and 1.
+    const bool token_classifier = g.values.count("token_logits") > 0, qa = g.values.count("start_logits") > 0;
     std::vector<int32_t> rows;
     for (size_t i = 0; logits && i < B * n; ++i) rows.push_back(int32_t(i));
 
@@ -72,6 +75,7 @@ TEST_P(HfGolden, HiddenStatesAttentionsPoolerAndLogitsMatchTheReference) {
     r.need_weights = true;
     r.need_pooler = pooler;
     r.need_classifier = classifier;
+    r.need_token_logits = token_classifier || qa;
     r.logits_rows = rows.data();
     r.n_logits_rows = rows.size();
     SF_ASSERT_OK(m.forward_text(r, ws.value()));
@@ -105,6 +109,24 @@ TEST_P(HfGolden, HiddenStatesAttentionsPoolerAndLogitsMatchTheReference) {
     } else {
         EXPECT_EQ(w.classifier_logits(), nullptr);
     }
+    if (token_classifier) {
+        ASSERT_NE(w.token_logits(), nullptr);
+        const std::vector<float>& want = g.at("token_logits");
+        ASSERT_EQ(want.size() % (B * n), 0u);
+        EXPECT_EQ(nlohmann::json::parse(m.info_json())["num_labels"], want.size() / (B * n));
+        EXPECT_LT(max_abs_diff(w.token_logits(), want.data(), want.size()), kTolerance) << "token_logits";
+    }
+    if (qa) {
+        ASSERT_NE(w.token_logits(), nullptr);
+        const std::vector<float>& start = g.at("start_logits");
+        const std::vector<float>& end = g.at("end_logits");
+        ASSERT_EQ(start.size(), B * n);
+        float worst = 0;
+        for (size_t i = 0; i < B * n; ++i)
+            worst = std::max({worst, std::abs(w.token_logits()[2 * i] - start[i]), std::abs(w.token_logits()[2 * i + 1] - end[i])});
+        EXPECT_LT(worst, kTolerance) << "start_logits / end_logits";
+    }
+    if (!token_classifier && !qa) EXPECT_EQ(w.token_logits(), nullptr);
 }
 
 INSTANTIATE_TEST_SUITE_P(
@@ -112,7 +134,9 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(Case{"bert"}, Case{"bert_mlm_f16"}, Case{"bert_pretraining_bf16"}, Case{"bert_relu_unigram"},
                       Case{"bert_sharded", {"model-00001-of-00002.safetensors", "model-00002-of-00002.safetensors"}, true},
                       Case{"roberta"}, Case{"distilbert"}, Case{"bert_seqcls"}, Case{"roberta_seqcls_multilabel"},
-                      Case{"distilbert_seqcls_regression"}),
+                      Case{"distilbert_seqcls_regression"}, Case{"bert_tokcls"}, Case{"roberta_tokcls"},
+                      Case{"distilbert_tokcls"}, Case{"bert_qa"}, Case{"roberta_qa"}, Case{"distilbert_qa"},
+                      Case{"roberta_nli"}, Case{"bert_reranker"}, Case{"xlmr_seqcls"}, Case{"xlmr_tokcls"}),
     case_name);
 
 
@@ -273,7 +297,7 @@ TEST(HfConfig, NumbersMustBeExactIntegersAndFeaturesSupported) {
     // The class name decides when model_type is absent; an unknown one is unsupported.
     SF_ASSERT_OK(with("\"model_type\": \"bert\",", ""));
     expect_error(load_bytes(replaced(replaced(config, "\"model_type\": \"bert\",", ""), "BertModel", "T5Model"), bytes).status(),
-                 StatusCode::kUnsupported, {"T5Model", "bert, roberta, distilbert"});
+                 StatusCode::kUnsupported, {"T5Model", "bert, roberta, xlm-roberta, distilbert"});
 }
 
 // Special-token ids that only generation defaults and batch padding use are accepted whatever
@@ -398,17 +422,75 @@ TEST(HfClassifier, BadLabelsAndMissingHeadTensorsAreErrors) {
     expect_error(load_bytes(config, to_file(no_bias)).status(), StatusCode::kInvalidArgument, {"classifier.bias"});
 }
 
-// The class decides what `classifier` is: a token classifier's tensors of that name are not a
-// sequence classifier, so they stay unused (and reported) rather than run on token 0.
-TEST(HfClassifier, OnlyASequenceClassificationClassGetsTheHead) {
+// The class decides what `classifier` is: under BertForTokenClassification the same tensors are a
+// token classifier (on every token), not a sequence classifier (on the pooler), and info says so.
+TEST(HfClassifier, TheClassDecidesWhichHeadTheClassifierIs) {
     const std::string config = replaced(read_text(hf_path("bert_seqcls/config.json")), "BertForSequenceClassification",
                                         "BertForTokenClassification");
     auto m = load_bytes(config, read_file(hf_path("bert_seqcls/model.safetensors")));
     SF_ASSERT_OK(m.status());
     const nlohmann::json info = parsed_info(m.value());
     EXPECT_EQ(info["has_classifier"], false);
-    EXPECT_EQ(info["unused_tensors"], nlohmann::json({"classifier.bias", "classifier.weight"}));
+    EXPECT_EQ(info["has_token_classifier"], true);
+    EXPECT_EQ(info["has_qa_head"], false);
+    EXPECT_EQ(info["labels"], nlohmann::json({"negative", "neutral", "positive"}));
+    EXPECT_EQ(info["unused_tensors"], nlohmann::json::array());
     expect_error(classify_bert_golden(m.value()), StatusCode::kUnsupported, {"BertForTokenClassification"});
+    // Another head class (not one simdformer runs) leaves the tensors unused and reported.
+    auto other = load_bytes(replaced(config, "BertForTokenClassification", "BertForMultipleChoice"),
+                            read_file(hf_path("bert_seqcls/model.safetensors")));
+    SF_ASSERT_OK(other.status());
+    EXPECT_EQ(parsed_info(other.value())["unused_tensors"], nlohmann::json({"classifier.bias", "classifier.weight"}));
+    EXPECT_EQ(parsed_info(other.value())["has_token_classifier"], false);
+}
+
+// XLM-RoBERTa: RoBERTa's adapter under its own row, chosen by model_type or, without one, by
+// the XLMRoberta class prefix (which the Roberta row must not claim).
+TEST(HfXlmRoberta, ItsOwnRowWithRobertasMath) {
+    const std::string config = read_text(hf_path("xlmr_seqcls/config.json"));
+    const std::vector<uint8_t> bytes = read_file(hf_path("xlmr_seqcls/model.safetensors"));
+    auto m = load_bytes(config, bytes);
+    SF_ASSERT_OK(m.status());
+    EXPECT_EQ(parsed_info(m.value())["architecture"], "xlm-roberta");
+    EXPECT_EQ(parsed_info(m.value())["model_type"], "xlm-roberta");
+    nlohmann::json no_type = nlohmann::json::parse(config);
+    no_type.erase("model_type");
+    auto by_class = load_bytes(no_type.dump(), bytes);
+    SF_ASSERT_OK(by_class.status());
+    EXPECT_EQ(parsed_info(by_class.value())["architecture"], "xlm-roberta");
+}
+
+// The per-token heads: shapes checked against the config, a request for a head the checkpoint
+// lacks is unsupported and names its class.
+TEST(HfTokenHeads, ShapesAndMissingHeads) {
+    const std::string qa_config = read_text(hf_path("bert_qa/config.json"));
+    const std::vector<uint8_t> qa_bytes = read_file(hf_path("bert_qa/model.safetensors"));
+    auto qa = load_bytes(qa_config, qa_bytes);
+    SF_ASSERT_OK(qa.status());
+    EXPECT_EQ(parsed_info(qa.value())["has_qa_head"], true);
+    EXPECT_TRUE(parsed_info(qa.value())["labels"].is_null());
+    // qa_outputs must have two outputs (start, end): a token-classification config over the same
+    // file reads `classifier.`, which it lacks.
+    expect_error(load_bytes(replaced(qa_config, "BertForQuestionAnswering", "BertForTokenClassification"), qa_bytes).status(),
+                 StatusCode::kInvalidArgument, {"classifier.weight"});
+    TensorMap tensors = fixture_tensors("bert_tokcls");
+    const std::string tok_config = read_text(hf_path("bert_tokcls/config.json"));
+    nlohmann::json fewer = nlohmann::json::parse(tok_config);
+    fewer["id2label"] = {{"0", "O"}, {"1", "B-PER"}};
+    expect_error(load_bytes(fewer.dump(), to_file(tensors)).status(), StatusCode::kShapeMismatch, {"classifier.weight"});
+    auto bare = load_folder("bert");
+    SF_ASSERT_OK(bare.status());
+    const Golden g = load_golden("hf/bert/golden.safetensors");
+    const std::vector<int32_t> ids = g.tokens("input_ids");
+    TextRequest r;
+    r.n_batch = g.shapes.at("input_ids")[0];
+    r.n_seq = g.shapes.at("input_ids")[1];
+    r.tokens = ids.data();
+    r.need_token_logits = true;
+    auto ws = bare.value().make_workspace(workspace_limits(r));
+    SF_ASSERT_OK(ws.status());
+    expect_error(bare.value().forward_text(r, ws.value()), StatusCode::kUnsupported,
+                 {"no token-classification or question-answering head", "BertModel"});
 }
 
 TEST(HfForward, AFullyPaddedRowGetsUniformWeightsAsInHuggingFace) {

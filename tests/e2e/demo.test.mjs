@@ -275,6 +275,36 @@ test('a Hugging Face folder loads through the file input and the folder picker, 
   assert.equal(await page.locator('#file-error').textContent(), '');
 });
 
+test('a classifier shows its labels and the tokens that decided; a token classifier its entities', async () => {
+  const nodeSf = await init({ simd: true });
+  for (const [name, check] of [['bert_seqcls', 'classes'], ['bert_tokcls', 'entities']]) {
+    const n = await runs();
+    await page.setInputFiles('#file-input', filesOf(join(DATA, 'hf', name)));
+    await waitForRun(n);
+    const text = await page.inputValue('#text');
+    const model = await nodeSf.loadPretrained(join(DATA, 'hf', name));
+    if (check === 'classes') {
+      const s = await demo(() => window.__demo.classes);
+      const api = model.classify(text, { topK: null, returnAttention: true });
+      assert.deepEqual(s.predictions.map((p) => p.label), api.predictions.map((p) => p.label));
+      s.predictions.forEach((p, i) => assert.ok(Math.abs(p.score - api.predictions[i].score) < 1e-5));
+      assert.equal(Object.keys(s.rollout).length, api.attention.rollout.length);
+      assert.equal(await page.locator('#output .label-bar').count(), 3);
+      assert.equal(await demo(() => window.__demo.query), 0, 'the step view opens on the deciding position');
+      assert.equal(await page.locator('#output .rollout-token').count(), api.tokens.length);
+      await page.locator('#output').screenshot({ path: join(ARTIFACTS, 'demo-classifier.png') });
+    } else {
+      const s = await demo(() => window.__demo.entities);
+      const api = model.tokenClassify(text, { aggregation: 'simple' });
+      assert.deepEqual(s.map((e) => [e.entityGroup, e.start, e.end]), api.map((e) => [e.entityGroup, e.start, e.end]));
+      assert.equal(await page.locator('#output mark.entity').count(), api.length);
+      if (api.length) assert.equal(await page.locator('#output mark.entity').first().getAttribute('data-label'), api[0].entityGroup);
+    }
+    model.dispose();
+  }
+  await page.locator('#output').screenshot({ path: join(ARTIFACTS, 'demo-entities.png') });
+});
+
 test('a folder dropped on the drop zone loads (drag and drop)', async () => {
   const dir = join(DATA, 'hf', 'bert_mlm_f16');
   const files = readdirSync(dir).map((name) => ({ name, base64: readFileSync(join(dir, name)).toString('base64') }));

@@ -75,14 +75,15 @@ test("TextModel: user code running inside its calls (here an input array's gette
   const errors = [];
   const reentering = new Proxy(['a short text'], {
     get(target, key) {
-      if (key === '0') for (const call of [() => text.embed('x'), () => text.encodeText('x'), () => text.fillMask('[MASK]'), () => text.dispose()]) {
+      if (key === '0') for (const call of [() => text.embed('x'), () => text.encodeText('x'), () => text.fillMask('[MASK]'), () => text.dispose(),
+        () => text.tokenClassify('x'), () => text.answer('q', 'c'), () => text.zeroShot('x', ['a']), () => text.rerank('q', ['d'])]) {
         try { call(); } catch (e) { errors.push(e); }
       }
       return target[key];
     },
   });
   assert.deepEqual(text.embed(reentering), want);
-  assert.ok(errors.length >= 4 && errors.every(busy), errors.map(String).join('; '));
+  assert.ok(errors.length >= 8 && errors.every(busy), errors.map(String).join('; '));
   assert.equal(text.disposed, false);
   text.dispose();
 });

@@ -12,7 +12,7 @@ import { DATA, maxAbsDiff, readTensors } from './helpers.mjs';
 
 const HF = join(DATA, 'hf');
 const TOL = 1e-4;
-const CASES = ['bert_seqcls', 'roberta_seqcls_multilabel', 'distilbert_seqcls_regression'];
+const CASES = ['bert_seqcls', 'roberta_seqcls_multilabel', 'distilbert_seqcls_regression', 'xlmr_seqcls'];
 const folder = (name) => join(HF, name);
 const texts = (name) => JSON.parse(readFileSync(join(HF, name, 'texts.json'), 'utf8'));
 const json = (name, file) => JSON.parse(readFileSync(join(HF, name, file), 'utf8'));
@@ -54,6 +54,36 @@ for (const simd of [true, false]) {
           assertPredictions(top[b].predictions, classify.rows[b].top1);
           assert.equal(r.truncated, false);
         });
+        model.dispose();
+      });
+    }
+
+    for (const name of CASES) {
+      test(`${name}: returnAttention gives the deciding position's rows and the rollout of the reference`, async () => {
+        const g = readTensors(join(folder(name), 'golden.safetensors'));
+        const { batch, classify, lengths } = texts(name);
+        const model = await sf.loadPretrained(folder(name));
+        const { n_layers: layers, n_heads: heads } = model.info;
+        const n = g.input_ids.shape[1];
+        const plain = model.classify(batch);
+        assert.equal(plain[0].attention, undefined);
+        model.classify(batch, { returnAttention: true }).forEach((r, b) => {
+          const len = lengths[b];
+          assert.equal(r.attention.position, 0);
+          assert.deepEqual(r.tokens, model.encodeText([batch[b]])[0].tokens);
+          assert.equal(r.attention.heads.length, layers);
+          for (let l = 0; l < layers; l++) {
+            const golden = g[`attentions.${l}`].data;  // [B, heads, n, n]
+            for (let h = 0; h < heads; h++) {
+              const want = golden.subarray(((b * heads + h) * n) * n, ((b * heads + h) * n) * n + len);
+              assert.ok(maxAbsDiff(r.attention.heads[l][h], want) <= TOL, `layer ${l} head ${h}`);
+            }
+          }
+          assert.ok(maxAbsDiff(r.attention.rollout, Float32Array.from(classify.rows[b].rollout_token0)) <= TOL, `row ${b} rollout`);
+          assert.ok(Math.abs(r.attention.rollout.reduce((a, x) => a + x, 0) - 1) < 1e-5, 'the rollout row sums to 1');
+          plain[b].logits.forEach((x, i) => assert.ok(Math.abs(x - r.logits[i]) <= 1e-6, 'the same logits with the maps recorded'));
+        });
+        assert.throws(() => model.classify('x', { returnAttention: 'mean' }), SimdformerError);
         model.dispose();
       });
     }
@@ -126,7 +156,8 @@ for (const simd of [true, false]) {
         model.dispose();
       }
       const token = await sf.loadPretrained(withConfig('bert_seqcls', (c) => { c.architectures = ['BertForTokenClassification']; }));
-      assert.throws(() => token.classify('Hello'), /tensors it does not run: classifier\.bias, classifier\.weight.*BertForTokenClassification/);
+      // Under BertForTokenClassification the same `classifier` tensors are a token classifier.
+      assert.throws(() => token.classify('Hello'), /it has: pooler, token-classification head.*BertForTokenClassification/);
       token.dispose();
       await assert.rejects(sf.loadPretrained(withConfig('bert_seqcls', (c) => { c.id2label = { 0: 'a', zero: 'b', 2: 'c' }; })),
         (e) => e instanceof SimdformerError && /id2label/.test(e.message));

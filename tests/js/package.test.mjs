@@ -292,8 +292,16 @@ test('a strict TypeScript consumer type-checks against the shipped types', () =>
     const objects = await sf.loadPretrained({ config: {}, weights: new Uint8Array(1), tokenizer: '{}' });
     // @ts-expect-error: embed has no option 'pool'
     m.embed('x', { pool: 'mean' });
+    const tokens: string = m.tokenClassify('Mira lives in Oslo.')[0].entity;
+    const groups: string = m.tokenClassify(['a', 'b'], { aggregation: 'first', ignoreLabels: [] })[1][0].entityGroup;
+    const answer: string = m.answer('Where?', 'In Oslo.').answer;
+    const answers = m.answer('Where?', 'In Oslo.', { topK: 3, docStride: 64, handleImpossibleAnswer: true });
+    const zs: number = m.zeroShot('The team won.', ['sports', 'politics'], { multiLabel: true }).scores[0];
+    const ranked: number = m.rerank('q', ['d1', 'd2'], { topK: 1 })[0].index;
+    // @ts-expect-error: no such aggregation
+    m.tokenClassify('x', { aggregation: 'longest' });
     m.dispose();
-    export const used = [a, offsets, c, e, es, score, ws, x, y, objects, bundled, keptBytes, forgotten];
+    export const used = [a, offsets, c, e, es, score, ws, x, y, objects, bundled, keptBytes, forgotten, tokens, groups, answer, answers, zs, ranked];
   `);
   // The README's first example, as TypeScript (console declared: one set-up has neither DOM nor Node typings).
   writeFileSync(join(dir, 'first.mts'), `declare const console: { log(...items: unknown[]): void };\n${readmeExamples()[0]}`);

@@ -20,14 +20,18 @@ const KB = 1024;
 // checks (~8 KB raw, -Oz), rotary positions, RMSNorm, the gated feed-forward, grouped-query
 // attention and the windowed masks (~14 KB raw of the forward pass, -O3).
 const GOAL = 150 * KB;
-const BUDGET = {  // today (zlib level 9 B): 186,047 / 202,854 / 199,814; bundle 33,791 (chat templates)
+// The bundle's budget rose 32 -> 37 KB with the task heads of issue 33 (token classification,
+// question answering, zero-shot, reranking: the pipelines' post-processing, the tokenizer's
+// windows and word ids, classify's attention rollout; 30,957 -> 36,654 B, +5.7 KB gzip); the wasm
+// builds grew 0.6-1.1 KB with the per-token head.
+const BUDGET = {  // measured after the merge of issues 32 and 33: see the commit
   'simdformer.wasm': 184 * KB,
   'simdformer-scalar.wasm': 200 * KB,
   'simdformer-threads.wasm': 198 * KB,
   'simdformer.mjs': 14 * KB,
   'simdformer-scalar.mjs': 16 * KB,
   'simdformer-threads.mjs': 22 * KB,
-  'browser.bundle.mjs': 35 * KB,
+  'browser.bundle.mjs': 39 * KB,
 };
 
 for (const [file, budget] of Object.entries(BUDGET)) {

@@ -2,6 +2,7 @@
 // older one still in flight), then the picture is drawn and the output shown.
 import { tokenLabels } from '../labels.mjs';
 import { drawSteps } from '../views/steps.mjs';
+import { drawClassification, drawEntities } from '../views/task-output.mjs';
 import { architectureName } from './loaded-model.mjs';
 import { render, renderKinds } from './render.mjs';
 import { call } from './rpc.mjs';
@@ -15,6 +16,8 @@ export function clearPicture() {
   state.labels = null;
   state.steps = null;
   state.predictions = null;
+  state.classes = null;
+  state.entities = null;
   state.output = '';
   const canvas = $('heatmap');
   canvas.getContext('2d').clearRect(0, 0, canvas.width, canvas.height);
@@ -89,7 +92,12 @@ async function runText() {
       ? `Input cut: the text has ${r.originalLength} tokens, the page shows the first ${r.length} (at most ${maxLength}${maxLength < state.maxLength ? ` here; the model takes ${state.maxLength}` : ''}), special tokens kept.`
       : '');
     state.predictions = r.fill ?? null;
+    state.classes = r.classes ?? null;
+    state.entities = r.entities ?? null;
     if (r.fill?.length) state.query = r.fill[0].index;
+    // A classifier's step view opens on token 0, the position its head reads: per layer and
+    // head, what the deciding position attends to.
+    else if (r.classes) state.query = 0;
     else if (state.query >= r.tokens.length || state.queryText !== text) state.query = state.info.causal ? r.tokens.length - 1 : Math.min(1, r.tokens.length - 1);
     state.queryText = text;
     finishRun(r.ms);
@@ -188,5 +196,13 @@ function renderTextOutput(r, labels) {
     state.output = r.fill.map((m) => m.predictions.map((x) => x.token.trim()).join(' ')).join(' | ');
   } else if (state.info?.has_mlm_head && state.maskToken) {
     out.textContent = `type ${state.maskToken} where a word is missing to see ${architectureName(state.info)}'s guesses`;
+  }
+  if (r.classes) {
+    drawClassification(out, r.classes.predictions, labels, r.classes.rollout);
+    state.output = r.classes.predictions[0].label;
+  }
+  if (r.entities) {
+    drawEntities(out, state.text.text, r.entities);
+    state.output = r.entities.map((e) => `${e.entityGroup}:${e.word}`).join(' ');
   }
 }

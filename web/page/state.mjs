@@ -7,6 +7,7 @@ export const state = {
   ready: false, runs: 0, model: 'gpt2', family: null, config: null, info: null, vocab: null, result: null, labels: null,
   kind: 'encoder', layer: 0, head: 0, query: 0, masked: { src: new Set(), tgt: new Set() }, visible: [], error: '', errorsShown: 0,
   output: '', text: null, steps: null, stepRuns: 0, modelName: '', firstPictureMs: null, loading: false, predictions: null,
+  classes: null, entities: null,  // a classifier's labels and rollout, a token classifier's entities
   loaded: null,  // what is loaded (or loading): web/page/loaded-model.mjs derives every label from it
   timeline: {},  // ms after navigation: engine ready, first model loaded, first picture (logged by the e2e test)
 };

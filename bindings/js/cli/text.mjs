@@ -6,7 +6,7 @@ import { UsageError, count, json, preview, short, table } from './format.mjs';
 import { readRegularText } from '../node/files.mjs';
 import { fileInfo, safetensorsCommands } from './safetensors.mjs';
 
-const requireModel = (a, what = '<folder>') => { if (!a.model) throw new UsageError(`--model ${what} is required`); };
+export const requireModel = (a, what = '<folder>') => { if (!a.model) throw new UsageError(`--model ${what} is required`); };
 
 async function isFolder(path) {
   try {
@@ -16,7 +16,7 @@ async function isFolder(path) {
   }
 }
 
-const integerOption = (a, key, fallback) => {
+export const integerOption = (a, key, fallback) => {
   if (a[key] === undefined) return fallback;
   const n = Number(a[key]);
   if (!Number.isSafeInteger(n) || n < 1) throw new UsageError(`--${key} must be a positive integer, not '${a[key]}'`);
@@ -24,7 +24,7 @@ const integerOption = (a, key, fallback) => {
 };
 
 // --text (repeatable) and --input <file> (one text per line) -> texts.
-async function texts(a) {
+export async function texts(a) {
   const list = [...(a.text ?? [])];
   if (a.input) {
     let content;
@@ -49,7 +49,9 @@ async function folderInfo(sf, a, { out, progress }) {
         runtime: { simd: sf.simd, arch: sf.arch, lanes: sf.lanes } }));
       return 0;
     }
-    const heads = [i.has_pooler && 'pooler', i.has_mlm_head && 'masked-LM head', i.has_lm_head && 'LM head'].filter(Boolean);
+    const heads = [i.has_pooler && 'pooler', i.has_mlm_head && 'masked-LM head', i.has_lm_head && 'LM head',
+      i.has_classifier && `sequence classifier (${i.labels.join(', ')})`, i.has_token_classifier && `token classifier (${i.labels.join(', ')})`,
+      i.has_qa_head && 'question answering'].filter(Boolean);
     out([
       `${a.model}`,
       table([
@@ -187,8 +189,8 @@ async function textGenerate(sf, a, { out, write, progress }) {
   }
 }
 
-const FOLDER = { model: { type: 'string', help: '--model <folder>      a Hugging Face folder (config.json, model.safetensors, tokenizer.json)' } };
-const TEXT = {
+export const FOLDER = { model: { type: 'string', help: '--model <folder>      a Hugging Face folder (config.json, model.safetensors, tokenizer.json)' } };
+export const TEXT = {
   text: { type: 'string', multiple: true, help: '--text <text>         a text (repeat for several)' },
   input: { type: 'string', help: '--input <file>        a file with one text per line' },
   'max-length': { type: 'string', help: '--max-length <n>      cut longer texts (tokens, special tokens included; default: the model\'s)' },

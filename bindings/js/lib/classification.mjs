@@ -47,13 +47,34 @@ export function rankLabels(scores, labels, k) {
   return ranked.slice(0, Math.min(k, ranked.length));
 }
 
-/** What a checkpoint without a classification head has instead, for the error classify gives. */
+/** What a checkpoint has instead of the head a call needs, for its error. */
 export function headsOf(info) {
   const heads = [];
   if (info.has_pooler) heads.push('pooler');
   if (info.has_mlm_head) heads.push('masked-LM head');
   if (info.has_lm_head) heads.push('LM head');
+  if (info.has_classifier) heads.push('sequence-classification head');
+  if (info.has_token_classifier === true) heads.push('token-classification head');
+  if (info.has_qa_head === true) heads.push('question-answering head');
   const unused = info.unused_tensors ?? [];
   const listed = unused.slice(0, 4).join(', ') + (unused.length > 4 ? `, ... (${unused.length} in all)` : '');
   return (heads.length ? heads.join(', ') : 'no head (a bare encoder)') + (unused.length ? `; tensors it does not run: ${listed}` : '');
+}
+
+/** Throws unsupported unless info[flag]: "<call>: this checkpoint has no <head>; it has: ...". */
+export function requireHead(info, flag, head, call, classSuffix) {
+  if (info[flag] === true) return;
+  const cls = Array.isArray(info.config?.architectures) ? ` (config architectures: ${info.config.architectures.join(', ')})` : '';
+  fail(`${call}: this checkpoint has no ${head}; it has: ${headsOf(info)}${cls}; load a ...${classSuffix} checkpoint`, 'unsupported');
+}
+
+/**
+ * sentence-transformers' CrossEncoder.rank on a one-label model: each document's score is the
+ * sigmoid of its [query, document] logit (the CrossEncoder's default for one label); documents
+ * highest first (a stable sort), the first k.
+ */
+export function rankDocuments(logits, k) {
+  const ranked = Array.from(logits, (x, index) => ({ index, score: 1 / (1 + Math.exp(-x)) }));
+  ranked.sort((a, b) => b.score - a.score);
+  return ranked.slice(0, Math.min(k, ranked.length));
 }

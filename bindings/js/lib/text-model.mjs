@@ -1,15 +1,18 @@
 // TextModel: a Hugging Face checkpoint (BERT, RoBERTa, DistilBERT, GPT-2, Llama, Qwen2, Mistral)
 // with its tokenizer,
 // loaded by Simdformer.loadPretrained. Text in; tokens with offsets, hidden states, attention
-// maps, sentence embeddings, masked-token predictions, text classification and generated text out.
+// maps, sentence embeddings, masked-token predictions, text classification, entities, answers,
+// zero-shot labels, reranked documents and generated text out.
 //
 // One rule for re-entrancy: while generateText runs (until its promise settles), every other
-// call on the model (encodeText, embed, fillMask, classify, attentionSteps, generateText, dispose) throws
+// call on the model (encodeText, embed, fillMask, classify, tokenClassify, answer, zeroShot, rerank,
+// attentionSteps, generateText, dispose) throws
 // SimdformerError code 'busy' (call-guard.mjs),
 // from its onToken callback or from anywhere else; it would reuse the workspace that holds the
 // generation's key/value cache. Stop a generation first (return false from onToken, or abort its
 // signal), await it, then call the model.
 import { ENCODER_MAPS, readAttentionMaps } from './attention-maps.mjs';
+import { decidingAttention } from './attention-rollout.mjs';
 import { headSteps, scoreScale } from './attention-steps.mjs';
 import { CallGuard } from './call-guard.mjs';
 import { classificationScores, defaultFunction, functionToApply, headsOf, rankLabels, topK } from './classification.mjs';
@@ -18,6 +21,7 @@ import { CallHeap, copyF32 } from './heap.mjs';
 import { disposable, forget, watch } from './lifetime.mjs';
 import { boolean, integer, oneOf, readOptions } from './options.mjs';
 import { l2Normalize, pool, softmaxTopK } from './pooling.mjs';
+import * as tasks from './task-heads.mjs';
 import { textItems } from './text-inputs.mjs';
 import { generateText } from './text-generation.mjs';
 import { renderChat } from './chat-template.mjs';
@@ -81,7 +85,7 @@ export class TextModel {
 
   // Runs a tokenized batch. logitsRows: flat row indices b * n + i whose MLM scores to keep.
   // probe: {layer, ptr} — copy that layer's q, k, v and context to ptr [4, B * n, d].
-  #forward(enc, { needWeights = false, needPooler = false, needClassifier = false, logitsRows = null, probe = null } = {}) {
+  #forward(enc, { needWeights = false, needPooler = false, needClassifier = false, needTokenLogits = false, logitsRows = null, probe = null } = {}) {
     const h = this.#live();
     const usesTypes = this.#info.type_vocab_size > 1;
     const heap = new CallHeap(this.#module);
@@ -91,7 +95,7 @@ export class TextModel {
         tokens: heap.i32(enc.ids),                                  // [B, n]
         tokenTypes: usesTypes ? heap.i32(enc.typeIds) : 0,          // [B, n] or 0
         attentionMask: heap.u8(enc.attentionMask),                  // [B, n], 1 = real token
-        needWeights, needPooler, needClassifier,
+        needWeights, needPooler, needClassifier, needTokenLogits,
         logitsRows: logitsRows ? heap.i32(Int32Array.from(logitsRows)) : 0, nLogitsRows: logitsRows ? logitsRows.length : 0,
         probeOut: probe ? probe.ptr : 0, probeLayer: probe ? probe.layer : 0,
       }));
@@ -252,7 +256,9 @@ export class TextModel {
    * Text classification (a ...ForSequenceClassification checkpoint), as Hugging Face's
    * text-classification pipeline: per text the topK labels (default 1; null: all) with their
    * scores, highest first, after the pipeline's function (softmax for several labels, sigmoid for
-   * multi-label models and one label, none for regression), and the raw logits.
+   * multi-label models and one label, none for regression), and the raw logits. returnAttention
+   * adds the tokens and what the deciding position (token 0) attends to: its row of every
+   * layer's and head's weights and the attention rollout over the layers (attention-rollout.mjs).
    */
   classify(input, options) {
     return this.#guard.run('classify', () => this.#classify(input, options));
@@ -266,18 +272,23 @@ export class TextModel {
     }
     const o = readOptions(options, {
       topK: topK(1), functionToApply: functionToApply(), maxLength: this.#maxLengthOption(), batchSize: integer(1, 4096, 32),
+      returnAttention: boolean(false),
     }, 'classify');
     const { items, batch } = textItems(input, 'classify');
     const fn = o.functionToApply ?? defaultFunction(info.problem_type, info.num_labels);
     const L = info.num_labels, out = [];
     for (let start = 0; start < items.length; start += o.batchSize) {
-      const enc = this.#run(items.slice(start, start + o.batchSize), o.maxLength, { needClassifier: true });
+      const enc = this.#run(items.slice(start, start + o.batchSize), o.maxLength, { needClassifier: true, needWeights: o.returnAttention });
       const logits = copyF32(this.#module, this.#live().classifierLogits(), enc.nBatch * L);  // [B, L]
+      const lengths = enc.sequences.map((s) => s.length);
+      const maps = o.returnAttention ? readAttentionMaps(this.#module, this.#live(), ENCODER_MAPS, info.n_layers, lengths, lengths, true) : null;
       enc.sequences.forEach((s, b) => {
         const row = logits.slice(b * L, (b + 1) * L);
         out.push({
           predictions: rankLabels(classificationScores(row, fn), info.labels, o.topK),
           logits: row, truncated: s.truncated, originalLength: s.originalLength,
+          // Every head reads token 0 ([CLS], <s>): BERT's pooler and RoBERTa's / DistilBERT's heads.
+          ...(maps ? { tokens: s.tokens, attention: decidingAttention(maps[b], s.length, 0) } : {}),
         });
       });
     }
@@ -286,6 +297,47 @@ export class TextModel {
 
   /** Whether the folder has a chat template (tokenizer_config.json or chat_template.jinja). */
   get hasChatTemplate() { return this.#chat !== null; }
+
+  // What the task calls of task-heads.mjs need of the model.
+  #taskContext() {
+    return {
+      info: this.#info, tokenizer: this.#tokenizer, maxLength: this.#maxLengthOption(),
+      forward: (enc, needs) => this.#forward(enc, needs),
+      tokenLogits: (rows, cols) => copyF32(this.#module, this.#live().tokenLogits(), rows * cols),
+      classifierLogits: (rows) => copyF32(this.#module, this.#live().classifierLogits(), rows * this.#info.num_labels),
+    };
+  }
+
+  /**
+   * Token classification (a ...ForTokenClassification checkpoint), as the token-classification
+   * pipeline: per text its entities, {entity, score, index, word, start, end} per token
+   * (aggregation 'none') or {entityGroup, score, word, start, end} per group; labels in
+   * ignoreLabels (default ['O']) left out.
+   */
+  tokenClassify(input, options) {
+    return this.#guard.run('tokenClassify', () => tasks.tokenClassify(this.#taskContext(), input, options));
+  }
+
+  /**
+   * Extractive question answering (a ...ForQuestionAnswering checkpoint), as the
+   * question-answering pipeline: {answer, score, start, end} (topK > 1: an array, best first).
+   */
+  answer(question, context, options) {
+    return this.#guard.run('answer', () => tasks.answer(this.#taskContext(), question, context, options));
+  }
+
+  /**
+   * Zero-shot classification with an NLI model (a ...ForSequenceClassification checkpoint with
+   * an entailment label), as the zero-shot-classification pipeline: {sequence, labels, scores}.
+   */
+  zeroShot(input, labels, options) {
+    return this.#guard.run('zeroShot', () => tasks.zeroShot(this.#taskContext(), input, labels, options));
+  }
+
+  /** Reranking with a one-label cross-encoder: [{index, score}] of the documents, highest first. */
+  rerank(query, documents, options) {
+    return this.#guard.run('rerank', () => tasks.rerank(this.#taskContext(), query, documents, options));
+  }
 
   /**
    * Renders a conversation ([{role, content}, ...]) with the folder's chat template, as

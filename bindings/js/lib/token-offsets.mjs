@@ -5,10 +5,13 @@
 // tokenizer normalizers do (BertNormalizer's lowercasing and accent stripping, NFKC, ...).
 //
 // Offsets are [start, end) in UTF-16 code units of the JS string, so text.slice(start, end) is the
-// token's text. They exclude surrounding whitespace (as Hugging Face's trim_offsets: true).
+// token's text. They exclude surrounding whitespace (as Hugging Face's trim_offsets: true); a
+// byte-level token of spaces only gets the empty span at its end, as there.
 // Tokens whose text cannot be located (an unknown-word token, a byte-level token holding part of
 // a multi-byte character) span the text between their neighbours; several such tokens in a row
-// share that span, as Hugging Face gives every byte of a character the character's offsets.
+// share that span, as Hugging Face gives every byte of a character the character's offsets --
+// unless the span holds exactly one (BERT pre-tokenizer) word per token: then, as several [UNK]
+// words in a row (CJK characters a vocabulary lacks), each gets its word.
 
 const fold = (s) => s.normalize('NFKD').replace(/\p{M}/gu, '').toLowerCase();
 const isSpace = (s) => /^\s$/u.test(s);
@@ -28,6 +31,26 @@ function foldedWithOrigins(text) {
   return { folded, starts, ends };
 }
 
+// BERT's pre-tokenizer words of folded[from, to): whitespace-separated runs, with every
+// punctuation character and every CJK ideograph a word of its own (BertNormalizer puts spaces
+// around CJK characters). [[start, end)] in folded positions.
+const isPunct = (c) => /[\p{P}\x21-\x2f\x3a-\x40\x5b-\x60\x7b-\x7e]/u.test(c);
+const isCjk = (c) => /[\u4e00-\u9fff\u3400-\u4dbf\uf900-\ufaff\u{20000}-\u{2a6df}\u{2a700}-\u{2ceaf}\u{2f800}-\u{2fa1f}]/u.test(c);
+function wordsIn(folded, from, to) {
+  const words = [];
+  let start = -1;
+  for (let p = from; p < to; p++) {
+    const c = folded[p];
+    if (isSpace(c) || isPunct(c) || isCjk(c)) {
+      if (start >= 0) words.push([start, p]);
+      start = -1;
+      if (!isSpace(c)) words.push([p, p + 1]);
+    } else if (start < 0) start = p;
+  }
+  if (start >= 0) words.push([start, to]);
+  return words;
+}
+
 /**
  * text: the original string; surfaces: per token its text, or null when it has none to locate
  * (unknown token). Returns [start, end] per token.
@@ -42,8 +65,14 @@ export function tokenOffsets(text, surfaces) {
     const from = skipSpace(cursor);
     let to = endFolded;
     while (to > from && isSpace(folded[to - 1])) to--;
-    const span = from < to ? [starts[from], ends[to - 1]] : [at(from), at(from)];
-    for (const k of pending) offsets[k] = span;
+    const words = pending.length > 1 && from < to ? wordsIn(folded, from, to) : null;
+    if (words && words.length === pending.length) {
+      // one unknown token per word (WordPiece gives a whole word [UNK]): each its own word
+      pending.forEach((k, i) => { offsets[k] = [starts[words[i][0]], ends[words[i][1] - 1]]; });
+    } else {
+      const span = from < to ? [starts[from], ends[to - 1]] : [at(from), at(from)];
+      for (const k of pending) offsets[k] = span;
+    }
     pending = [];
   };
   const at = (p) => (p < folded.length ? starts[p] : text.length);
@@ -101,14 +130,14 @@ export function byteLevelOffsets(text, tokenBytes) {
     let from = Math.max(at, 0), to = at + bytes.length;
     at = to;
     if (to <= from) { offsets.push([0, 0]); continue; }  // only the added prefix space
-    // trim whitespace bytes at both ends unless the token is only whitespace
+    // trim spaces at both ends, as the ByteLevel post-processor's trim_offsets does (it counts the
+    // space symbol only: a newline token keeps its span); a token of spaces only is left empty
+    // at its end ([end, end])
     let f = from, t = to;
-    while (f < t && isAsciiSpace(encoded[f])) f++;
-    while (t > f && isAsciiSpace(encoded[t - 1])) t--;
-    if (f < t) { from = f; to = t; }
-    offsets.push([unitStart[from], unitEnd[to - 1]]);
+    while (f < t && encoded[f] === 0x20) f++;
+    while (t > f && encoded[t - 1] === 0x20) t--;
+    if (f === t) { offsets.push([unitEnd[to - 1], unitEnd[to - 1]]); continue; }
+    offsets.push([unitStart[f], unitEnd[t - 1]]);
   }
   return offsets;
 }
-
-const isAsciiSpace = (b) => b === 0x20 || b === 0x0a || b === 0x09 || b === 0x0d;

@@ -6,11 +6,15 @@
 //    for pairs) and [CLS]/[SEP] (<s>/</s>) are kept. transformers.js cuts the finished sequence
 //    instead and so loses the final [SEP]. Every cut is reported in the result.
 //  - batches padded on the right, with the attention mask (1 = real token);
-//  - character offsets of every token in the original text (see token-offsets.mjs).
+//  - character offsets of every token in the original text (see token-offsets.mjs);
+//  - word ids (the pre-tokenizer's split each token came from) and the overflowing windows of a
+//    long second text (truncation only_second with a stride), as question answering needs them;
+//  - convert_tokens_to_string (the decoder on token strings), as the pipelines build words.
 import { SimdformerError, fail } from './errors.mjs';
 import { describe } from './options.mjs';
 import { checkTokenizerJson } from './tokenizer-checks.mjs';
 import { byteLevelOffsets, tokenOffsets } from './token-offsets.mjs';
+import { strideWindows } from './windows.mjs';
 
 let library = null;
 // Where the library comes from: the bare specifier (Node, bundlers, pages with an import map),
@@ -58,15 +62,14 @@ export async function loadTokenizer(json, config, { rows, maxPositions, padId })
 }
 
 function usesByteLevel(json) {
-  const types = [];
-  const walk = (node) => {
-    if (!node || typeof node !== 'object') return;
-    if (typeof node.type === 'string') types.push(node.type);
-    for (const v of Object.values(node)) if (v && typeof v === 'object') walk(v);
-  };
-  walk(json.pre_tokenizer);
-  walk(json.decoder);
-  return types.includes('ByteLevel');
+  return usesType(json.pre_tokenizer, 'ByteLevel') || usesType(json.decoder, 'ByteLevel');
+}
+
+// A component of this type anywhere in a tokenizer.json section (Sequence nests them).
+function usesType(node, type) {
+  if (!node || typeof node !== 'object') return false;
+  if (node.type === type) return true;
+  return Object.values(node).some((v) => v && typeof v === 'object' && usesType(v, type));
 }
 
 export class TextTokenizer {
@@ -76,6 +79,8 @@ export class TextTokenizer {
   #unkToken;
   #rows;
   #templates;
+  #byteDecoder;
+  #metaspace;
 
   constructor(tokenizer, json, config, byteLevel, { rows, maxPositions, padId }) {
     this.#tokenizer = tokenizer;
@@ -94,6 +99,16 @@ export class TextTokenizer {
     this.maskToken = specialToken(tokenizer, config.mask_token, ['[MASK]', '<mask>']);
     this.maskId = this.maskToken === null ? null : tokenizer.token_to_id(this.maskToken);
     this.padId = padId ?? tokenIdOf(tokenizer, config.pad_token) ?? 0;
+    /** The unknown token's id (the pipelines give an unknown token its text), or null. */
+    this.unkId = this.#unkToken === null ? null : tokenizer.token_to_id(this.#unkToken) ?? null;
+    /** The classification token ([CLS], <s>), which question answering keeps as a candidate, or null. */
+    const cls = specialToken(tokenizer, config.cls_token, ['[CLS]', '<s>']);
+    this.clsId = cls === null ? null : tokenizer.token_to_id(cls);
+    /**
+     * The model marks word continuations (WordPiece's ##): the token-classification pipeline then
+     * tells subwords by their length, otherwise by the spaces around them.
+     */
+    this.hasSubwordPrefix = Boolean(json.model?.continuing_subword_prefix);
     const prefix = json.model?.continuing_subword_prefix || null;
     const suffix = json.model?.end_of_word_suffix || null;
     // A token's text: subword markers removed, byte-level symbols decoded, ▁ as a space.
@@ -106,6 +121,8 @@ export class TextTokenizer {
     };
     // Byte-level tokens as the UTF-8 bytes they stand for (added tokens as their own text).
     const symbolByte = byteLevel?.byte_decoder;
+    this.#byteDecoder = json.decoder?.type === 'ByteLevel' ? symbolByte : null;
+    this.#metaspace = usesType(json.pre_tokenizer, 'Metaspace');
     const added = new Set((json.added_tokens ?? []).map((t) => t.content));
     this.#tokenBytes = symbolByte ? (token) => (added.has(token) ? new TextEncoder().encode(token)
       : Uint8Array.from(token, (c) => Number(symbolByte[c]))) : null;
@@ -127,6 +144,27 @@ export class TextTokenizer {
     if (skip !== true && skip !== false) fail(`decode: skipSpecialTokens must be true or false, got ${describe(skip)}`);
     if (list.length === 0) return '';
     return this.#library('decode', () => this.#tokenizer.decode(list, { skip_special_tokens: skip }));
+  }
+
+  /**
+   * Token strings to text as a fast tokenizer's convert_tokens_to_string does (its decoder on the
+   * tokens: WordPiece joins ## continuations, Metaspace turns ▁ into spaces, ByteLevel decodes
+   * the bytes; a token with characters outside the byte alphabet, such as an already decoded
+   * word, stands for its own UTF-8 bytes, as in the Rust decoder).
+   */
+  convertTokensToString(tokens) {
+    if (tokens.length === 0) return '';
+    if (this.#byteDecoder) {
+      const bytes = [];
+      for (const t of tokens) {
+        const chars = Array.from(t);
+        if (chars.every((c) => this.#byteDecoder[c] !== undefined)) for (const c of chars) bytes.push(Number(this.#byteDecoder[c]));
+        else bytes.push(...new TextEncoder().encode(t));
+      }
+      return new TextDecoder().decode(Uint8Array.from(bytes));
+    }
+    const decoder = this.#tokenizer.decoder;
+    return decoder ? this.#library('decode tokens', () => decoder.decode(tokens)) : tokens.join(' ');
   }
 
   /** The token of an id in [0, rows), or null when the vocabulary has none for it. */
@@ -181,7 +219,7 @@ export class TextTokenizer {
    * token came from (sequenceIds: 0 = first text, 1 = second, null = added special token), so
    * text.slice(start, end) is the token's text; special tokens get [0, 0].
    */
-  encodeOne(input, maxLength) {
+  encodeOne(input, maxLength, truncation = 'longest_first') {
     const pair = Array.isArray(input);
     if (pair && !(input.length === 2 && typeof input[0] === 'string' && typeof input[1] === 'string')) {
       fail(`encodeOne: input must be a text or a [text, textPair] pair of strings, got ${describe(input)}`);
@@ -192,21 +230,60 @@ export class TextTokenizer {
     if (maxLength < template.specials + 1) fail(`maxLength ${maxLength} leaves no room for text next to ${template.specials} special tokens`);
     const a = this.#content(textA), b = pair ? this.#content(textB) : null;
     const originalLength = template.specials + a.ids.length + (b ? b.ids.length : 0);
-    const [keepA, keepB] = truncatedLengths(a.ids.length, b ? b.ids.length : null, maxLength - template.specials);
-    const length = template.specials + keepA + (b ? keepB : 0);
-    const out = { tokens: [], ids: new Int32Array(length), typeIds: new Int32Array(length), offsets: [], sequenceIds: [] };
-    let at = 0;
+    const room = maxLength - template.specials;
+    const [keepA, keepB] = truncation === 'only_first' && b
+      ? [Math.min(a.ids.length, Math.max(room - b.ids.length, 0)), b.ids.length]
+      : truncatedLengths(a.ids.length, b ? b.ids.length : null, room);
+    if (template.specials + keepA + keepB > maxLength) {
+      fail(`the second text has ${b.ids.length} tokens: with ${template.specials} special tokens it leaves no room in maxLength ${maxLength} (truncation cuts only the first text)`);
+    }
+    const out = this.#fill(template, slice(a, 0, keepA), b && slice(b, 0, keepB));
+    return { ...out, truncated: originalLength > out.length, originalLength };
+  }
+
+  /**
+   * Question answering's inputs: tokenizer(question, context, truncation='only_second',
+   * max_length, stride, return_overflowing_tokens=True) of the Rust library. When the pair is
+   * longer than maxLength the context is cut into windows of room = maxLength - question tokens -
+   * specials, each starting room - stride after the previous one, the last reaching the end
+   * (Encoding.truncate); each window is the question + its part of the context through the
+   * pair template. Every window also has wordIds (the context's words, null elsewhere).
+   */
+  encodeWindows(question, context, maxLength, stride) {
+    const template = this.#templates.pair;
+    const q = this.#content(question), c = this.#content(context, { words: true });
+    const total = template.specials + q.ids.length + c.ids.length;
+    if (total <= maxLength) return [{ ...this.#fill(template, q, c), truncated: false, originalLength: total }];
+    const toRemove = total - maxLength;
+    if (c.ids.length <= toRemove) {
+      fail(`the question has ${q.ids.length} tokens: with ${template.specials} special tokens it leaves no room for the context in maxSeqLen ${maxLength}`);
+    }
+    const room = c.ids.length - toRemove;
+    if (stride >= room) {
+      fail(`docStride ${stride} must be less than the ${room} context tokens each window holds (maxSeqLen ${maxLength} minus the question's ${q.ids.length} tokens and ${template.specials} special tokens)`);
+    }
+    return strideWindows(c.ids.length, room, stride)
+      .map(([from, to]) => ({ ...this.#fill(template, q, slice(c, from, to)), truncated: true, originalLength: total }));
+  }
+
+  // The template with content a (and b) in place of its placeholders: tokens, ids, typeIds,
+  // offsets, sequenceIds and wordIds (null where a part has none), length.
+  #fill(template, a, b) {
+    const out = { tokens: [], ids: [], typeIds: [], offsets: [], sequenceIds: [], wordIds: [] };
     template.tokens.forEach((t, i) => {
-      const [from, keep, sequence] = t === PLACEHOLDER_A ? [a, keepA, 0] : t === PLACEHOLDER_B ? [b, keepB, 1] : [null, 1, null];
-      for (let k = 0; k < keep; k++, at++) {
+      const [from, sequence] = t === PLACEHOLDER_A ? [a, 0] : t === PLACEHOLDER_B ? [b, 1] : [null, null];
+      const n = from ? from.ids.length : 1;
+      for (let k = 0; k < n; k++) {
         out.tokens.push(from ? from.tokens[k] : t);
-        out.ids[at] = from ? from.ids[k] : template.ids[i];
-        out.typeIds[at] = template.typeIds[i];
+        out.ids.push(from ? from.ids[k] : template.ids[i]);
+        out.typeIds.push(template.typeIds[i]);
         out.offsets.push(from ? from.offsets[k] : [0, 0]);
         out.sequenceIds.push(sequence);
+        out.wordIds.push(from?.words ? from.words[k] : null);
       }
     });
-    return { ...out, length, truncated: originalLength > length, originalLength };
+    if (!a?.words && !b?.words) delete out.wordIds;
+    return { ...out, ids: Int32Array.from(out.ids), typeIds: Int32Array.from(out.typeIds), length: out.tokens.length };
   }
 
   /** The ids of a text without the special tokens the post-processor would add (a rendered chat
@@ -216,21 +293,48 @@ export class TextTokenizer {
   }
 
   // The content tokens of one text (no special tokens added), with their offsets.
-  #content(text) {
+  #content(text, { words = false } = {}) {
     if (typeof text !== 'string') fail(`text must be a string, got ${text === null ? 'null' : typeof text}`);
     const { ids, tokens } = this.#library('encode the text', () => this.#tokenizer.encode(text, { add_special_tokens: false }));
     const offsets = (this.#tokenBytes && byteLevelOffsets(text, tokens.map(this.#tokenBytes)))
       ?? tokenOffsets(text, tokens.map((t) => (t === this.#unkToken ? null : this.#surface(t))));
-    return { ids, tokens, offsets };
+    if (this.#metaspace) alignLoneMetaspace(text, tokens, offsets);
+    return { ids, tokens, offsets, words: words ? this.#wordIds(text, tokens) : null };
+  }
+
+  // Per token, the index of the pre-tokenizer's split it came from (the Rust Encoding's word ids):
+  // the text is normalized and pre-tokenized again and each split run through the model alone.
+  // When that does not give back the same tokens (added tokens inside the text), null: the caller
+  // then keeps to the tokens' own offsets, as the pipeline does for tokenizers without words.
+  #wordIds(text, tokens) {
+    const t = this.#tokenizer;
+    return this.#library('split the text into words', () => {
+      const normalized = t.normalizer ? t.normalizer(text) : text;
+      const splits = normalized.length === 0 ? [] : t.pre_tokenizer ? t.pre_tokenizer(normalized, { section_index: 0 }) : [normalized];
+      const words = [];
+      let at = 0;
+      for (let w = 0; w < splits.length; w++) {
+        for (const token of t.model([splits[w]])) {
+          if (tokens[at] !== token) return null;
+          words.push(w);
+          at++;
+        }
+      }
+      return at === tokens.length ? words : null;
+    });
   }
 
   /**
    * A batch of texts / [text, textPair] items -> every item encoded, plus the padded batch:
    * ids, typeIds [B, n] (padded with padId / 0) and attentionMask [B, n] (1 = real token).
    */
-  encodeBatch(inputs, maxLength) {
+  encodeBatch(inputs, maxLength, truncation = 'longest_first') {
     if (!Array.isArray(inputs)) fail(`encodeBatch: inputs must be an array of texts or [text, textPair] pairs, got ${describe(inputs)}`);
-    const sequences = inputs.map((x) => this.encodeOne(x, maxLength));
+    return this.padBatch(inputs.map((x) => this.encodeOne(x, maxLength, truncation)));
+  }
+
+  /** Encoded sequences (encodeOne, encodeWindows) -> the padded batch of encodeBatch. */
+  padBatch(sequences) {
     const n = sequences.reduce((m, s) => (s.length > m ? s.length : m), 0);
     const B = sequences.length;
     const ids = new Int32Array(B * n).fill(this.padId), typeIds = new Int32Array(B * n), attentionMask = new Uint8Array(B * n);
@@ -241,6 +345,23 @@ export class TextTokenizer {
     });
     return { sequences, nBatch: B, nSeq: n, ids, typeIds, attentionMask };
   }
+}
+
+// Metaspace prepends ▁ to each word, aligned with the word's first character: a lone ▁ token
+// (the word's first piece did not merge with it) gets that character's span, as the Rust
+// library gives it (so it overlaps the next token's start).
+function alignLoneMetaspace(text, tokens, offsets) {
+  for (let k = 0; k + 1 < tokens.length; k++) {
+    if (tokens[k] !== '\u2581') continue;
+    const at = offsets[k + 1][0];
+    const cp = text.codePointAt(at);
+    offsets[k] = cp === undefined ? [at, at] : [at, at + (cp > 0xffff ? 2 : 1)];
+  }
+}
+
+// Tokens [from, to) of a content encoding.
+function slice(c, from, to) {
+  return { ids: c.ids.slice(from, to), tokens: c.tokens.slice(from, to), offsets: c.offsets.slice(from, to), words: c.words ? c.words.slice(from, to) : null };
 }
 
 function tokenIdOf(tokenizer, token) {

@@ -23,10 +23,37 @@ Result<std::string> detect_prefix(const WeightReader& checkpoint, const std::str
                            "' without the prefix): is this checkpoint the model its config.json describes?");
 }
 
-bool names_sequence_classifier(const TextConfig& config) {
-    const std::string suffix = "ForSequenceClassification";
+namespace {
+
+bool class_ends_with(const TextConfig& config, const std::string& suffix) {
     const std::string& cls = config.head_class;
     return cls.size() > suffix.size() && cls.compare(cls.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+// The per-token heads: the class-name suffix, what the head computes, its tensors' prefix.
+struct TokenHeadRow {
+    const char* class_suffix;
+    TokenTask task;
+    const char* prefix;
+};
+const TokenHeadRow kTokenHeads[] = {
+    {"ForTokenClassification", TokenTask::kTokenClassification, "classifier."},
+    {"ForQuestionAnswering", TokenTask::kQuestionAnswering, "qa_outputs."},
+};
+
+}  // namespace
+
+bool names_sequence_classifier(const TextConfig& config) { return class_ends_with(config, "ForSequenceClassification"); }
+
+void token_head_names(const TextConfig& config, TextModelRef* ref) {
+    for (const TokenHeadRow& row : kTokenHeads) {
+        if (!class_ends_with(config, row.class_suffix)) continue;
+        const std::string p = row.prefix;
+        ref->has_token_head = true;
+        ref->token_head.task = row.task;
+        ref->token_head.out = LinearRef{p + "weight", p + "bias"};
+        return;
+    }
 }
 
 void ignore_if_present(const WeightReader& checkpoint, const std::string& name, TextModelRef* ref) {

@@ -44,6 +44,7 @@ public:
 const Adapter& torch_adapter();
 const Adapter& bert_adapter();
 const Adapter& roberta_adapter();
+const Adapter& xlm_roberta_adapter();  // the roberta adapter under model_type xlm-roberta
 const Adapter& distilbert_adapter();
 const Adapter& gpt2_adapter();
 const Adapter& llama_adapter();    // also qwen2_adapter, mistral_adapter (arch/llama.cpp)
@@ -60,6 +61,10 @@ Result<std::string> detect_prefix(const WeightReader& checkpoint, const std::str
 // classifier tensors are that head (a ...ForTokenClassification's `classifier` has the same name
 // and another meaning, so the tensors alone do not tell).
 bool names_sequence_classifier(const TextConfig& config);
+// ...ForTokenClassification (`classifier` on every token) and ...ForQuestionAnswering
+// (`qa_outputs`): the same tensor names in BERT, RoBERTa and DistilBERT checkpoints, outside the
+// base-model prefix. Fills ref->token_head when the config's class is one of them.
+void token_head_names(const TextConfig& config, TextModelRef* ref);
 // Adds `name` to ref->ignored when the checkpoint has it.
 void ignore_if_present(const WeightReader& checkpoint, const std::string& name, TextModelRef* ref);
 

@@ -1,13 +1,13 @@
 // The two words for what a checkpoint is. An architecture is one row of the registry
-// (arch/registry.cpp): a checkpoint format with its adapter (bert, roberta, distilbert, gpt2, and
-// simdformer's own nn.Transformer dialect, "torch"). A family is the category of architectures one
-// runner computes (model/runner.h): several architectures share a family, and a new architecture
-// of a known family is one row and one adapter.
+// (arch/registry.cpp): a checkpoint format with its adapter (bert, roberta, xlm-roberta (roberta's
+// adapter), distilbert, gpt2, and simdformer's own nn.Transformer dialect, "torch"). A family is
+// the category of architectures one runner computes (model/runner.h): several architectures share
+// a family, and a new architecture of a known family is one row and one adapter.
 #pragma once
 
 namespace simdformer {
 
-enum class Architecture { kTorch, kBert, kRoberta, kDistilBert, kGpt2, kLlama, kQwen2, kMistral };
+enum class Architecture { kTorch, kBert, kRoberta, kXlmRoberta, kDistilBert, kGpt2, kLlama, kQwen2, kMistral };
 const char* architecture_name(Architecture a);  // the row's name: "torch", "bert", "roberta", ...
 
 enum class Family {

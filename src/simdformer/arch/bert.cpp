@@ -46,6 +46,8 @@ public:
         // BertForPreTraining's next-sentence head: not run.
         ignore_if_present(checkpoint, "cls.seq_relationship.weight", &ref);
         ignore_if_present(checkpoint, "cls.seq_relationship.bias", &ref);
+        // ...ForTokenClassification / ...ForQuestionAnswering: a linear map on every token.
+        token_head_names(config, &ref);
         return ref;
     }
 };
@@ -65,7 +67,7 @@ Result<TextConfig> normalize_bert_family(const HfConfig& c, Architecture archite
     SF_RETURN_IF_ERROR(c.size({"type_vocab_size"}, 1, kMaxPositions, 2, &t.type_vocab_size));
     // RoBERTa's position ids count from the padding id: there it shapes the forward pass and must
     // lie in the vocabulary. Elsewhere pad, bos and eos only pad batches and seed generation.
-    if (architecture == Architecture::kRoberta) {
+    if (architecture == Architecture::kRoberta || architecture == Architecture::kXlmRoberta) {
         SF_RETURN_IF_ERROR(c.token_id("pad_token_id", t.vocab_size, defaults.pad_token_id, &t.pad_token_id));
     } else {
         SF_RETURN_IF_ERROR(c.generation_token_id("pad_token_id", t.vocab_size, defaults.pad_token_id, &t.pad_token_id,

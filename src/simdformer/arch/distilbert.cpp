@@ -77,6 +77,8 @@ public:
             ref.classifier.activation = Activation::kRelu;
             ref.classifier.out = lin("classifier.");
         }
+        // ...ForTokenClassification / ...ForQuestionAnswering: a linear map on every token.
+        token_head_names(config, &ref);
         return ref;
     }
 };

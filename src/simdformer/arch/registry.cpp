@@ -11,6 +11,8 @@ const ArchitectureRow kArchitectures[] = {
     {Architecture::kTorch, "torch", nullptr, Family::kTorchStack, torch_adapter},
     {Architecture::kBert, "bert", "Bert", Family::kTextEncoder, bert_adapter},
     {Architecture::kRoberta, "roberta", "Roberta", Family::kTextEncoder, roberta_adapter},
+    // modeling_xlm_roberta.py is RoBERTa's code under XLMRoberta* names: the same adapter.
+    {Architecture::kXlmRoberta, "xlm-roberta", "XLMRoberta", Family::kTextEncoder, xlm_roberta_adapter},
     {Architecture::kDistilBert, "distilbert", "DistilBert", Family::kTextEncoder, distilbert_adapter},
     {Architecture::kGpt2, "gpt2", "GPT2", Family::kCausalLm, gpt2_adapter},
     {Architecture::kLlama, "llama", "Llama", Family::kCausalLm, llama_adapter},

@@ -1,6 +1,8 @@
 // The roberta adapter (Hugging Face modeling_roberta.py): BERT's layout under `roberta.`, one
 // token type, positions counted after the padding index, the `lm_head.*` MLM head and the
-// `classifier.{dense,out_proj}` sequence-classification head.
+// `classifier.{dense,out_proj}` sequence-classification head. XLM-RoBERTa (modeling_xlm_roberta.py)
+// is the same code under XLMRoberta* names, with the same `roberta.` prefix: this adapter under
+// its own architecture.
 #include "simdformer/arch/bert.h"
 
 namespace simdformer {
@@ -8,12 +10,14 @@ namespace {
 
 class RobertaAdapter : public HfTextAdapter {
 public:
+    explicit RobertaAdapter(Architecture architecture) : architecture_(architecture) {}
+
     Result<TextConfig> normalize(const HfConfig& c) const override {
         BertDefaults defaults;  // RobertaConfig's token ids
         defaults.pad_token_id = 1;
         defaults.bos_token_id = 0;
         defaults.eos_token_id = 2;
-        SF_ASSIGN_OR_RETURN(TextConfig t, normalize_bert_family(c, Architecture::kRoberta, defaults));
+        SF_ASSIGN_OR_RETURN(TextConfig t, normalize_bert_family(c, architecture_, defaults));
         // Real tokens sit at positions pad + 1, pad + 2, ...: the table's first pad + 1 rows are
         // never a real token's, so 514 rows with pad 1 hold 512 tokens.
         if (t.pad_token_id < 0 || size_t(t.pad_token_id) + 1 >= t.max_position_embeddings)
@@ -51,14 +55,24 @@ public:
             ref.classifier.activation = Activation::kTanh;
             ref.classifier.out = LinearRef{"classifier.out_proj.weight", "classifier.out_proj.bias"};
         }
+        // ...ForTokenClassification / ...ForQuestionAnswering: a linear map on every token.
+        token_head_names(config, &ref);
         return ref;
     }
+
+private:
+    Architecture architecture_;
 };
 
 }  // namespace
 
 const Adapter& roberta_adapter() {
-    static const RobertaAdapter adapter;
+    static const RobertaAdapter adapter(Architecture::kRoberta);
+    return adapter;
+}
+
+const Adapter& xlm_roberta_adapter() {
+    static const RobertaAdapter adapter(Architecture::kXlmRoberta);
     return adapter;
 }
 

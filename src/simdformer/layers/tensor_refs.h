@@ -99,6 +99,15 @@ struct ClassifierRef {
     LinearRef out;    // [num_labels, d]
 };
 
+// A head on every token (one linear map, no dense of its own; dropout is the identity):
+//   ...ForTokenClassification: logits [n_tokens, num_labels] = classifier(x)
+//   ...ForQuestionAnswering:   [n_tokens, 2] = qa_outputs(x), column 0 the start logit, 1 the end
+enum class TokenTask { kTokenClassification, kQuestionAnswering };
+struct TokenHeadRef {
+    TokenTask task = TokenTask::kTokenClassification;
+    LinearRef out;  // [num_labels or 2, d]
+};
+
 // simdformer's token layers of the nn.Transformer dialect (layers/token_embedding.h): the table
 // [vocab, d] and, for learned positions, the position table [max_len, d].
 struct TokenEmbeddingRef {
@@ -121,6 +130,8 @@ struct TextModelRef {
     MlmHeadRef mlm;
     bool has_classifier = false;
     ClassifierRef classifier;
+    bool has_token_head = false;
+    TokenHeadRef token_head;
     // Tensors the checkpoint may carry that the model deliberately does not use (buffers such as
     // position_ids, tied copies, heads it does not run).
     std::vector<std::string> ignored;

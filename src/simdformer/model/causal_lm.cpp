@@ -34,6 +34,8 @@ Status CausalLm::forward_text(const TextRequest& r, WorkspaceImpl& any) const {
     SF_RETURN_IF_ERROR(stack_.check_request(*this, r, ws));
     if (r.need_pooler) return Status::invalid("this checkpoint has no pooler (pooler.dense)");
     if (r.need_classifier) return Status::unsupported("this causal language model has no sequence-classification head");
+    if (r.need_token_logits)
+        return Status::unsupported("this causal language model has no token-classification or question-answering head");
     SF_RETURN_IF_ERROR(stack_.check_logits_rows(r, ws, true));
     SF_RETURN_IF_ERROR(stack_.check_probe(r));
     ws.start_call();

@@ -32,6 +32,8 @@ nlohmann::json CausalLm::info() const {
     info["num_labels"] = nullptr;
     info["labels"] = nullptr;
     info["problem_type"] = nullptr;
+    info["has_token_classifier"] = false;
+    info["has_qa_head"] = false;
     info["unused_tensors"] = unused_tensors_;
     return info;
 }

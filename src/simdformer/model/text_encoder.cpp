@@ -33,7 +33,14 @@ void TextEncoder::run_classifier(const TextRequest& r, TextWorkspace& ws) const 
     ws.classifier_out = ws.classifier_logits.data();
 }
 
-// Pooler, classifier and MLM head on the final hidden states.
+// The token head on every row of the batch (padding rows too: the caller reads the real ones).
+void TextEncoder::run_token_head(const TextRequest& r, TextWorkspace& ws) const {
+    const size_t d = shape_.d_model, cols = token_head_->out_features();
+    token_head_->forward(r.n_batch * r.n_seq, ws.x.data(), d, ws.token_logits.data(), cols);
+    ws.token_logits_out = ws.token_logits.data();
+}
+
+// Pooler, classifier, token head and MLM head on the final hidden states.
 void TextEncoder::run_heads(const TextRequest& r, TextWorkspace& ws) const {
     const size_t n = r.n_seq, d = shape_.d_model;
     // BERT's classifier reads the pooler: it runs whenever the classifier does.
@@ -43,6 +50,7 @@ void TextEncoder::run_heads(const TextRequest& r, TextWorkspace& ws) const {
         if (r.need_pooler) ws.pooler_out = ws.pooled.data();
     }
     if (r.need_classifier) run_classifier(r, ws);
+    if (r.need_token_logits) run_token_head(r, ws);
     if (r.n_logits_rows > 0) {
         stack_.gather_rows(r, ws);
         mlm_->forward(r.n_logits_rows, ws.head_in.data(), d, stack_.embeddings.word_table(), ws.head_hidden.data(),
@@ -59,6 +67,11 @@ Status TextEncoder::check_heads(const TextRequest& r) const {
                                    std::string(stack_.config.head_class.empty()
                                                    ? "names no architectures"
                                                    : "says " + stack_.config.head_class) + ")");
+    if (r.need_token_logits && !token_head_)
+        return Status::unsupported("this checkpoint has no token-classification or question-answering head (its "
+                                   "config.json " + std::string(stack_.config.head_class.empty()
+                                                                    ? "names no architectures"
+                                                                    : "says " + stack_.config.head_class) + ")");
     return Status::ok();
 }
 

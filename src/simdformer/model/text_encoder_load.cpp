@@ -29,6 +29,19 @@ Result<std::unique_ptr<Runner>> TextEncoder::load(const RunnerSpec& any, WeightR
         m->labels_ = t.labels;
         m->problem_type_ = t.problem_type;
     }
+    if (ref.has_token_head) {
+        const bool qa = ref.token_head.task == TokenTask::kQuestionAnswering;
+        // QA: HF splits qa_outputs' [n, 2] into start and end logits, so it has exactly two outputs.
+        const size_t outputs = qa ? 2 : t.num_labels;
+        if (outputs == 0) return Status::invalid("config \"id2label\" is empty: a classifier needs at least one label");
+        SF_ASSIGN_OR_RETURN(Linear head, Linear::load(r, ref.token_head.out, t.d_model, outputs));
+        m->token_head_ = std::move(head);
+        m->token_task_ = ref.token_head.task;
+        if (!qa) {
+            m->labels_ = t.labels;
+            m->problem_type_ = t.problem_type;
+        }
+    }
     m->unused_tensors_ = accept_unused(r, ref);
     m->parameters_ = r.elements_taken();
     return std::unique_ptr<Runner>(std::move(m));
@@ -39,10 +52,14 @@ nlohmann::json TextEncoder::info() const {
     info["has_pooler"] = pooler_.has_value();
     info["has_mlm_head"] = mlm_.has_value();
     info["has_lm_head"] = false;
+    const bool token_classifier = token_head_ && token_task_ == TokenTask::kTokenClassification;
+    const bool labelled = classifier_ || token_classifier;
     info["has_classifier"] = classifier_.has_value();
-    info["num_labels"] = classifier_ ? nlohmann::json(labels_.size()) : nlohmann::json(nullptr);
-    info["labels"] = classifier_ ? nlohmann::json(labels_) : nlohmann::json(nullptr);
-    info["problem_type"] = classifier_ && !problem_type_.empty() ? nlohmann::json(problem_type_) : nlohmann::json(nullptr);
+    info["has_token_classifier"] = token_classifier;
+    info["has_qa_head"] = token_head_ && token_task_ == TokenTask::kQuestionAnswering;
+    info["num_labels"] = labelled ? nlohmann::json(labels_.size()) : nlohmann::json(nullptr);
+    info["labels"] = labelled ? nlohmann::json(labels_) : nlohmann::json(nullptr);
+    info["problem_type"] = labelled && !problem_type_.empty() ? nlohmann::json(problem_type_) : nlohmann::json(nullptr);
     info["unused_tensors"] = unused_tensors_;
     return info;
 }
@@ -62,6 +79,8 @@ Result<std::unique_ptr<WorkspaceImpl>> TextEncoder::make_workspace(const Workspa
     const size_t labels = classifier_ ? classifier_->num_labels() : 0;
     p.add(&w->classifier_hidden, labels ? p.product({B, d}) : 0, "workspace.classifier_hidden");
     p.add(&w->classifier_logits, p.product({B, labels}), "workspace.classifier_logits");
+    const size_t token_cols = token_head_ ? token_head_->out_features() : 0;
+    p.add(&w->token_logits, p.product({B, w->max_len, token_cols}), "workspace.token_logits");
     if (p.too_large()) return workspace_too_large(w->limits);
     w->bytes = p.total_floats() * sizeof(float);
     if (allocate) {

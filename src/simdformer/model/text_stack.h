@@ -31,6 +31,7 @@ struct TextWorkspace : WorkspaceImpl {
     Buffer classifier_hidden;           // TextEncoder: [B, d] the classifier's dense output
     Buffer classifier_logits;           // TextEncoder: [B, num_labels]
     Buffer rope_cos, rope_sin;          // rotary models: [B*max_len, head_dim / 2] per call
+    Buffer token_logits;                // TextEncoder: [B*max_len, num_labels or 2] the token head's
     std::vector<int32_t> position_ids;  // [B*max_len]
 };
 

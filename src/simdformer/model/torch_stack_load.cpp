@@ -94,6 +94,8 @@ nlohmann::json TorchStack::info() const {
     info["has_mlm_head"] = false;
     info["has_lm_head"] = generator_.has_value();
     info["has_classifier"] = false;  // the keys of TextEncoder's classifier, absent here
+    info["has_token_classifier"] = false;
+    info["has_qa_head"] = false;
     info["num_labels"] = nullptr;
     info["labels"] = nullptr;
     info["problem_type"] = nullptr;

@@ -16,6 +16,7 @@ void WorkspaceImpl::start_call() {
     logits_cols = 0;
     pooler_out = nullptr;
     classifier_out = nullptr;
+    token_logits_out = nullptr;
     generated = nullptr;
     generated_length = 0;
 }
@@ -66,6 +67,7 @@ size_t Workspace::output_rows() const { return impl_->output_rows; }
 const float* Workspace::logits() const { return impl_->logits_out; }
 const float* Workspace::pooler() const { return impl_->pooler_out; }
 const float* Workspace::classifier_logits() const { return impl_->classifier_out; }
+const float* Workspace::token_logits() const { return impl_->token_logits_out; }
 size_t Workspace::logits_cols() const { return impl_->logits_cols; }
 const int32_t* Workspace::generated() const { return impl_->generated; }
 size_t Workspace::generated_length() const { return impl_->generated_length; }

@@ -30,6 +30,7 @@ struct WorkspaceImpl {
     size_t logits_cols = 0;
     const float* pooler_out = nullptr;
     const float* classifier_out = nullptr;
+    const float* token_logits_out = nullptr;
     const int32_t* generated = nullptr;
     size_t generated_length = 0;
     std::vector<AttentionMap> encoder_maps, decoder_self_maps, decoder_cross_maps;

@@ -1,0 +1,57 @@
+// The zero-shot-classification pipeline (Hugging Face's pipelines/zero_shot_classification.py,
+// transformers 4.46) on an NLI sequence classifier: each candidate label becomes the pair
+// [text, hypothesisTemplate with the label], and the pairs' logits give the scores:
+//   one label at a time (multiLabel, or a single candidate): softmax over the [contradiction,
+//     entailment] columns of each pair, the entailment share;
+//   otherwise: softmax of the entailment column over the candidates.
+// The entailment column is found by name, never assumed: the first label of label2id (or
+// id2label) starting with "entail", case-insensitive. Contradiction is column 0, or the last
+// column when entailment is column 0. Unlike the pipeline (which warns and uses the last column),
+// a model without such a label is an error.
+import { fail } from './errors.mjs';
+import { describe } from './options.mjs';
+
+/** The entailment column: label2id's order when the config has it, else id2label's. */
+export function entailmentId(info) {
+  const label2id = info.config?.label2id;
+  const pairs = label2id && typeof label2id === 'object' && !Array.isArray(label2id)
+    ? Object.entries(label2id)
+    : info.labels.map((label, i) => [label, i]);
+  for (const [label, id] of pairs) {
+    if (label.toLowerCase().startsWith('entail') && Number.isSafeInteger(id) && id >= 0 && id < info.num_labels) return id;
+  }
+  return fail(`zeroShot: this model's labels (${info.labels.join(', ')}) have no entailment label (one starting with 'entail'): it is not an NLI model zero-shot classification can use`, 'unsupported');
+}
+
+/** The candidate labels: a non-empty array of strings, or a comma-separated string (as the pipeline parses it). */
+export function candidateLabels(labels) {
+  const list = typeof labels === 'string' ? labels.split(',').map((l) => l.trim()).filter((l) => l) : labels;
+  if (!Array.isArray(list) || !list.every((l) => typeof l === 'string')) fail(`zeroShot: labels must be an array of strings or a comma-separated string, got ${describe(labels)}`);
+  if (list.length === 0) fail('zeroShot: give at least one candidate label');
+  return list;
+}
+
+/** hypothesisTemplate with {} replaced by the label (Python's str.format with one field). */
+export function hypothesis(template, label) {
+  if (!template.includes('{}')) fail(`zeroShot: hypothesisTemplate ${describe(template)} has no {} where the label goes`);
+  return template.replaceAll('{}', label);
+}
+
+/** logits [nCandidates, numLabels] -> {labels, scores} highest first. */
+export function zeroShotScores(logits, numLabels, labels, entailment, multiLabel) {
+  const row = (k) => logits.subarray(k * numLabels, (k + 1) * numLabels);
+  let scores;
+  if (multiLabel || labels.length === 1) {
+    const contradiction = entailment === 0 ? numLabels - 1 : 0;
+    scores = labels.map((_, k) => {
+      const e = Math.exp(row(k)[entailment]), c = Math.exp(row(k)[contradiction]);
+      return e / (e + c);
+    });
+  } else {
+    const e = labels.map((_, k) => Math.exp(row(k)[entailment]));
+    const sum = e.reduce((a, b) => a + b, 0);
+    scores = e.map((v) => v / sum);
+  }
+  const order = labels.map((_, k) => k).sort((a, b) => scores[b] - scores[a]);
+  return { labels: order.map((k) => labels[k]), scores: order.map((k) => scores[k]) };
+}

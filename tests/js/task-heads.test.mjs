@@ -1,0 +1,220 @@
+// The task heads through the package (SIMD128 and scalar builds) against the from-spec
+// references of the Hugging Face pipelines (tests/data/hf/<case>/texts.json, written by
+// scripts/fixtures/task_expectations.py with the oracles' offsets):
+//   tokenClassify: ids, content offsets, and every aggregation's entities (labels, words, start,
+//     end exact; scores <= 1e-4), ignoreLabels;
+//   answer: the windows over long contexts (ids exact) and the answers (text, start, end exact,
+//     score <= 1e-4), with topK, maxAnswerLength, docStride, maxSeqLen, handleImpossibleAnswer;
+//   zeroShot: the pairs' ids and logits, single- and multi-label scores, the entailment column
+//     found by name (first here), custom templates;
+//   rerank: the one-label cross-encoder's order and sigmoid scores, topK;
+// and the errors: a head asked of a model without it names what it has, no entailment label,
+// empty labels / contexts / documents, a question longer than the window.
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, test } from 'node:test';
+
+import { SimdformerError, init } from '../../dist/node.mjs';
+import { DATA } from './helpers.mjs';
+
+const HF = join(DATA, 'hf');
+const TOL = 1e-4;
+const folder = (name) => join(HF, name);
+const texts = (name) => JSON.parse(readFileSync(join(HF, name, 'texts.json'), 'utf8'));
+const json = (name, file) => JSON.parse(readFileSync(join(HF, name, file), 'utf8'));
+
+function withConfig(name, change) {
+  const config = json(name, 'config.json');
+  change(config);
+  return {
+    config, weights: readFileSync(join(HF, name, 'model.safetensors')),
+    tokenizer: json(name, 'tokenizer.json'), tokenizerConfig: json(name, 'tokenizer_config.json'),
+  };
+}
+
+const close = (a, b, what) => assert.ok(Math.abs(a - b) <= TOL, `${what}: ${a} vs ${b}`);
+
+// Entities as the pipeline names their keys (entity_group -> entityGroup), scores within TOL.
+function assertEntities(got, want, what) {
+  assert.equal(got.length, want.length, `${what}: ${JSON.stringify(got.map((e) => e.word))} vs ${JSON.stringify(want.map((e) => e.word))}`);
+  want.forEach((w, i) => {
+    const g = got[i];
+    const label = w.entity_group ?? w.entity;
+    assert.equal(g.entity ?? g.entityGroup, label, `${what}[${i}] label`);
+    assert.equal('entity_group' in w ? 'entityGroup' in g : 'entity' in g, true, `${what}[${i}] key`);
+    assert.equal(g.word, w.word, `${what}[${i}] word`);
+    assert.deepEqual([g.start, g.end], [w.start, w.end], `${what}[${i}] offsets`);
+    if ('index' in w) assert.equal(g.index, w.index, `${what}[${i}] index`);
+    close(g.score, w.score, `${what}[${i}] score`);
+  });
+}
+
+function assertAnswers(got, want, what) {
+  assert.equal(got.length, want.length, `${what}: ${JSON.stringify(got)} vs ${JSON.stringify(want)}`);
+  want.forEach((w, i) => {
+    assert.equal(got[i].answer, w.answer, `${what}[${i}] answer`);
+    assert.deepEqual([got[i].start, got[i].end], [w.start, w.end], `${what}[${i}] offsets`);
+    close(got[i].score, w.score, `${what}[${i}] score`);
+  });
+}
+
+const QA_OPTION_NAMES = { top_k: 'topK', max_answer_len: 'maxAnswerLength', handle_impossible_answer: 'handleImpossibleAnswer', max_seq_len: 'maxSeqLen', doc_stride: 'docStride' };
+const qaOptions = (o) => Object.fromEntries(Object.entries(o).map(([k, v]) => [QA_OPTION_NAMES[k], v]));
+
+for (const simd of [true, false]) {
+  describe(`${simd ? 'SIMD128' : 'scalar'} build: task heads`, async () => {
+    const sf = await init({ simd });
+
+    for (const name of ['bert_tokcls', 'roberta_tokcls', 'distilbert_tokcls', 'xlmr_tokcls']) {
+      test(`${name}: tokens, offsets and every aggregation's entities match the pipeline`, async () => {
+        const model = await sf.loadPretrained(folder(name));
+        assert.equal(model.info.has_token_classifier, true);
+        for (const row of texts(name).ner) {
+          const enc = model.tokenizer.encodeOne(row.text, model.maxLength);
+          assert.deepEqual(Array.from(enc.ids), row.ids, `${row.text}: ids`);
+          assert.deepEqual(enc.offsets.filter((_, i) => enc.sequenceIds[i] !== null), row.offsets, `${row.text}: offsets`);
+          for (const agg of ['none', 'simple', 'first', 'average', 'max']) {
+            assertEntities(model.tokenClassify(row.text, { aggregation: agg }), row.results[agg], `${row.text} ${agg}`);
+          }
+          assertEntities(model.tokenClassify(row.text, { ignoreLabels: [] }), row.results.none_ignore_nothing, `${row.text} nothing ignored`);
+        }
+        // A batch gives each text's entities, as alone.
+        const rows = texts(name).ner;
+        const all = model.tokenClassify(rows.map((r) => r.text), { aggregation: 'simple', batchSize: 2 });
+        all.forEach((got, i) => assertEntities(got, rows[i].results.simple, `batch ${i}`));
+        model.dispose();
+      });
+    }
+
+    test('bert_tokcls: entities span several word pieces; options are checked', async () => {
+      const model = await sf.loadPretrained(folder('bert_tokcls'));
+      const simple = texts('bert_tokcls').ner.flatMap((r) => r.results.simple);
+      assert.ok(simple.some((e) => e.word.includes('##') || e.end - e.start > 4));
+      assert.throws(() => model.tokenClassify('x', { aggregation: 'longest' }), SimdformerError);
+      assert.throws(() => model.tokenClassify('x', { ignoreLabels: 'O' }), SimdformerError);
+      assert.throws(() => model.tokenClassify([['a', 'b']]), SimdformerError);
+      model.dispose();
+    });
+
+    for (const name of ['bert_qa', 'roberta_qa', 'distilbert_qa']) {
+      test(`${name}: windows and answers match the pipeline`, async () => {
+        const model = await sf.loadPretrained(folder(name));
+        assert.equal(model.info.has_qa_head, true);
+        for (const row of texts(name).qa) {
+          const windows = model.tokenizer.encodeWindows(row.question, row.context, row.max_seq_len, row.doc_stride);
+          assert.deepEqual(windows.map((w) => Array.from(w.ids)), row.windows, `${row.question}: windows`);
+          const o = qaOptions(row.options);
+          const got = model.answer(row.question, row.context, o);
+          assertAnswers((o.topK ?? 1) === 1 ? [got] : got, row.answers, row.question);
+          // The batch size does not change the answers.
+          const one = model.answer(row.question, row.context, { ...o, batchSize: 1 });
+          assertAnswers((o.topK ?? 1) === 1 ? [one] : one, row.answers, `${row.question} batchSize 1`);
+        }
+        model.dispose();
+      });
+    }
+
+    test('answer: errors for empty inputs, long questions, strides and missing heads', async () => {
+      const model = await sf.loadPretrained(folder('bert_qa'));
+      const { question, context } = texts('bert_qa').qa[0];
+      const isError = (code, re) => (e) => e instanceof SimdformerError && e.code === code && re.test(e.message);
+      assert.throws(() => model.answer('', context), isError('invalid_argument', /question is empty/));
+      assert.throws(() => model.answer(question, '  '), isError('invalid_argument', /context is empty/));
+      const long = 'where did the quick brown fox jump over the lazy dog near the river and the old mountain today ?';
+      assert.throws(() => model.answer(long + ' ' + long, context), isError('invalid_argument', /question has \d+ tokens.*no room for the context/));
+      assert.throws(() => model.answer(question, context, { docStride: 39 }), isError('invalid_argument', /docStride 39 must be less than the \d+ context tokens/));
+      assert.throws(() => model.answer(question, context, { docStride: 50, maxSeqLen: 40 }), isError('invalid_argument', /larger than maxSeqLen/));
+      assert.throws(() => model.answer(question, context, { maxSeqLen: 41 }), SimdformerError);
+      assert.throws(() => model.answer(question, context, { top_k: 2 }), /unknown option 'top_k'/);
+      model.dispose();
+      const bare = await sf.loadPretrained(folder('bert'));
+      assert.throws(() => bare.answer(question, context), isError('unsupported', /no question-answering head; it has: pooler/));
+      assert.throws(() => bare.tokenClassify('Hello'), isError('unsupported', /no token-classification head; it has: pooler/));
+      assert.throws(() => bare.zeroShot('Hello', ['a']), isError('unsupported', /no sequence-classification head.*it has: pooler/));
+      assert.throws(() => bare.rerank('Hello', ['a']), isError('unsupported', /no sequence-classification head.*it has: pooler/));
+      bare.dispose();
+      const tok = await sf.loadPretrained(folder('bert_tokcls'));
+      assert.throws(() => tok.classify('Hello'), isError('unsupported', /no classification head; it has: token-classification head/));
+      tok.dispose();
+    });
+
+    test('roberta_nli: zero-shot with the entailment column found by name', async () => {
+      const model = await sf.loadPretrained(folder('roberta_nli'));
+      const { entailment_id: ent, rows } = texts('roberta_nli').nli;
+      assert.equal(ent, 0);
+      for (const row of rows) {
+        const pairs = row.labels.map((l) => [row.text, row.template.replace('{}', l)]);
+        const enc = model.tokenizer.encodeBatch(pairs, model.maxLength);
+        enc.sequences.forEach((s, k) => assert.deepEqual(Array.from(s.ids), row.pair_ids[k]));
+        const logits = model.classify(pairs, { topK: null }).map((r) => Array.from(r.logits));
+        logits.forEach((l, k) => l.forEach((x, j) => close(x, row.logits[k][j], `logit ${k},${j}`)));
+        for (const [multiLabel, want] of [[false, row.single], [true, row.multi]]) {
+          const got = model.zeroShot(row.text, row.labels, { hypothesisTemplate: row.template, multiLabel });
+          assert.equal(got.sequence, row.text);
+          assert.deepEqual(got.labels, want.labels);
+          got.scores.forEach((s, k) => close(s, want.scores[k], `${row.text} ${multiLabel} score ${k}`));
+        }
+      }
+      // Labels as a comma-separated string, as the pipeline parses them; a batch of texts.
+      const row = rows[0];
+      assert.deepEqual(model.zeroShot(row.text, row.labels.join(' , ')).labels, row.single.labels);
+      assert.equal(model.zeroShot([row.text, row.text], row.labels).length, 2);
+      const isError = (code, re) => (e) => e instanceof SimdformerError && e.code === code && re.test(e.message);
+      assert.throws(() => model.zeroShot(row.text, []), isError('invalid_argument', /at least one candidate label/));
+      assert.throws(() => model.zeroShot(row.text, ' , '), isError('invalid_argument', /at least one candidate label/));
+      assert.throws(() => model.zeroShot(row.text, ['a'], { hypothesisTemplate: 'no slot' }), isError('invalid_argument', /has no \{\}/));
+      model.dispose();
+      // The same weights with the labels renamed: no entailment label is an error, and a moved
+      // entailment label moves the column (not an assumed index).
+      const none = await sf.loadPretrained(withConfig('roberta_nli', (c) => {
+        c.id2label = { 0: 'yes', 1: 'maybe', 2: 'no' };
+        c.label2id = { yes: 0, maybe: 1, no: 2 };
+      }));
+      assert.throws(() => none.zeroShot(row.text, row.labels), isError('unsupported', /labels \(yes, maybe, no\) have no entailment label/));
+      none.dispose();
+      const moved = await sf.loadPretrained(withConfig('roberta_nli', (c) => {
+        c.id2label = { 0: 'contradiction', 1: 'neutral', 2: 'ENTAILMENT' };
+        c.label2id = { contradiction: 0, neutral: 1, ENTAILMENT: 2 };
+      }));
+      const got = moved.zeroShot(row.text, row.labels, { hypothesisTemplate: row.template, multiLabel: true });
+      const e = row.logits.map((l) => Math.exp(l[2]) / (Math.exp(l[2]) + Math.exp(l[0])));
+      got.labels.forEach((label, k) => close(got.scores[k], e[row.labels.indexOf(label)], `moved ${label}`));
+      moved.dispose();
+    });
+
+    test('repeated task calls and their errors leave no memory behind', async () => {
+      const run = async (name, call) => {
+        const model = await sf.loadPretrained(folder(name));
+        call(model);  // the first call sizes the workspace
+        const base = sf.mallocBytes;
+        for (let i = 0; i < 5; i++) call(model);
+        assert.equal(sf.mallocBytes, base, name);
+        model.dispose();
+      };
+      const ner = texts('bert_tokcls').ner.map((r) => r.text);
+      await run('bert_tokcls', (m) => { m.tokenClassify(ner, { aggregation: 'average' }); assert.throws(() => m.answer('q', 'c')); });
+      const { question, context } = texts('bert_qa').qa[0];
+      await run('bert_qa', (m) => { m.answer(question, context, { topK: 3 }); assert.throws(() => m.answer(question, context, { docStride: 39 })); });
+      await run('roberta_nli', (m) => { m.zeroShot(['a b', 'c'], ['x', 'y', 'z'], { multiLabel: true }); assert.throws(() => m.zeroShot('a', [])); });
+      await run('bert_reranker', (m) => { m.rerank('q', ['a', 'b', 'c']); assert.throws(() => m.rerank('q', [])); });
+    });
+
+    test('bert_reranker: the cross-encoder order and sigmoid scores', async () => {
+      const model = await sf.loadPretrained(folder('bert_reranker'));
+      const r = texts('bert_reranker').rerank;
+      const enc = model.tokenizer.encodeBatch(r.documents.map((d) => [r.query, d]), model.maxLength);
+      enc.sequences.forEach((s, k) => assert.deepEqual(Array.from(s.ids), r.pair_ids[k]));
+      const ranked = model.rerank(r.query, r.documents);
+      assert.deepEqual(ranked.map((x) => x.index), r.ranked.map((x) => x.index));
+      ranked.forEach((x, k) => close(x.score, r.ranked[k].score, `score ${k}`));
+      assert.deepEqual(model.rerank(r.query, r.documents, { topK: 2, batchSize: 2 }).map((x) => x.index), r.top2.map((x) => x.index));
+      assert.throws(() => model.rerank(r.query, []), (e) => e instanceof SimdformerError && /documents is empty/.test(e.message));
+      assert.throws(() => model.rerank(r.query, 'doc'), SimdformerError);
+      model.dispose();
+      const multi = await sf.loadPretrained(folder('roberta_nli'));
+      assert.throws(() => multi.rerank('q', ['d']), (e) => e.code === 'unsupported' && /one-label cross-encoder.*3 labels/.test(e.message));
+      multi.dispose();
+    });
+  });
+}
