@@ -64,7 +64,7 @@ struct SequenceArgs;
     X(flag, need_token_logits, needTokenLogits, 0)                                          \
     X(number, logits_rows, logitsRows, 0)         /* i32 [n_logits_rows] or 0 */            \
     X(number, n_logits_rows, nLogitsRows, 0)                                                \
-    X(number, probe_out, probeOut, 0)             /* f32 [4, B * n, d_model] or 0 */        \
+    X(number, probe_out, probeOut, 0)             /* f32 [B * n * probe_width] or 0 */        \
     X(number, probe_layer, probeLayer, 0)         /* the layer probe_out views */
 
 // decodeBegin (a causal language model's DecodeRequest).

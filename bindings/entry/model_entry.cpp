@@ -315,10 +315,11 @@ int ModelEntry::forward_text(const TextArgs& a) {
         SF_RETURN_IF_ERROR(flag(a.need_pooler, a.need_pooler_js, &r.need_pooler));
         SF_RETURN_IF_ERROR(flag(a.need_classifier, a.need_classifier_js, &r.need_classifier));
         SF_RETURN_IF_ERROR(flag(a.need_token_logits, a.need_token_logits_js, &r.need_token_logits));
-        // The probe: layer probe_layer's q, k, v and context, [4, B * n, d_model] (checked by the core).
+        // The probe: layer probe_layer's q, k, v and context (and for rotary models q and k
+        // before the rotation), [B * n, probe_width] (checked by the core).
         uint64_t probe = 0;
         SF_RETURN_IF_ERROR(size(a.probe_layer, a.probe_layer_js, 0, kMaxSize, &r.probe_layer));
-        SF_RETURN_IF_ERROR(product({4, tokens, model_->config().d_model}, "probeOut", kMaxArrayBytes, &probe));
+        SF_RETURN_IF_ERROR(product({tokens, model_->config().probe_width()}, "probeOut", kMaxArrayBytes, &probe));
         SF_RETURN_IF_ERROR(array_of(a.probe_out, probe, "probeOut", true, &r.probe_out));
         SF_RETURN_IF_ERROR(model_->ensure_workspace(&ws_, workspace_limits(r)));
         return model_->forward_text(r, *ws_);

@@ -684,12 +684,17 @@ export interface AttentionSteps {
   /** True for causal models (GPT-2): key j is hidden from query i when j > i. */
   causal: boolean;
   dHead: number;
-  /** The factor of q·k in the scores (1/√dHead for BERT and GPT-2). */
+  /** The factor of q·k in the scores (1/√dHead for BERT, GPT-2 and Llama). */
   scale: number;
-  /** Projections with their bias, before any scaling. */
+  /** The key/value head this query head reads (itself without grouped-query attention). */
+  kvHead: number;
+  /** Projections with their bias, before any scaling (rotary models: rotated by position). */
   q: Float32Array;
   k: Float32Array;
   v: Float32Array;
+  /** Rotary models (Llama, Qwen2, Mistral): q and k as projected, before the rotation. */
+  qBeforeRotation?: Float32Array;
+  kBeforeRotation?: Float32Array;
   /** The head's output b_i = Σ_j α_ij v_j, before the output projection. */
   context: Float32Array;
   /** α: the engine's attention weights. */

@@ -230,7 +230,9 @@ class LlamaAttention(nn.Module):
         q = self.q_proj(x).view(B, n, -1, self.dh).transpose(1, 2)
         k = self.k_proj(x).view(B, n, -1, self.dh).transpose(1, 2)
         v = self.v_proj(x).view(B, n, -1, self.dh).transpose(1, 2)
+        self.projected = (q, k)  # before the rotation, [B, heads, n, dh] (attention steps)
         q, k = apply_rotary_pos_emb(q, k, cos, sin)
+        self.rotated = (q, k)
         if past is not None:
             k = torch.cat((past[0], k), dim=-2)
             v = torch.cat((past[1], v), dim=-2)

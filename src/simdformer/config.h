@@ -63,6 +63,7 @@ struct ModelConfig {
     size_t n_kv_heads = 0;
     size_t head_dim = 0;
     bool gated_feed_forward = false;
+    bool rotary_positions = false;  // q and k rotated by position (Llama) before they meet
 
     // Token models: vocab 0 means the model takes vectors [n, d_model] directly.
     size_t src_vocab_size = 0;
@@ -77,6 +78,11 @@ struct ModelConfig {
     size_t kv_heads() const { return n_kv_heads ? n_kv_heads : nhead; }
     size_t q_width() const { return nhead * d_head(); }       // queries and context per row
     size_t kv_width() const { return kv_heads() * d_head(); }  // keys (and values) per row
+    // Floats per token of TextRequest::probe_out: q, k, v, context, and with rotary positions q
+    // and k before the rotation.
+    size_t probe_width() const {
+        return 2 * q_width() + 2 * kv_width() + (rotary_positions ? q_width() + kv_width() : 0);
+    }
     bool has_encoder() const;
     bool has_decoder() const;
     Status validate() const;

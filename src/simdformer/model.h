@@ -120,9 +120,13 @@ struct TextRequest {
     const int32_t* logits_rows = nullptr;     // [n_logits_rows] flat rows b * n_seq + i for the MLM head
     size_t n_logits_rows = 0;
     // The step-by-step view of one layer: when probe_out is set, layer probe_layer's projections
-    // are copied out as computed — q, k, v (bias added, not yet scaled) and the per-head context
-    // Σ_j α_ij v_j (before the output projection), each [n_batch * n_seq, d_model], heads side
-    // by side (head h = columns h * d_head ...). probe_out [4, n_batch * n_seq, d_model].
+    // are copied out as computed — q, k, v (bias added, not yet scaled; rotated, for rotary
+    // models) and the per-head context Σ_j α_ij v_j (before the output projection), heads side by
+    // side (head h = columns h * d_head ...), one block after the other: q [T, q_width], k [T,
+    // kv_width], v [T, kv_width], context [T, q_width], and for rotary models q and k before the
+    // rotation, [T, q_width] and [T, kv_width] (T = n_batch * n_seq; widths: ModelConfig, which is
+    // d_model each but for grouped-query attention or an explicit head_dim).
+    // probe_out [T * config().probe_width()].
     float* probe_out = nullptr;
     size_t probe_layer = 0;
 };
@@ -178,11 +182,14 @@ public:
     const ModelConfig& config() const;
     size_t parameter_count() const;
     // The normalized config as JSON: architecture (bert|roberta|xlm-roberta|distilbert|gpt2|
-    // torch), model_type, d_model, n_layers, n_heads, d_ff, vocab_size, max_positions,
-    // type_vocab_size, pad/bos/eos_token_id, hidden_act, layer_norm_eps, has_pooler, has_mlm_head,
-    // has_lm_head, has_classifier (with num_labels, labels and problem_type, or null),
-    // has_token_classifier (also with labels) and has_qa_head (text encoders only), causal,
-    // parameters, dtype (as stored), weights, unused_tensors, and config (the original object).
+    // llama|qwen2|mistral|torch), model_type, d_model, n_layers, n_heads, d_ff, vocab_size,
+    // max_positions, type_vocab_size, pad/bos/eos_token_id, eos_token_ids, unused_token_ids (the
+    // config's special-token ids outside the vocabulary), hidden_act, layer_norm_eps, norm,
+    // n_kv_heads, head_dim, rotary (or null), sliding_window and first_window_layer (or null),
+    // has_pooler, has_mlm_head, has_lm_head, has_classifier (with num_labels, labels and
+    // problem_type, or null), has_token_classifier (also with labels) and has_qa_head (text
+    // encoders only), causal, parameters, dtype (as stored), weights, unused_tensors, and config
+    // (the original object). The nn.Transformer dialect has its own keys (its config's).
     std::string info_json() const;
 
     Result<Workspace> make_workspace(const WorkspaceLimits& limits) const;

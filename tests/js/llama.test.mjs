@@ -110,6 +110,33 @@ for (const simd of [true, false]) {
       });
     }
 
+    test('attentionSteps: every query head with the key/value head it reads, q and k before and after the rotation', async () => {
+      for (const name of ['llama_gqa', 'llama_mqa_llama3_bf16', 'qwen2']) {
+        const g = golden(name), t = texts(name);
+        const model = await sf.loadPretrained(folder(name));
+        const { n_heads: H, n_kv_heads: KV, head_dim: dh } = model.info;
+        const n = t.lengths[0];
+        for (let head = 0; head < H; head++) {
+          const s = model.attentionSteps(t.batch[0], { layer: 1, head });
+          const kvHead = Math.floor(head / (H / KV));
+          assert.equal(s.kvHead, kvHead);
+          assert.equal(s.dHead, dh);
+          const slice = (key, h) => g[`steps.layer1.${key}`].data.slice(h * n * dh, (h + 1) * n * dh);
+          assert.ok(maxAbsDiff(s.q, slice('q', head)) <= 1e-4, `${name} head ${head} q`);
+          assert.ok(maxAbsDiff(s.k, slice('k', kvHead)) <= 1e-4, `${name} head ${head} k`);
+          assert.ok(maxAbsDiff(s.qBeforeRotation, slice('q_before', head)) <= 1e-4, `${name} head ${head} q before`);
+          assert.ok(maxAbsDiff(s.kBeforeRotation, slice('k_before', kvHead)) <= 1e-4, `${name} head ${head} k before`);
+          // The engine's weights are the softmax of the steps' scores.
+          for (let i = 0; i < n; i++) {
+            const row = Array.from(s.scores.slice(i * n, (i + 1) * n));
+            const top = Math.max(...row), e = row.map((x) => Math.exp(x - top)), sum = e.reduce((a, b) => a + b, 0);
+            assert.ok(maxAbsDiff(e.map((x) => x / sum), s.weights.slice(i * n, (i + 1) * n)) <= 1e-5, `${name} head ${head} row ${i}`);
+          }
+        }
+        model.dispose();
+      }
+    });
+
     test('eos_token_id as a list (Llama 3): every id stops generation by default', async () => {
       const model = await sf.loadPretrained(folder('llama_mqa_llama3_bf16'));
       assert.deepEqual(model.info.eos_token_ids, [1056, 0]);

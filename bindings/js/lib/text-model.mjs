@@ -13,7 +13,7 @@
 // signal), await it, then call the model.
 import { ENCODER_MAPS, readAttentionMaps } from './attention-maps.mjs';
 import { decidingAttention } from './attention-rollout.mjs';
-import { headSteps, scoreScale } from './attention-steps.mjs';
+import { headSteps, probeLayout, scoreScale } from './attention-steps.mjs';
 import { CallGuard } from './call-guard.mjs';
 import { classificationScores, defaultFunction, functionToApply, headsOf, rankLabels, topK } from './classification.mjs';
 import { check, fail, translateInternalErrors } from './errors.mjs';
@@ -84,7 +84,8 @@ export class TextModel {
   }
 
   // Runs a tokenized batch. logitsRows: flat row indices b * n + i whose MLM scores to keep.
-  // probe: {layer, ptr} — copy that layer's q, k, v and context to ptr [4, B * n, d].
+  // probe: {layer, ptr} — copy that layer's q, k, v and context (rotary: and q, k before the
+  // rotation) to ptr [B * n * probeLayout(info).width].
   #forward(enc, { needWeights = false, needPooler = false, needClassifier = false, needTokenLogits = false, logitsRows = null, probe = null } = {}) {
     const h = this.#live();
     const usesTypes = this.#info.type_vocab_size > 1;
@@ -151,19 +152,19 @@ export class TextModel {
   }
 
   #attentionSteps(text, options) {
-    const { n_layers: layers, n_heads: heads, d_model: d } = this.#info;
+    const { n_layers: layers, n_heads: heads } = this.#info;
     const o = readOptions(options, { layer: integer(0, layers - 1, 0), head: integer(0, heads - 1, 0), maxLength: this.#maxLengthOption() },
       'attentionSteps');
     const { items, batch } = textItems(text, 'attentionSteps', { pairs: false });
     if (batch) fail('attentionSteps: give one text (a string)');
     const enc = this.#tokenizer.encodeBatch(items, o.maxLength);
-    const n = enc.nSeq;
+    const n = enc.nSeq, layout = probeLayout(this.#info);
     const heap = new CallHeap(this.#module);
     let probe;
     try {
-      const ptr = heap.alloc(4 * n * d * 4);
+      const ptr = heap.alloc(n * layout.width * 4);
       this.#forward(enc, { needWeights: true, probe: { layer: o.layer, ptr } });
-      probe = copyF32(this.#module, ptr, 4 * n * d);  // [4, n, d]
+      probe = copyF32(this.#module, ptr, n * layout.width);
     } finally {
       heap.free();
     }
@@ -173,7 +174,7 @@ export class TextModel {
       tokens: s.tokens, ids: s.ids, offsets: s.offsets, truncated: s.truncated, originalLength: s.originalLength,
       layer: o.layer, head: o.head, causal: this.#info.causal === true,
       ...headSteps(probe, maps[o.layer][o.head], {
-        n, dModel: d, nHeads: heads, head: o.head, scale: scoreScale(this.#info, o.layer), causal: this.#info.causal === true,
+        n, layout, nHeads: heads, head: o.head, scale: scoreScale(this.#info, o.layer), causal: this.#info.causal === true,
       }),
     };
   }

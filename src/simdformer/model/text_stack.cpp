@@ -66,11 +66,6 @@ Status TextStack::check_probe(const TextRequest& r) const {
     if (r.probe_out && r.probe_layer >= layers.size())
         return Status::invalid("probe_layer=" + str(r.probe_layer) + " but the model has " + str(layers.size()) +
                                " layers");
-    // The probe's layout is [4, tokens, d_model]: q, k, v and context each d_model wide.
-    const size_t heads_width = config.n_heads * (config.head_dim ? config.head_dim : config.d_model / config.n_heads);
-    if (r.probe_out && ((config.n_kv_heads && config.n_kv_heads != config.n_heads) || heads_width != config.d_model))
-        return Status::unsupported("attention steps of grouped-query attention (or of a head_dim that is not "
-                                   "d_model / num_heads) are not supported");
     return Status::ok();
 }
 
@@ -114,15 +109,35 @@ void TextStack::run(size_t n_batch, size_t n, const SequenceMasks& masks, bool n
         float* slot = ws.attention.empty() ? nullptr : ws.attention.data() + i * n_batch * h * n * n;
         float* w = ws.record(ws.encoder_maps, i, slot, n_batch, h, n, n, need_weights);
         layers[i].forward(n_batch, n, x, masks, options, scratch, w);
-        if (probe && probe->layer == i) {
-            // The attention scratch still holds this layer's projections: the feed-forward half
-            // of the layer only uses s1, s2 and hidden.
-            const size_t count = n_batch * n * d;
-            const float* parts[4] = {scratch.q, scratch.k, scratch.v, scratch.context};
-            for (size_t p = 0; p < 4; ++p) std::memcpy(probe->out + p * count, parts[p], count * sizeof(float));
-        }
+        if (probe && probe->layer == i) copy_probe(n_batch * n, scratch, masks, probe->out);
     }
     if (final_norm) final_norm->forward(n_batch * n, x, d, x, d);
+}
+
+// The attention scratch still holds the probed layer's projections (the feed-forward half of the
+// layer only uses s1, s2 and hidden): q, k, v, context, then for rotary models q and k turned back
+// by their angles (a rotation by -angle: cos kept, sin negated), i.e. as projected.
+void TextStack::copy_probe(size_t tokens, const LayerScratch& s, const SequenceMasks& masks, float* out) const {
+    ModelConfig shape;
+    shape.d_model = config.d_model;
+    shape.nhead = config.n_heads;
+    shape.n_kv_heads = config.n_kv_heads;
+    shape.head_dim = config.head_dim;
+    const size_t qw = shape.q_width(), kvw = shape.kv_width(), dh = shape.d_head();
+    const std::pair<const float*, size_t> parts[4] = {{s.q, qw}, {s.k, kvw}, {s.v, kvw}, {s.context, qw}};
+    for (const auto& [data, width] : parts) {
+        std::memcpy(out, data, tokens * width * sizeof(float));
+        out += tokens * width;
+    }
+    if (!rotary) return;
+    const size_t half = rotary->half();
+    std::vector<float> back(tokens * half);  // -sin: only for the step-by-step view, never per token
+    for (size_t i = 0; i < back.size(); ++i) back[i] = -masks.rope_sin[i];
+    std::memcpy(out, s.q, tokens * qw * sizeof(float));
+    rotate_half(tokens, qw / dh, dh, out, qw, masks.rope_cos, back.data());
+    out += tokens * qw;
+    std::memcpy(out, s.k, tokens * kvw * sizeof(float));
+    rotate_half(tokens, kvw / dh, dh, out, kvw, masks.rope_cos, back.data());
 }
 
 void TextStack::gather_rows(const TextRequest& r, TextWorkspace& ws) const {

@@ -14,7 +14,8 @@
 
 namespace simdformer::detail {
 
-// Where forward_text copies one layer's q, k, v and context: out [4, tokens, d_model].
+// Where forward_text copies one layer's q, k, v and context (and for rotary models q and k before
+// the rotation): out [tokens * ModelConfig::probe_width()] (TextRequest::probe_out).
 struct LayerProbe {
     size_t layer = 0;
     float* out = nullptr;
@@ -86,6 +87,8 @@ struct TextStack {
     // layer's q, k, v and context are copied out.
     void run(size_t n_batch, size_t n_seq, const SequenceMasks& masks, bool need_weights, TextWorkspace& ws,
              const LayerProbe* probe) const;
+    // The probed layer's projections from the scratch into out (LayerProbe).
+    void copy_probe(size_t tokens, const LayerScratch& s, const SequenceMasks& masks, float* out) const;
     // Rows r.logits_rows of the last hidden state into ws.head_in.
     void gather_rows(const TextRequest& r, TextWorkspace& ws) const;
 };

@@ -22,6 +22,7 @@ ModelConfig stack_shape(const TextConfig& t) {
     c.n_kv_heads = t.n_kv_heads;
     c.head_dim = t.head_dim;
     c.gated_feed_forward = t.gated_feed_forward;
+    c.rotary_positions = t.rotary;
     return c;
 }
 
