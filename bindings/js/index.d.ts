@@ -38,6 +38,14 @@ export interface InitOptions {
    * bit-identical for every thread count.
    */
   threads?: number | 'auto';
+  /**
+   * Node.js: 'auto' (default, or the SIMDFORMER_BACKEND environment variable) runs the prebuilt
+   * native addon where one matches the platform (linux-x64-gnu) and the wasm build elsewhere;
+   * 'native' requires the addon (SimdformerError 'unsupported' without it); 'wasm' never loads it.
+   * Browsers always run wasm ('native' is 'unsupported' there). simd: false, wasmUrl and
+   * wasmBinary choose a wasm build.
+   */
+  backend?: 'auto' | 'native' | 'wasm';
 }
 
 export interface Progress {
@@ -233,6 +241,8 @@ export declare class LinearLayer {
 }
 
 export declare class Simdformer {
+  /** 'native' (the Node-API addon) or 'wasm'. */
+  readonly backend: 'native' | 'wasm';
   readonly simd: boolean;
   readonly arch: string;
   readonly lanes: number;

@@ -1,0 +1,83 @@
+// The native backend in Node.js: finds and loads the prebuilt Node-API addon (bindings/node) that
+// matches this platform and CPU, or says why not. Nothing is compiled at install time: the package
+// ships prebuilds/<platform>-<arch>[-<libc>]/simdformer.node (the architecture's baseline: SSE2 on
+// x86-64, NEON on arm64) and, on x86-64, simdformer-avx2.node (x86-64-v3: AVX2 + FMA); a platform
+// without one runs the wasm build (scripts/build-native.sh builds one from source).
+//
+// The baseline file is loaded first -- it runs on every CPU of its architecture -- and asked which
+// SIMD levels this CPU and OS support (xsimd's run-time detection, cpuLevels()); the AVX2 file is
+// loaded only when they include 'fma3+avx2'. SIMDFORMER_NATIVE_LEVEL=baseline|avx2 forces a level
+// (the tests run each one).
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+
+const require = createRequire(import.meta.url);
+const LEVELS = [{ name: 'avx2', needs: 'fma3+avx2', file: 'simdformer-avx2.node' },
+  { name: 'baseline', needs: null, file: 'simdformer.node' }];
+
+/** 'linux-x64-gnu', 'linux-x64-musl', 'darwin-arm64', ... (the prebuilds/ folder name). */
+export function platformTag() {
+  const { platform, arch } = process;
+  if (platform !== 'linux') return `${platform}-${arch}`;
+  // glibc reports its version in the diagnostic report's header; musl does not.
+  const header = process.report?.getReport?.()?.header;
+  return `${platform}-${arch}-${header?.glibcVersionRuntime ? 'gnu' : 'musl'}`;
+}
+
+/** The folder holding this platform's prebuilt addons (beside dist/node.mjs). */
+export const prebuildsFolder = (tag = platformTag()) => fileURLToPath(new URL(`../prebuilds/${tag}/`, import.meta.url));
+
+let loaded = null;  // { module, level } or { reason }, decided once per process
+
+/**
+ * The addon for this platform and CPU: { module, level } or { reason } (why there is none).
+ * Never throws: a file that fails to load (another libc, a missing symbol, a CPU it cannot run on)
+ * is a reason, so init({ backend: 'auto' }) can fall back to wasm silently.
+ */
+export function loadNative() {
+  if (loaded) return loaded;
+  loaded = find();
+  return loaded;
+}
+
+function find() {
+  const tag = platformTag();
+  const folder = prebuildsFolder(tag);
+  const forced = process.env.SIMDFORMER_NATIVE_LEVEL;
+  if (forced !== undefined && !LEVELS.some((l) => l.name === forced)) {
+    return { reason: `SIMDFORMER_NATIVE_LEVEL must be one of ${LEVELS.map((l) => l.name).join(', ')}, not '${forced}'` };
+  }
+  const file = (level) => folder + LEVELS.find((l) => l.name === level).file;
+  if (!existsSync(file('baseline'))) return { reason: `no prebuilt addon for ${tag} in ${folder}` };
+  let baseline;
+  try {
+    baseline = require(file('baseline'));
+  } catch (e) {
+    return { reason: `the prebuilt addon for ${tag} does not load: ${e.message}` };
+  }
+  let cpu;
+  try {
+    cpu = baseline.cpuLevels();
+  } catch (e) {
+    return { reason: `the prebuilt addon for ${tag} does not answer: ${e.message}` };
+  }
+  for (const level of LEVELS) {
+    if (forced !== undefined && level.name !== forced) continue;
+    if (level.needs && !cpu.includes(level.needs)) {
+      if (forced !== undefined) return { reason: `SIMDFORMER_NATIVE_LEVEL=${forced}: this CPU lacks ${level.needs}` };
+      continue;
+    }
+    if (level.name === 'baseline') return { module: baseline, level: 'baseline' };
+    if (!existsSync(file(level.name))) {
+      if (forced !== undefined) return { reason: `SIMDFORMER_NATIVE_LEVEL=${forced}: ${file(level.name)} is missing` };
+      continue;
+    }
+    try {
+      return { module: require(file(level.name)), level: level.name };
+    } catch (e) {
+      if (forced !== undefined) return { reason: `the ${level.name} addon does not load: ${e.message}` };
+    }
+  }
+  return { reason: 'no prebuilt addon level fits this CPU' };
+}
