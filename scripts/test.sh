@@ -77,10 +77,12 @@ run_node_tests_log main-job build/main-job.node.log
 
 bash scripts/setup.sh test || { echo "setup failed"; echo "0 passed, 1 failed"; exit 1; }
 
-# native-addon-avx2: the same Google Tests on the AVX2 + FMA level the addon's second file is built
-# for (x86-64-v3; its kernels_test checks that level is the one that runs), beside native-release's
-# SSE2 baseline.
-for preset in ${SIMDFORMER_PRESETS:-native-release native-addon-avx2 native-scalar native-asan wasm-release wasm-scalar wasm-threads wasm-asan}; do
+# native-addon-avx2 and native-addon-avx512: the same Google Tests on the levels the addon's other
+# files are built for (x86-64-v3: AVX2 + FMA; x86-64-v4: AVX-512, only where the CPU has it), each
+# kernels_test checking that its level is the one that runs, beside native-release's SSE2 baseline.
+avx512_preset=""
+grep -qw avx512bw /proc/cpuinfo 2>/dev/null && avx512_preset="native-addon-avx512"
+for preset in ${SIMDFORMER_PRESETS:-native-release native-addon-avx2 $avx512_preset native-scalar native-asan wasm-release wasm-scalar wasm-threads wasm-asan}; do
   run_ctest_preset "$preset"
 done
 

@@ -439,6 +439,8 @@ Napi::Value cpu_levels(Napi::Env env) {
     add(a.avx, "avx");
     add(a.fma3_avx2, "fma3+avx2");
     add(a.avx512f, "avx512f");
+    add(a.avx512cd, "avx512cd");
+    add(a.avx512dq, "avx512dq");
     add(a.avx512bw, "avx512bw");
     add(a.neon64, "neon64");
     return out;

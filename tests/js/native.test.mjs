@@ -1,8 +1,10 @@
 // The native backend (issue 31): the Node-API addon under the same JavaScript API as wasm.
 //  - init() picks it in Node (auto), wasm on request or where it cannot load; sf.backend says which;
-//    each SIMD level (SIMDFORMER_NATIVE_LEVEL) is really taken.
-//  - Results equal the wasm build's within 1e-5 -- not bit for bit: the AVX2 build fuses
-//    multiply-adds (FMA rounds once where wasm's mul + add rounds twice) and sums 8 lanes, not 4 --
+//    each SIMD level the CPU runs (SIMDFORMER_NATIVE_LEVEL: baseline SSE2, AVX2 + FMA, AVX-512) is
+//    really taken.
+//  - Results equal the wasm build's within 1e-5 -- not bit for bit: the AVX2 and AVX-512 builds
+//    fuse multiply-adds (FMA rounds once where wasm's mul + add rounds twice) and sum 8 or 16
+//    lanes, not 4 --
 //    and generated tokens are the same. Results are bit-identical across native thread counts.
 //  - Hostile sizes give the same SimdformerError (code and message) on both backends.
 //  - Allocation failure (the addon's test limit), throwing and re-entrant callbacks and misuse of
@@ -27,6 +29,11 @@ const isError = (code, re) => (e) => e instanceof SimdformerError && e.code === 
 const bits = (x) => Buffer.from(x.buffer, x.byteOffset, x.byteLength);
 
 const native = loadNative();
+// The best level this CPU runs, as dist/node/native.mjs chooses it: [level, arch, lanes].
+const cpu = native.module?.cpuLevels() ?? [];
+const LEVELS = [['avx512', 'avx512bw', 16, ['avx512f', 'avx512cd', 'avx512dq', 'avx512bw']],
+  ['avx2', 'fma3+avx2', 8, ['fma3+avx2']], ['baseline', 'sse2', 4, []]].filter(([, , , needs]) => needs.every((n) => cpu.includes(n)));
+const [, BEST_ARCH, BEST_LANES] = LEVELS[0];
 test('a prebuilt addon for this platform is in dist/prebuilds and loads', () => {
   assert.equal(platformTag(), 'linux-x64-gnu');
   assert.ok(native.module, native.reason);
@@ -39,9 +46,8 @@ describe('choosing the backend', () => {
   test('init() runs the addon in Node; backend: wasm, simd: false or wasmBinary run wasm', async () => {
     assert.equal(sf.backend, 'native');
     assert.equal(sf.simd, true);
-    const levels = native.module.cpuLevels();
-    assert.equal(sf.arch, levels.includes('fma3+avx2') ? 'fma3+avx2' : 'sse2');
-    assert.equal(sf.lanes, sf.arch === 'sse2' ? 4 : 8);
+    assert.equal(sf.arch, BEST_ARCH);
+    assert.equal(sf.lanes, BEST_LANES);
     assert.equal(wasm.backend, 'wasm');
     assert.equal(wasm.arch, 'wasm');
     assert.equal((await init({ backend: 'native' })).backend, 'native');
@@ -65,16 +71,17 @@ describe('choosing the backend', () => {
     const sf = await init().catch((e) => ({ backend: 'error', arch: e.code, lanes: e.message }));
     console.log(JSON.stringify({ backend: sf.backend, arch: sf.arch, lanes: sf.lanes }));`;
 
-  test('SIMDFORMER_NATIVE_LEVEL forces a level, and that level runs', (t) => {
-    assert.deepEqual(JSON.parse(run({ SIMDFORMER_NATIVE_LEVEL: 'baseline' }, report)), { backend: 'native', arch: 'sse2', lanes: 4 });
-    if (!native.module.cpuLevels().includes('fma3+avx2')) return t.skip('this CPU has no AVX2 + FMA');
-    assert.deepEqual(JSON.parse(run({ SIMDFORMER_NATIVE_LEVEL: 'avx2' }, report)), { backend: 'native', arch: 'fma3+avx2', lanes: 8 });
-    assert.deepEqual(JSON.parse(run({}, report)), { backend: 'native', arch: 'fma3+avx2', lanes: 8 });
+  test('SIMDFORMER_NATIVE_LEVEL forces each level this CPU runs, and that level runs', () => {
+    assert.ok(LEVELS.length >= 2, `this CPU runs only ${LEVELS.map((l) => l[0])}`);
+    for (const [level, arch, lanes] of LEVELS) {
+      assert.deepEqual(JSON.parse(run({ SIMDFORMER_NATIVE_LEVEL: level }, report)), { backend: 'native', arch, lanes }, level);
+    }
+    assert.deepEqual(JSON.parse(run({}, report)), { backend: 'native', arch: BEST_ARCH, lanes: BEST_LANES });
     // An unknown level: auto falls back to wasm, 'native' says why.
     assert.deepEqual(JSON.parse(run({ SIMDFORMER_NATIVE_LEVEL: 'avx9' }, report)), { backend: 'wasm', arch: 'wasm', lanes: 4 });
     const r = JSON.parse(run({ SIMDFORMER_NATIVE_LEVEL: 'avx9', SIMDFORMER_BACKEND: 'native' }, report));
     assert.equal(r.arch, 'unsupported');
-    assert.match(r.lanes, /SIMDFORMER_NATIVE_LEVEL must be one of avx2, baseline/);
+    assert.match(r.lanes, /SIMDFORMER_NATIVE_LEVEL must be one of avx512, avx2, baseline/);
   });
 
   test('with the addon hidden or broken, init() runs wasm silently; backend: native says why', () => {

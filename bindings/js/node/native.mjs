@@ -1,20 +1,25 @@
 // The native backend in Node.js: finds and loads the prebuilt Node-API addon (bindings/node) that
 // matches this platform and CPU, or says why not. Nothing is compiled at install time: the package
 // ships prebuilds/<platform>-<arch>[-<libc>]/simdformer.node (the architecture's baseline: SSE2 on
-// x86-64, NEON on arm64) and, on x86-64, simdformer-avx2.node (x86-64-v3: AVX2 + FMA); a platform
-// without one runs the wasm build (scripts/build-native.sh builds one from source).
+// x86-64, NEON on arm64) and, on x86-64, simdformer-avx2.node (x86-64-v3: AVX2 + FMA) and
+// simdformer-avx512.node (x86-64-v4: AVX-512); a platform without one runs the wasm build
+// (scripts/build-native.sh builds one from source).
 //
 // The baseline file is loaded first -- it runs on every CPU of its architecture -- and asked which
-// SIMD levels this CPU and OS support (xsimd's run-time detection, cpuLevels()); the AVX2 file is
-// loaded only when they include 'fma3+avx2'. SIMDFORMER_NATIVE_LEVEL=baseline|avx2 forces a level
-// (the tests run each one).
+// SIMD levels this CPU and OS support (xsimd's run-time detection, cpuLevels()), and the best file
+// they allow is loaded (the AVX2 one needs 'fma3+avx2'). SIMDFORMER_NATIVE_LEVEL=baseline|avx2|avx512
+// forces a level (the tests run each one).
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 
 const require = createRequire(import.meta.url);
-const LEVELS = [{ name: 'avx2', needs: 'fma3+avx2', file: 'simdformer-avx2.node' },
-  { name: 'baseline', needs: null, file: 'simdformer.node' }];
+// x86-64-v4 also needs AVX512VL, which xsimd does not report; every CPU with F + CD + DQ + BW
+// has it (Skylake-SP and later, Zen 4; Knights Landing, without BW and DQ, is excluded).
+const LEVELS = [
+  { name: 'avx512', needs: ['avx512f', 'avx512cd', 'avx512dq', 'avx512bw'], file: 'simdformer-avx512.node' },
+  { name: 'avx2', needs: ['fma3+avx2'], file: 'simdformer-avx2.node' },
+  { name: 'baseline', needs: [], file: 'simdformer.node' }];
 
 /** 'linux-x64-gnu', 'linux-x64-musl', 'darwin-arm64', ... (the prebuilds/ folder name). */
 export function platformTag() {
@@ -64,8 +69,9 @@ function find() {
   }
   for (const level of LEVELS) {
     if (forced !== undefined && level.name !== forced) continue;
-    if (level.needs && !cpu.includes(level.needs)) {
-      if (forced !== undefined) return { reason: `SIMDFORMER_NATIVE_LEVEL=${forced}: this CPU lacks ${level.needs}` };
+    const lacks = level.needs.filter((n) => !cpu.includes(n));
+    if (lacks.length > 0) {
+      if (forced !== undefined) return { reason: `SIMDFORMER_NATIVE_LEVEL=${forced}: this CPU lacks ${lacks.join(', ')}` };
       continue;
     }
     if (level.name === 'baseline') return { module: baseline, level: 'baseline' };
