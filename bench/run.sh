@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # npm run bench: exports the workloads from PyTorch (once), installs the peers, builds simdformer
 # when stale, then runs the wasm side-by-side benchmark, the threads benchmark, text -> embedding
-# and short texts against transformers.js (headless Chromium and Node), the int8 BERT layer, and the native kernel
+# and short texts against transformers.js (headless Chromium and Node), the native addon against
+# transformers.js on onnxruntime-node (bench/native.mjs), the int8 BERT layer, and the native kernel
 # benchmark.
 #   bench/run.sh [--quick]      (BENCH_BUDGET_MS sets the timing budget per engine and workload)
 set -euo pipefail
@@ -28,6 +29,7 @@ node bench/bench.mjs
 node bench/threads.mjs --threads 2          # 1 vs 2 threads, and against onnxruntime-web on 2 threads
 node bench/verify-hf-transformersjs.mjs      # the transformers.js folders load and match PyTorch
 node bench/embed.mjs                         # text -> embedding, simdformer vs transformers.js (Chromium + Node)
+node bench/native.mjs || [ $? -eq 2 ]        # Node: the native addon vs transformers.js on onnxruntime-node (issue 31; skipped when the machine is loaded)
 node bench/short-texts.mjs                   # short texts (5/23/46/128 tokens, batch of 3): 1 thread interleaved, 2 threads alone; int8 vs q8
 node bench/int8-layer.mjs                    # int8 BERT-base layer vs f32 and onnxruntime-web int8
 # token-by-token decoding: GPT-2-small vs onnxruntime-web, encoder-decoder generate (BENCH_BEFORE=<old dist>: before/after)
