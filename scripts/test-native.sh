@@ -9,7 +9,8 @@
 # levels, parity with wasm, the addon hidden, its memory checks and allocation limit.) Browser,
 # size, threads-build and wasm-heap suites are wasm-only. Needs dist/ with dist/prebuilds
 # (scripts/build-package.sh). scripts/test.sh runs this as its js-native stage; on its own:
-#   bash scripts/test-native.sh        # ~2.5 minutes on two cores
+#   bash scripts/test-native.sh          # ~2 minutes on two cores
+#   bash scripts/test-native.sh --asan   # the addon under ASan + UBSan (not part of scripts/test.sh)
 # Ends with "N passed, N failed".
 set -uo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -17,6 +18,19 @@ cd "$ROOT"
 mkdir -p build
 SUITES="api boundary validation hardening callbacks generate attention-steps pretrained classify int8-option
         pretrained-int8 robust-text robust-files fuzz-loading cjs"
+# --asan: the same suites (and native.test.mjs) against the addon built with ASan + UBSan (preset
+# native-addon-asan), node running with the sanitizer runtimes preloaded. A memory error or
+# undefined behaviour in the addon or the core aborts the suite. Leak detection is off: Node
+# itself does not free everything at exit (the suites' mallocBytes checks cover the addon's).
+if [ "${1:-}" = "--asan" ]; then
+  echo "== building native-addon-asan"
+  cmake --preset native-addon-asan >/dev/null && cmake --build --preset native-addon-asan -j "${JOBS:-$(nproc)}" >/dev/null || {
+    echo "native-addon-asan does not build"; echo "0 passed, 1 failed"; exit 1; }
+  export SIMDFORMER_NATIVE_PATH="$ROOT/build/native-addon-asan/bindings/node/simdformer.node"
+  export LD_PRELOAD="$(gcc -print-file-name=libasan.so) $(gcc -print-file-name=libubsan.so)"
+  export ASAN_OPTIONS="detect_leaks=0:abort_on_error=1" UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1"
+  SUITES="native $SUITES"
+fi
 if [ ! -e dist/prebuilds ]; then echo "dist/prebuilds is missing: run scripts/build-package.sh"; echo "0 passed, 1 failed"; exit 1; fi
 passed=0; failed=0; failures=()
 for name in $SUITES; do

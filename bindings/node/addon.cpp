@@ -196,6 +196,12 @@ template <class Self, class Entry>
 class Handle : public Napi::ObjectWrap<Self> {
 public:
     explicit Handle(const Napi::CallbackInfo& info) : Napi::ObjectWrap<Self>(info) {}
+    // A handle the program dropped without delete() is freed when V8 collects it; under the call
+    // lock, since another worker thread may be inside the core at that moment.
+    ~Handle() override {
+        Lock lock(call_lock());
+        e_.reset();
+    }
 
 protected:
     // The entry, or a thrown BindingError after delete() (Embind throws one too).
@@ -576,8 +582,14 @@ private:
         const char* why = check_write(uint64_t(p), bytes);
         if (*why) throw binding_error(env, std::string("write of ") + std::to_string(bytes) + " bytes refused: " + why);
         if (bytes) {
-            const uint8_t* src = static_cast<const uint8_t*>(t.ArrayBuffer().Data()) + t.ByteOffset();
-            std::memcpy(reinterpret_cast<void*>(uintptr_t(p)), src, bytes);
+            // The C call gives the element data of any typed array, also one over a
+            // SharedArrayBuffer (whose ArrayBuffer wrapper node-addon-api would refuse).
+            napi_typedarray_type type;
+            size_t length = 0;
+            void* data = nullptr;
+            if (napi_get_typedarray_info(env, t, &type, &length, &data, nullptr, nullptr) != napi_ok || !data)
+                throw binding_error(env, "write: cannot read the typed array");
+            std::memcpy(reinterpret_cast<void*>(uintptr_t(p)), data, bytes);
         }
         return env.Undefined();
     }

@@ -23,6 +23,8 @@ import { loadNative, platformTag } from '../../dist/node/native.mjs';
 import { DATA, DIST, ROOT, configOf, maxAbsDiff, modelPath, readGolden, split } from './helpers.mjs';
 
 delete process.env.SIMDFORMER_BACKEND;  // this file says which backend it wants
+// SIMDFORMER_NATIVE_PATH (scripts/test-native.sh --asan) loads one file: the level tests are skipped.
+const CUSTOM = Boolean(process.env.SIMDFORMER_NATIVE_PATH);
 const TOL = 1e-5;
 const HF = join(DATA, 'hf');
 const isError = (code, re) => (e) => e instanceof SimdformerError && e.code === code && (!re || re.test(e.message));
@@ -33,9 +35,10 @@ const native = loadNative();
 const cpu = native.module?.cpuLevels() ?? [];
 const LEVELS = [['avx512', 'avx512bw', 16, ['avx512f', 'avx512cd', 'avx512dq', 'avx512bw']],
   ['avx2', 'fma3+avx2', 8, ['fma3+avx2']], ['baseline', 'sse2', 4, []]].filter(([, , , needs]) => needs.every((n) => cpu.includes(n)));
-const [, BEST_ARCH, BEST_LANES] = LEVELS[0];
+const [, BEST_ARCH, BEST_LANES] = CUSTOM ? [null, native.module.simdArch(), native.module.simdLanes()] : LEVELS[0];
 test('a prebuilt addon for this platform is in dist/prebuilds and loads', () => {
   assert.equal(platformTag(), 'linux-x64-gnu');
+  assert.equal(native.level, CUSTOM ? 'custom' : LEVELS[0][0]);
   assert.ok(native.module, native.reason);
 });
 
@@ -71,7 +74,7 @@ describe('choosing the backend', () => {
     const sf = await init().catch((e) => ({ backend: 'error', arch: e.code, lanes: e.message }));
     console.log(JSON.stringify({ backend: sf.backend, arch: sf.arch, lanes: sf.lanes }));`;
 
-  test('SIMDFORMER_NATIVE_LEVEL forces each level this CPU runs, and that level runs', () => {
+  test('SIMDFORMER_NATIVE_LEVEL forces each level this CPU runs, and that level runs', { skip: CUSTOM && 'SIMDFORMER_NATIVE_PATH is set' }, () => {
     assert.ok(LEVELS.length >= 2, `this CPU runs only ${LEVELS.map((l) => l[0])}`);
     for (const [level, arch, lanes] of LEVELS) {
       assert.deepEqual(JSON.parse(run({ SIMDFORMER_NATIVE_LEVEL: level }, report)), { backend: 'native', arch, lanes }, level);
@@ -84,7 +87,7 @@ describe('choosing the backend', () => {
     assert.match(r.lanes, /SIMDFORMER_NATIVE_LEVEL must be one of avx512, avx2, baseline/);
   });
 
-  test('with the addon hidden or broken, init() runs wasm silently; backend: native says why', () => {
+  test('with the addon hidden or broken, init() runs wasm silently; backend: native says why', { skip: CUSTOM && 'SIMDFORMER_NATIVE_PATH is set' }, () => {
     const dir = mkdtempSync(join(tmpdir(), 'simdformer-no-addon-'));
     try {
       const copy = join(dir, 'dist');
@@ -186,6 +189,12 @@ describe('results equal the wasm build within 1e-5', () => {
     });
     assert.ok(maxAbsDiff(fa.data ?? fa, fb.data ?? fb) < TOL);
     assert.ok(maxAbsDiff(sf.positionalEncoding(50, 16).data, wasm.positionalEncoding(50, 16).data) < TOL);
+    // Inputs over a SharedArrayBuffer (from a worker) are copied in as any other.
+    const shared = new Float32Array(new SharedArrayBuffer(x.byteLength + 8), 8);  // at byte offset 8
+    shared.set(x);
+    const [sa, sb] = [sf, wasm].map((s) => s.layerNorm({ data: shared, shape: [6, 10] }));
+    assert.ok(maxAbsDiff(sa.data, la.data) < TOL);
+    assert.ok(maxAbsDiff(sa.data, sb.data) < TOL);
   });
 
   test('bit-identical across native thread counts (1, 2, 3)', async () => {

@@ -8,7 +8,8 @@
 // The baseline file is loaded first -- it runs on every CPU of its architecture -- and asked which
 // SIMD levels this CPU and OS support (xsimd's run-time detection, cpuLevels()), and the best file
 // they allow is loaded (the AVX2 one needs 'fma3+avx2'). SIMDFORMER_NATIVE_LEVEL=baseline|avx2|avx512
-// forces a level (the tests run each one).
+// forces a level (the tests run each one); SIMDFORMER_NATIVE_PATH=<file.node> loads that file
+// instead of the prebuilt ones.
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
@@ -47,6 +48,16 @@ export function loadNative() {
 }
 
 function find() {
+  // An addon built elsewhere (scripts/build-native.sh for another platform, a sanitizer build):
+  // that file alone, whatever the CPU level.
+  const path = process.env.SIMDFORMER_NATIVE_PATH;
+  if (path) {
+    try {
+      return { module: require(path), level: 'custom' };
+    } catch (e) {
+      return { reason: `SIMDFORMER_NATIVE_PATH=${path} does not load: ${e.message}` };
+    }
+  }
   const tag = platformTag();
   const folder = prebuildsFolder(tag);
   const forced = process.env.SIMDFORMER_NATIVE_LEVEL;
