@@ -250,13 +250,19 @@ export declare class Simdformer {
   readonly threads: number;
   /** Why fewer threads run than init() asked for, or '' (e.g. a page that is not cross-origin isolated). */
   readonly threadsNote: string;
-  /** Stops the worker threads (none is left running; Node can exit); models keep working on one thread. */
+  /**
+   * Stops the worker threads (none is left running; Node can exit); models keep working on one
+   * thread. Natively the addon's pool is the process's: dispose() sets it back to one thread.
+   */
   dispose(): void;
-  /** Bytes of model weights and workspaces held in wasm memory. */
+  /** Bytes of model weights and workspaces held in wasm memory (natively: in the addon). */
   readonly liveBytes: number;
-  /** Size of the wasm memory (it only grows, up to 2 GiB). */
+  /** Size of the wasm memory (it only grows, up to 2 GiB); natively the high-water mark of mallocBytes. */
   readonly heapBytes: number;
-  /** Bytes malloc has handed out and not taken back: everything allocated in wasm memory now. */
+  /**
+   * Bytes malloc has handed out and not taken back: everything allocated in wasm memory now;
+   * natively the call buffers plus the tensor buffers (weights, workspaces) the addon holds.
+   */
   readonly mallocBytes: number;
   /** The highest liveBytes since init() or resetPeakLiveBytes(): e.g. a load's peak. */
   readonly peakLiveBytes: number;

@@ -218,6 +218,31 @@ describe('results equal the wasm build within 1e-5', () => {
   });
 });
 
+test('worker_threads: the addon loads in each, calls run one at a time, results equal the main thread\'s', async () => {
+  const { Worker } = await import('node:worker_threads');
+  const texts = ['hello world', 'a somewhat longer sentence, with punctuation and more words in it'];
+  const m = await sf.loadPretrained(join(HF, 'bert'));
+  const want = Buffer.concat(m.embed(texts).map(bits));
+  const code = `
+    const { parentPort, workerData } = require('node:worker_threads');
+    import(workerData.entry).then(async ({ init }) => {
+      const sf = await init({ backend: 'native' });
+      const m = await sf.loadPretrained(workerData.folder);
+      let out;
+      for (let i = 0; i < 20; i++) out = m.embed(workerData.texts);
+      parentPort.postMessage(out.map((e) => Array.from(e)));
+      m.dispose();
+    });`;
+  const run = () => new Promise((resolve, reject) => {
+    const w = new Worker(code, { eval: true, workerData: { entry: join(DIST, 'node.mjs'), folder: join(HF, 'bert'), texts } });
+    w.once('message', resolve);
+    w.once('error', reject);
+  });
+  const [a, b] = await Promise.all([run(), run(), m.embed(texts)]);
+  for (const r of [a, b]) assert.equal(Buffer.compare(Buffer.concat(r.map((e) => bits(Float32Array.from(e)))), want), 0);
+  m.dispose();
+});
+
 describe('the same errors as wasm', () => {
   // Every call fails on both backends with the same code and message.
   const same = async (what, call) => {
