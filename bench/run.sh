@@ -39,3 +39,17 @@ wasm-objdump -d bench/.cache/ceiling.wasm | sed -n '/loop/,/br_if/p' | cut -c40-
 cmake --preset native-release -DSIMDFORMER_BUILD_BENCH=ON >/dev/null
 cmake --build --preset native-release --target bench_kernels >/dev/null
 build/native-release/bench/bench_kernels --benchmark_min_time=0.2
+# Issue 31: the native GEMM as a fraction of this machine's FMA peak (one thread), at the AVX2 + FMA
+# level of the addon's simdformer-avx2.node (BM_FmaPeak: the register-only ceiling).
+cmake --preset native-addon-avx2 -DSIMDFORMER_BUILD_BENCH=ON >/dev/null
+cmake --build --preset native-addon-avx2 --target bench_kernels >/dev/null
+build/native-addon-avx2/bench/bench_kernels --benchmark_filter='FmaPeak|GemmPacked' --benchmark_min_time=0.2 \
+  --benchmark_format=json > bench/.cache/native-gemm.json
+node -e '
+  const r = JSON.parse(require("fs").readFileSync("bench/.cache/native-gemm.json", "utf8")).benchmarks;
+  const peak = r.find((b) => b.name.startsWith("BM_FmaPeak"))["GFLOP/s"] / 1e9;
+  console.log(`AVX2 + FMA peak (one thread): ${peak.toFixed(1)} GFLOP/s`);
+  for (const b of r.filter((x) => x.name.startsWith("BM_GemmPacked"))) {
+    const g = b["GFLOP/s"] / 1e9;
+    console.log(`  ${b.name.padEnd(30)} ${g.toFixed(1)} GFLOP/s = ${(100 * g / peak).toFixed(0)} % of peak (goal >= 75 %)`);
+  }'
