@@ -117,13 +117,13 @@ else
   grep -ho -E '^# (hardening|load memory): .*' build/js-*.node.log || true
   # The API, parity, hostile-input and callback suites again on the native addon (the default in
   # Node where a prebuilt one matches); the browser, size, threads-build and wasm-heap suites are
-  # wasm-only. About 2.5 minutes (scripts/test-native.sh runs this stage alone).
+  # wasm-only. About 2 to 2.5 minutes (scripts/test-native.sh runs this stage alone).
   if [ -e dist/prebuilds ]; then
     bash scripts/test-native.sh > build/js-native.log 2>&1
     grep -E '^== ' build/js-native.log
     summary=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' build/js-native.log | tail -1)
-    if [ -z "$summary" ]; then tail -40 build/js-native.log; record js-native 0 1
-    else record js-native "${summary%% passed*}" "$(sed -E 's/.* ([0-9]+) failed/\1/' <<<"$summary")"; fi
+    if [ -z "$summary" ]; then tail -40 build/js-native.log; record js-native-suites 0 1
+    else record js-native-suites "${summary%% passed*}" "$(sed -E 's/.* ([0-9]+) failed/\1/' <<<"$summary")"; fi
   fi
   run_node_tests e2e-demo tests/e2e/demo.test.mjs tests/e2e/page-state.test.mjs tests/e2e/offline.test.mjs tests/e2e/url-privacy.test.mjs
 fi
