@@ -10,7 +10,7 @@
 // they allow is loaded (the AVX2 one needs 'fma3+avx2'). SIMDFORMER_NATIVE_LEVEL=baseline|avx2|avx512
 // forces a level (the tests run each one); SIMDFORMER_NATIVE_PATH=<file.node> loads that file
 // instead of the prebuilt ones.
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 
@@ -26,9 +26,21 @@ const LEVELS = [
 export function platformTag() {
   const { platform, arch } = process;
   if (platform !== 'linux') return `${platform}-${arch}`;
-  // glibc reports its version in the diagnostic report's header; musl does not.
-  const header = process.report?.getReport?.()?.header;
-  return `${platform}-${arch}-${header?.glibcVersionRuntime ? 'gnu' : 'musl'}`;
+  return `${platform}-${arch}-${isGlibc() ? 'gnu' : 'musl'}`;
+}
+
+// Which libc this Linux runs. /usr/bin/ldd names it (glibc's is a script "part of the GNU C
+// Library", musl's runs ld-musl): one small read. Without it (distroless images), the diagnostic
+// report's header, which has glibcVersionRuntime on glibc only -- correct but ~10 ms to build.
+function isGlibc() {
+  try {
+    const ldd = readFileSync('/usr/bin/ldd', 'latin1');
+    if (ldd.includes('musl')) return false;
+    if (ldd.includes('GNU C Library')) return true;
+  } catch {
+    // no ldd: ask the report
+  }
+  return Boolean(process.report?.getReport?.()?.header?.glibcVersionRuntime);
 }
 
 /** The folder holding this platform's prebuilt addons (beside dist/node.mjs). */
