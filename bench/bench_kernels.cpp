@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "simdformer/kernels/kernels.h"
+#include "simdformer/simd/simd.h"
 #include "simdformer/runtime/parallel_gemm.h"
 #include "simdformer/runtime/thread_pool.h"
 #include "simdformer/threads.h"
@@ -39,6 +40,27 @@ void BM_GemmPacked(benchmark::State& state) {
                                                    benchmark::Counter::kIs1000);
 }
 BENCHMARK(BM_GemmPacked)->Args({128, 768, 768})->Args({128, 768, 3072})->Args({128, 3072, 768})->Args({64, 256, 1024});
+
+// The single-thread ceiling at this build's SIMD level (issue 31: the native GEMM as a fraction of
+// the machine's measured FMA peak): 12 independent chains of multiply-adds on registers, no
+// memory traffic, as many as hide the FMA latency on two FMA ports. 2 flops per lane per
+// multiply-add (the SSE2 build's "fma" is a multiply and an add: its ceiling is that pair's).
+void BM_FmaPeak(benchmark::State& state) {
+    namespace simd = simdformer::simd;
+    constexpr int kChains = 12, kSteps = 4096;
+    simd::vf32 acc[kChains];
+    for (int c = 0; c < kChains; ++c) acc[c] = simd::splat(1e-3f * float(c));
+    const simd::vf32 a = simd::splat(0.9999f), b = simd::splat(1e-4f);
+    for (auto _ : state) {
+        for (int s = 0; s < kSteps; ++s)
+            for (int c = 0; c < kChains; ++c) acc[c] = simd::fma(acc[c], a, b);
+        for (int c = 0; c < kChains; ++c) benchmark::DoNotOptimize(acc[c]);
+    }
+    state.counters["GFLOP/s"] = benchmark::Counter(2.0 * simd::kLanes * kChains * kSteps, benchmark::Counter::kIsIterationInvariantRate,
+                                                   benchmark::Counter::kIs1000);
+    state.SetLabel(simd::arch_name());
+}
+BENCHMARK(BM_FmaPeak);
 
 // The thread pool's GEMM at 1 and 2 threads (wall time), split whatever the size (cut-over 0):
 // the speed-up on the model's shapes and the cost of a split of a tiny one.

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # npm run bench: exports the workloads from PyTorch (once), installs the peers, builds simdformer
 # when stale, then runs the wasm side-by-side benchmark, the threads benchmark, text -> embedding
-# and short texts against transformers.js (headless Chromium and Node), the int8 BERT layer, and the native kernel
+# and short texts against transformers.js (headless Chromium and Node), the native addon against
+# transformers.js on onnxruntime-node (bench/native.mjs), the int8 BERT layer, and the native kernel
 # benchmark.
 #   bench/run.sh [--quick]      (BENCH_BUDGET_MS sets the timing budget per engine and workload)
 set -euo pipefail
@@ -29,6 +30,7 @@ node bench/threads.mjs --threads 2          # 1 vs 2 threads, and against onnxru
 node bench/verify-hf-transformersjs.mjs      # the transformers.js folders load and match PyTorch
 node bench/embed.mjs                         # text -> embedding, simdformer vs transformers.js (Chromium + Node)
 node bench/tasks.mjs                         # classify and rerank, simdformer vs transformers.js (Chromium, 1 and 2 threads)
+node bench/native.mjs || [ $? -eq 2 ]        # Node: the native addon vs transformers.js on onnxruntime-node (issue 31; skipped when the machine is loaded)
 node bench/short-texts.mjs                   # short texts (5/23/46/128 tokens, batch of 3): 1 thread interleaved, 2 threads alone; int8 vs q8
 node bench/int8-layer.mjs                    # int8 BERT-base layer vs f32 and onnxruntime-web int8
 # token-by-token decoding: GPT-2-small vs onnxruntime-web, encoder-decoder generate (BENCH_BEFORE=<old dist>: before/after)
@@ -38,3 +40,17 @@ wasm-objdump -d bench/.cache/ceiling.wasm | sed -n '/loop/,/br_if/p' | cut -c40-
 cmake --preset native-release -DSIMDFORMER_BUILD_BENCH=ON >/dev/null
 cmake --build --preset native-release --target bench_kernels >/dev/null
 build/native-release/bench/bench_kernels --benchmark_min_time=0.2
+# Issue 31: the native GEMM as a fraction of this machine's FMA peak (one thread), at the AVX2 + FMA
+# level of the addon's simdformer-avx2.node (BM_FmaPeak: the register-only ceiling).
+cmake --preset native-addon-avx2 -DSIMDFORMER_BUILD_BENCH=ON >/dev/null
+cmake --build --preset native-addon-avx2 --target bench_kernels >/dev/null
+build/native-addon-avx2/bench/bench_kernels --benchmark_filter='FmaPeak|GemmPacked' --benchmark_min_time=0.2 \
+  --benchmark_format=json > bench/.cache/native-gemm.json
+node -e '
+  const r = JSON.parse(require("fs").readFileSync("bench/.cache/native-gemm.json", "utf8")).benchmarks;
+  const peak = r.find((b) => b.name.startsWith("BM_FmaPeak"))["GFLOP/s"] / 1e9;
+  console.log(`AVX2 + FMA peak (one thread): ${peak.toFixed(1)} GFLOP/s`);
+  for (const b of r.filter((x) => x.name.startsWith("BM_GemmPacked"))) {
+    const g = b["GFLOP/s"] / 1e9;
+    console.log(`  ${b.name.padEnd(30)} ${g.toFixed(1)} GFLOP/s = ${(100 * g / peak).toFixed(0)} % of peak (goal >= 75 %)`);
+  }'

@@ -15,6 +15,12 @@ else()
 endif()
 option(SIMDFORMER_THREADS        "Multi-threaded kernels (thread pool; -pthread under Emscripten)" ${_sf_threads_default})
 option(SIMDFORMER_NATIVE_ARCH    "Compile for the build machine (-march=native)"     OFF)
+# A fixed x86-64 level for every target of a native build (the addon's AVX2 + FMA build uses
+# x86-64-v3); empty: the compiler's default (x86-64: SSE2).
+set(SIMDFORMER_MARCH "" CACHE STRING "Native: -march value for the whole build, e.g. x86-64-v3 (empty: compiler default)")
+# The SIMD level the native tests must see (build_info_test): checks the build really runs it.
+set(SIMDFORMER_EXPECT_ARCH "" CACHE STRING "Native tests: the simd_arch() name this build must report (empty: not checked)")
+option(SIMDFORMER_NODE_ADDON     "Build the Node-API addon (bindings/node; needs PIC and node-addon-api)" OFF)
 option(SIMDFORMER_WERROR         "Treat warnings as errors"                          OFF)
 option(SIMDFORMER_INSTALL        "Install the library, public headers and CMake package" ${PROJECT_IS_TOP_LEVEL})
 option(SIMDFORMER_M32           "Native 32-bit build (-m32 -msse2): the same 32-bit size_t as wasm32"  OFF)
@@ -39,6 +45,12 @@ endif()
 add_library(simdformer_warnings INTERFACE)
 target_compile_options(simdformer_warnings INTERFACE -Wall -Wextra -Wpedantic -Wshadow -Wconversion
                        -Wno-sign-conversion $<$<BOOL:${SIMDFORMER_WERROR}>:-Werror>)
+
+# GCC 12's AVX-512 intrinsics headers trip -W(maybe-)uninitialized on their own _mm512_undefined_ps()
+# (a false positive inside avx512fintrin.h, once per xsimd max/min): off for AVX-512 builds only.
+if(SIMDFORMER_MARCH MATCHES "x86-64-v4|avx512" AND CMAKE_CXX_COMPILER_ID STREQUAL "GNU" AND NOT EMSCRIPTEN)
+  add_compile_options(-Wno-maybe-uninitialized -Wno-uninitialized)
+endif()
 
 # 32-bit x86 with SSE2 (xsimd needs a SIMD level; i386's default has none). Everything in the
 # build, GoogleTest included, is compiled this way.

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds the npm package into dist/: the three wasm builds of the Embind module (SIMD128, scalar,
-# SIMD128 + pthreads) plus the JavaScript entry points and types from bindings/js.
+# SIMD128 + pthreads) plus the JavaScript entry points and types from bindings/js, and on
+# linux-x64 the prebuilt Node-API addon (scripts/build-native.sh: dist/prebuilds/linux-x64-gnu/).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
@@ -34,4 +35,9 @@ ESBUILD=node_modules/.bin/esbuild
 if [[ ! -x "$ESBUILD" ]]; then echo "$ESBUILD is missing after scripts/setup.sh npm" >&2; exit 1; fi
 "$ESBUILD" dist/browser.mjs --bundle --format=esm --platform=browser --log-level=warning --minify-whitespace \
   '--external:./simdformer*.mjs' --external:@huggingface/tokenizers --external:@huggingface/jinja --outfile=dist/browser.bundle.mjs
+# The Node-API addon, for Node.js on the platform the package ships prebuilt (linux-x64-gnu).
+# SIMDFORMER_NATIVE=0 skips it (the package then runs wasm everywhere).
+if [[ "${SIMDFORMER_NATIVE:-1}" != 0 && "$(uname -sm)" == "Linux x86_64" ]]; then
+  bash scripts/build-native.sh
+fi
 echo "dist/ built: $(du -sh dist | cut -f1)"

@@ -16,6 +16,7 @@ elif [ -n "$(find src bindings CMakeLists.txt cmake -newer dist/simdformer.wasm 
 fi
 if [ "$stale" -eq 1 ]; then
   echo "building the package (first run takes a few minutes)…"
-  bash scripts/build-package.sh
+  # The page runs the wasm builds only: the Node addon (scripts/build-native.sh) is not built here.
+  SIMDFORMER_NATIVE=0 bash scripts/build-package.sh
 fi
 exec node web/serve.mjs "$@"

@@ -77,7 +77,12 @@ run_node_tests_log main-job build/main-job.node.log
 
 bash scripts/setup.sh test || { echo "setup failed"; echo "0 passed, 1 failed"; exit 1; }
 
-for preset in ${SIMDFORMER_PRESETS:-native-release native-scalar native-asan wasm-release wasm-scalar wasm-threads wasm-asan}; do
+# native-addon-avx2 and native-addon-avx512: the same Google Tests on the levels the addon's other
+# files are built for (x86-64-v3: AVX2 + FMA; x86-64-v4: AVX-512, only where the CPU has it), each
+# kernels_test checking that its level is the one that runs, beside native-release's SSE2 baseline.
+avx512_preset=""
+grep -qw avx512bw /proc/cpuinfo 2>/dev/null && avx512_preset="native-addon-avx512"
+for preset in ${SIMDFORMER_PRESETS:-native-release native-addon-avx2 $avx512_preset native-scalar native-asan wasm-release wasm-scalar wasm-threads wasm-asan}; do
   run_ctest_preset "$preset"
 done
 
@@ -98,12 +103,28 @@ if ! bash scripts/build-package.sh > build/package.build.log 2>&1; then
   tail -40 build/package.build.log
   record "package (build)" 0 1
 else
-  # Every JavaScript suite in tests/js, one at a time (each loads its own wasm modules).
+  # Every JavaScript suite in tests/js, one at a time (each loads its own wasm modules), on the
+  # wasm backend: in Node init() would pick the addon (dist/prebuilds), so SIMDFORMER_BACKEND=wasm
+  # keeps these suites on the builds browsers run. native.test.mjs and package.test.mjs choose
+  # their backends themselves (the addon, the installed package's default).
   for f in tests/js/*.test.mjs tests/js/*.test.cjs; do
     name=$(basename "$f"); name="js-${name%%.test.*}"
-    run_node_tests "$name" "$f"
+    case "$name" in
+      js-native|js-package) run_node_tests "$name" "$f" ;;
+      *) SIMDFORMER_BACKEND=wasm run_node_tests "$name" "$f" ;;
+    esac
   done
   grep -ho -E '^# (hardening|load memory): .*' build/js-*.node.log || true
+  # The API, parity, hostile-input and callback suites again on the native addon (the default in
+  # Node where a prebuilt one matches); the browser, size, threads-build and wasm-heap suites are
+  # wasm-only. About 2 to 2.5 minutes (scripts/test-native.sh runs this stage alone).
+  if [ -e dist/prebuilds ]; then
+    bash scripts/test-native.sh > build/js-native.log 2>&1
+    grep -E '^== ' build/js-native.log
+    summary=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' build/js-native.log | tail -1)
+    if [ -z "$summary" ]; then tail -40 build/js-native.log; record js-native-suites 0 1
+    else record js-native-suites "${summary%% passed*}" "$(sed -E 's/.* ([0-9]+) failed/\1/' <<<"$summary")"; fi
+  fi
   run_node_tests e2e-demo tests/e2e/demo.test.mjs tests/e2e/page-state.test.mjs tests/e2e/offline.test.mjs tests/e2e/url-privacy.test.mjs
 fi
 

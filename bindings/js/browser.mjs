@@ -45,6 +45,7 @@ async function readSource(source, progress) {
  */
 export async function init(options = {}) {
   const o = initOptions(options);
+  if (o.backend === 'native') throw new SimdformerError("init: backend 'native' runs in Node.js only; browsers run the wasm build", 'unsupported');
   const cores = { logical: globalThis.navigator?.hardwareConcurrency ?? 1, physical: 0 };
   const { name, simd, threads, asked, refused } = chooseBuild(o, { cores, sharedMemory: globalThis.crossOriginIsolated });
   const scalarWhy = o.simd === false ? 'simd: false' : 'this browser lacks wasm SIMD128 or wasm exception handling';

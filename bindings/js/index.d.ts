@@ -40,6 +40,14 @@ export interface InitOptions {
    * bit-identical for every thread count.
    */
   threads?: number | 'auto';
+  /**
+   * Node.js: 'auto' (default, or the SIMDFORMER_BACKEND environment variable) runs the prebuilt
+   * native addon where one matches the platform (linux-x64-gnu) and the wasm build elsewhere;
+   * 'native' requires the addon (SimdformerError 'unsupported' without it); 'wasm' never loads it.
+   * Browsers always run wasm ('native' is 'unsupported' there). simd: false, wasmUrl and
+   * wasmBinary choose a wasm build.
+   */
+  backend?: 'auto' | 'native' | 'wasm';
 }
 
 export interface Progress {
@@ -235,6 +243,8 @@ export declare class LinearLayer {
 }
 
 export declare class Simdformer {
+  /** 'native' (the Node-API addon) or 'wasm'. */
+  readonly backend: 'native' | 'wasm';
   readonly simd: boolean;
   readonly arch: string;
   readonly lanes: number;
@@ -242,13 +252,19 @@ export declare class Simdformer {
   readonly threads: number;
   /** Why fewer threads run than init() asked for, or '' (e.g. a page that is not cross-origin isolated). */
   readonly threadsNote: string;
-  /** Stops the worker threads (none is left running; Node can exit); models keep working on one thread. */
+  /**
+   * Stops the worker threads (none is left running; Node can exit); models keep working on one
+   * thread. Natively the addon's pool is the process's: dispose() sets it back to one thread.
+   */
   dispose(): void;
-  /** Bytes of model weights and workspaces held in wasm memory. */
+  /** Bytes of model weights and workspaces held in wasm memory (natively: in the addon). */
   readonly liveBytes: number;
-  /** Size of the wasm memory (it only grows, up to 2 GiB). */
+  /** Size of the wasm memory (it only grows, up to 2 GiB); natively the high-water mark of mallocBytes. */
   readonly heapBytes: number;
-  /** Bytes malloc has handed out and not taken back: everything allocated in wasm memory now. */
+  /**
+   * Bytes malloc has handed out and not taken back: everything allocated in wasm memory now;
+   * natively the call buffers plus the tensor buffers (weights, workspaces) the addon holds.
+   */
   readonly mallocBytes: number;
   /** The highest liveBytes since init() or resetPeakLiveBytes(): e.g. a load's peak. */
   readonly peakLiveBytes: number;

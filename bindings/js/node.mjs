@@ -11,9 +11,10 @@ import { forgetModel, keptModels } from './lib/model-cache.mjs';
 import { TextModel } from './lib/text-model.mjs';
 import { Simdformer, initOptions, instantiate } from './lib/instance.mjs';
 import { folderFileSet, openRegularFile } from './node/files.mjs';
+import { loadNative } from './node/native.mjs';
 import { nodeCores, withCommonJsNames } from './node/threads.mjs';
 import { wasmSimdSupported } from './lib/simd-detect.mjs';
-import { startThreads, threadedModuleOptions, unrefWorkers } from './lib/threads.mjs';
+import { resolveThreads, startThreads, threadedModuleOptions, unrefWorkers } from './lib/threads.mjs';
 import { chooseBuild } from './lib/wasm-build.mjs';
 
 // keptModels / forgetModel exist here too (one set of types for both entries): Node.js has no
@@ -54,14 +55,54 @@ const readAt = (fd, bytes, offset, length) => new Promise((resolve, reject) => {
   read(fd, bytes, offset, length, offset, (e, bytesRead) => (e ? reject(e) : resolve({ bytesRead })));
 });
 
+const BACKENDS = ['auto', 'native', 'wasm'];
+
 /**
- * Loads the wasm module (SIMD128 when the engine has it and wasm exception handling, unless
+ * The backend init() uses: options.backend, else SIMDFORMER_BACKEND from the environment (unless
+ * the options ask for a wasm build), else 'auto'. 'auto' is the native addon when a prebuilt one loads on this platform and nothing asks
+ * for a wasm build (simd: false, wasmUrl, wasmBinary), else wasm, silently.
+ */
+function chooseBackend(o) {
+  const wantsWasm = o.simd === false || o.wasmUrl !== undefined || o.wasmBinary !== undefined;
+  let asked = o.backend;
+  if (asked === undefined) {
+    asked = process.env.SIMDFORMER_BACKEND || 'auto';
+    if (!BACKENDS.includes(asked)) fail(`init: SIMDFORMER_BACKEND must be one of ${BACKENDS.join(', ')}, not '${asked}'`);
+    // The environment sets the default; options that name a wasm build still get it.
+    if (wantsWasm) asked = 'wasm';
+  }
+  if (asked === 'wasm' || (asked === 'auto' && wantsWasm)) return { backend: 'wasm' };
+  if (asked === 'native' && wantsWasm) {
+    fail('init: simd: false, wasmUrl and wasmBinary choose a wasm build; they cannot be combined with backend: \'native\'');
+  }
+  const native = loadNative();
+  if (native.module) return { backend: 'native', native };
+  if (asked === 'native') fail(`init: backend 'native' is not available: ${native.reason}`, 'unsupported');
+  return { backend: 'wasm' };
+}
+
+/** The Node-API addon as a Simdformer: its thread pool (process-wide) set to the threads asked. */
+function nativeInstance(module, o) {
+  const threads = resolveThreads(o.threads, nodeCores());
+  const err = module.setThreads(threads);
+  if (err) {
+    const tab = err.indexOf('\t');
+    fail(`init: cannot start ${threads} threads: ${err.slice(tab + 1)}`, tab > 0 ? err.slice(0, tab) : 'unsupported');
+  }
+  return new Simdformer(module, { simd: true, readSource, localFolder: folderFileSet, threads, backend: 'native' });
+}
+
+/**
+ * Loads the native addon (backend 'native', or 'auto' where a prebuilt one matches; node/native.mjs)
+ * or the wasm module (SIMD128 when the engine has it and wasm exception handling, unless
  * options.simd says otherwise; lib/wasm-build.mjs says which engine gets which build).
- * threads: n > 1 or 'auto' (physical cores, at most 4) loads the pthreads build with n - 1
- * worker threads; sf.dispose() stops them.
+ * threads: n > 1 or 'auto' (physical cores, at most 4): natively the addon's std::thread pool,
+ * in wasm the pthreads build with n - 1 worker threads; sf.dispose() stops them.
  */
 export async function init(options = {}) {
   const o = initOptions(options);
+  const { backend, native } = chooseBackend(o);
+  if (backend === 'native') return nativeInstance(native.module, o);
   // Node.js shares memory with worker threads everywhere.
   const { name, simd, threads, refused } = chooseBuild(o, { cores: nodeCores(), sharedMemory: true });
   if (refused === 'scalar') {

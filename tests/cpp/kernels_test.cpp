@@ -1,6 +1,7 @@
 // Every kernel against its scalar double-precision reference, over sizes around the SIMD width
 // and the GEMM tile sizes (1, 3, 17, 129, ...), with strides and all epilogues.
 #include <limits>
+#include <string>
 
 #include "simdformer/kernels/kernels.h"
 #include "simdformer/kernels/reference.h"
@@ -321,6 +322,14 @@ TEST(Simd, ReportsTheArchitectureItWasBuiltFor) {
 #if SIMDFORMER_SIMD
     EXPECT_STREQ(k::simd_arch(), "wasm");
 #endif
+#endif
+#ifdef SIMDFORMER_EXPECT_ARCH
+    // The level this configuration is built for (native-release: sse2; native-addon-avx2:
+    // fma3+avx2; native-addon-avx512: avx512bw) is really the one the kernels run, with its
+    // register width.
+    EXPECT_STREQ(k::simd_arch(), SIMDFORMER_EXPECT_ARCH);
+    const std::string expected = SIMDFORMER_EXPECT_ARCH;
+    EXPECT_EQ(k::simd_lanes(), expected == "sse2" ? 4u : expected.rfind("avx512", 0) == 0 ? 16u : 8u);
 #endif
 }
 

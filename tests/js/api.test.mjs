@@ -1,4 +1,5 @@
-// The JavaScript API against the PyTorch goldens, on both wasm builds.
+// The JavaScript API against the PyTorch goldens, on both wasm builds (and, with
+// SIMDFORMER_BACKEND=native, the SIMD suites on the native addon).
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
@@ -18,6 +19,11 @@ for (const simd of [true, false]) {
 
     test('reports which build runs', () => {
       assert.equal(sf.simd, simd);
+      if (sf.backend === 'native') {  // SIMDFORMER_BACKEND=native (scripts/test.sh's native stage)
+        assert.equal(sf.lanes, { sse2: 4, 'fma3+avx2': 8, avx512bw: 16 }[sf.arch], sf.arch);
+        return;
+      }
+      assert.equal(sf.backend, 'wasm');
       assert.equal(sf.arch, simd ? 'wasm' : 'scalar');
       assert.equal(sf.lanes, simd ? 4 : 1);
     });

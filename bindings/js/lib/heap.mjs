@@ -1,6 +1,10 @@
 // Copies between JavaScript arrays and wasm memory. Every allocation of a call is freed in the
 // call's finally block; views of the heap are made fresh for each copy, after the allocation that
 // may grow memory (heapView), and results leave as copies, so no view can go stale.
+//
+// The same functions serve the native addon (bindings/node), whose `module` has `native: true`:
+// there addresses are real pointers, never wrapped in a view; the addon copies in (write) and out
+// (read), checking each range against the blocks allocated for the call (bindings/node/memory.h).
 import { fail } from './errors.mjs';
 
 /**
@@ -14,7 +18,12 @@ export function heapBuffer(module) {
   return module.wasmMemory ? module.wasmMemory.buffer : module.HEAPU8.buffer;
 }
 
-/** A view of `count` elements of Type at byte address `pointer`; never short, never stale. */
+/** Bytes the backend's memory has grown to: the wasm memory, or natively the addon's high-water mark. */
+export function heapBytes(module) {
+  return module.native ? module.heapBytes() : heapBuffer(module).byteLength;
+}
+
+/** A view of `count` elements of Type at byte address `pointer`; never short, never stale (wasm only). */
 export function heapView(module, Type, pointer, count) {
   const buffer = heapBuffer(module);
   const bytes = count * Type.BYTES_PER_ELEMENT;
@@ -22,6 +31,24 @@ export function heapView(module, Type, pointer, count) {
     fail(`internal error: ${bytes} bytes at ${pointer} are outside the wasm memory of ${buffer.byteLength} bytes`, 'internal');
   }
   return new Type(buffer, pointer, count);
+}
+
+/** Copies `values` (a typed array or an array of numbers) into `count` elements of Type at `pointer`. */
+function writeHeap(module, Type, pointer, values) {
+  if (module.native) module.write(pointer, values instanceof Type ? values : Type.from(values));
+  else heapView(module, Type, pointer, values.length).set(values);
+}
+
+/**
+ * Fills `length` bytes at `pointer` with fill(dst), dst a Uint8Array of that length: a view of
+ * the wasm memory, or natively a JS buffer copied in afterwards.
+ */
+export function fillHeap(module, pointer, length, fill) {
+  if (!module.native) return fill(heapView(module, Uint8Array, pointer, length));
+  const dst = new Uint8Array(length);
+  const r = fill(dst);
+  module.write(pointer, dst);
+  return r;
 }
 
 // wasm32's malloc takes a 32-bit size: anything larger would wrap to a small block.
@@ -47,21 +74,21 @@ export class CallHeap {
   f32(values) {
     if (!values) return 0;
     const p = this.alloc(values.length * 4);
-    heapView(this.module, Float32Array, p, values.length).set(values);
+    writeHeap(this.module, Float32Array, p, values);
     return p;
   }
 
   i32(values) {
     if (!values) return 0;
     const p = this.alloc(values.length * 4);
-    heapView(this.module, Int32Array, p, values.length).set(values);
+    writeHeap(this.module, Int32Array, p, values);
     return p;
   }
 
   u8(values) {
     if (!values) return 0;
     const p = this.alloc(values.length);
-    heapView(this.module, Uint8Array, p, values.length).set(values);
+    writeHeap(this.module, Uint8Array, p, values);
     return p;
   }
 
@@ -89,7 +116,12 @@ export function createHandle(module, kind) {
   return handle;
 }
 
-// Copies out of wasm memory (into ordinary, unshared ArrayBuffers).
-export const copyF32 = (module, pointer, count) => heapView(module, Float32Array, pointer, count).slice();
-export const copyI32 = (module, pointer, count) => heapView(module, Int32Array, pointer, count).slice();
-export const copyU8 = (module, pointer, count) => heapView(module, Uint8Array, pointer, count).slice();
+// Copies out of wasm (or native) memory, into ordinary, unshared ArrayBuffers.
+function copyOut(module, Type, pointer, count) {
+  if (!module.native) return heapView(module, Type, pointer, count).slice();
+  if (!Number.isSafeInteger(count) || count < 0) fail(`internal error: cannot copy ${count} elements`, 'internal');
+  return new Type(module.read(pointer, count * Type.BYTES_PER_ELEMENT));
+}
+export const copyF32 = (module, pointer, count) => copyOut(module, Float32Array, pointer, count);
+export const copyI32 = (module, pointer, count) => copyOut(module, Int32Array, pointer, count);
+export const copyU8 = (module, pointer, count) => copyOut(module, Uint8Array, pointer, count);

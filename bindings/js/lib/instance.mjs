@@ -1,7 +1,7 @@
 // Simdformer: one loaded wasm module as users see it (created by init() in the Node and browser
 // entries). It loads models and runs the standalone operations.
 import { check, fail, jsonReply, translateInternalErrors } from './errors.mjs';
-import { CallHeap, heapBuffer } from './heap.mjs';
+import { CallHeap, heapBytes } from './heap.mjs';
 import { asBytes } from './inputs.mjs';
 import { createLinear } from './linear-layer.mjs';
 import { Model } from './model.mjs';
@@ -20,11 +20,13 @@ export class Simdformer {
   /**
    * readSource(source, progress) -> bytes; localFolder(path) -> a file set (Node only);
    * threads: threads the module computes with; threadsNote: why fewer than asked ('' if none).
+   * backend: 'wasm', or 'native' for the Node-API addon (same API, same errors).
    */
-  constructor(module, { simd, readSource, localFolder = null, threads = 1, threadsNote = '' }) {
+  constructor(module, { simd, readSource, localFolder = null, threads = 1, threadsNote = '', backend = 'wasm' }) {
     this.#module = module;
     this.#readSource = readSource;
     this.#localFolder = localFolder;
+    this.backend = backend;
     this.simd = simd;
     this.arch = module.simdArch();
     this.lanes = module.simdLanes();
@@ -37,15 +39,23 @@ export class Simdformer {
    * exit); models keep working on one thread. Safe to call more than once.
    */
   dispose() {
-    stopThreads(this.#module);
+    if (this.#module.native) {
+      // The addon's pool is the process's (std::thread): back to one thread, nothing left running.
+      if (this.threads > 1) this.#module.setThreads(1);
+    } else {
+      stopThreads(this.#module);
+    }
     this.threads = 1;
   }
 
   /** Bytes of model weights and workspaces currently held in wasm memory. */
   get liveBytes() { return this.#module.liveBytes(); }
-  /** Current size of the wasm memory (it only grows). */
-  get heapBytes() { return heapBuffer(this.#module).byteLength; }
-  /** Bytes of wasm memory allocated right now (everything malloc handed out and not taken back). */
+  /** Current size of the wasm memory (it only grows); natively the high-water mark of mallocBytes. */
+  get heapBytes() { return heapBytes(this.#module); }
+  /**
+   * Bytes of wasm memory allocated right now (everything malloc handed out and not taken back);
+   * natively the call buffers plus the tensor buffers (weights, workspaces) the addon holds.
+   */
   get mallocBytes() { return this.#module.mallocBytes(); }
   /** The highest liveBytes since the module started or resetPeakLiveBytes() (a load's peak). */
   get peakLiveBytes() { return this.#module.peakLiveBytes(); }
@@ -146,7 +156,8 @@ export async function instantiate(factory, moduleOptions) {
 /** Validates init() options shared by both entry points. */
 export function initOptions(options) {
   const o = readOptions(options, { wasmUrl: value(), wasmBinary: value(), simd: oneOf(['auto', true, false], 'auto'),
-                                   threads: threadsKind, tokenizers: func(), jinja: func() }, 'init');
+                                   threads: threadsKind, tokenizers: func(), jinja: func(),
+                                   backend: oneOf(['auto', 'native', 'wasm'], undefined) }, 'init');
   if (o.tokenizers) setTokenizersLoader(o.tokenizers);
   if (o.jinja) setJinjaLoader(o.jinja);
   if (o.wasmBinary !== undefined && !(o.wasmBinary instanceof ArrayBuffer) && !ArrayBuffer.isView(o.wasmBinary)) {

@@ -6,7 +6,7 @@
 // the file (Node: fs.readSync on an open descriptor) or from JS memory (browser: the downloaded
 // or dropped file) straight into the destination in the wasm heap.
 import { throwIfAborted } from './abortable.mjs';
-import { CallHeap, createHandle, heapView } from './heap.mjs';
+import { CallHeap, createHandle, fillHeap } from './heap.mjs';
 import { SimdformerError, check, fail, jsonReply } from './errors.mjs';
 import { filesFileSet, isFileList, objectFileSet, urlFileSet } from './file-sets.mjs';
 import { browserCaches } from './model-cache.mjs';
@@ -221,7 +221,7 @@ export function loadWeights(module, configText, { indexText, shards }, { progres
         throw new SimdformerError(`read of ${length} bytes at ${offset} is outside ${s ? s.name : `shard ${shard}`}`, 'io_error');
       }
       throwIfAborted(signal);
-      s.file.readInto(offset, heapView(module, Uint8Array, destPtr, length));
+      fillHeap(module, destPtr, length, (dst) => s.file.readInto(offset, dst));
       return true;
     } catch (e) {
       failure ??= e;

@@ -54,9 +54,12 @@ Status parse_entry(const std::string& name, const json& e, uint64_t data_offset,
     if (end > data_size)
         return bad("data_offsets end " + std::to_string(end) + " is beyond the data section (" +
                    std::to_string(data_size) + " bytes): the file is truncated or corrupt");
+    // A dimension is at most wasm32's SIZE_MAX (2^32 - 1) on every platform, so the native addon
+    // refuses the same files with the same message as the wasm module.
+    constexpr uint64_t kMaxDimension = UINT32_MAX;
     uint64_t elements = 1;
     for (uint64_t s : shape) {
-        if (s > SIZE_MAX || !mul_u64(elements, s, &elements)) {
+        if (s > kMaxDimension || !mul_u64(elements, s, &elements)) {
             std::string text = "[";
             for (size_t i = 0; i < shape.size(); ++i) text += (i ? ", " : "") + std::to_string(shape[i]);
             return bad("shape " + text + "] overflows");

@@ -32,9 +32,21 @@ inline void finish_row(const float* acc, float row_mult, const float* scale,  //
                        float* c, size_t ncols) {                              // [ncols]
     using detail::kLanes;
     using detail::vf32;
-    static_assert(kNr % kLanes == 0, "a panel row is a whole number of float vectors");
-    float b[kNr] = {}, res[kNr] = {}, out[kNr];
-    const bool full = ncols == kNr;  // interior tiles read and write in place
+    // A panel row is kNr = 8 floats: whole vectors up to 8 lanes (SSE2, wasm, AVX2); wider
+    // registers (AVX-512's 16 lanes) work on one vector padded with zeros, the same operations.
+    constexpr size_t kW = kNr % kLanes == 0 ? kNr : kLanes;  // floats computed, a whole number of vectors
+    static_assert(kW % kLanes == 0 && kW >= kNr, "a panel row fits whole float vectors");
+    constexpr bool kInPlace = kW == kNr;
+    float a[kW] = {}, s[kW] = {}, b[kW] = {}, res[kW] = {}, out[kW];
+    const float* ap = acc;
+    const float* sp = scale;
+    if (!kInPlace) {
+        std::copy(acc, acc + kNr, a);
+        std::copy(scale, scale + kNr, s);
+        ap = a;
+        sp = s;
+    }
+    const bool full = kInPlace && ncols == kNr;  // interior tiles read and write in place
     if (!full) {
         if (bias) std::copy(bias, bias + ncols, b);
         if (residual) std::copy(residual, residual + ncols, res);
@@ -43,8 +55,8 @@ inline void finish_row(const float* acc, float row_mult, const float* scale,  //
     const float* rp = full ? residual : res;
     float* op = full ? c : out;
     const vf32 rm(row_mult);
-    for (size_t v = 0; v < kNr; v += kLanes) {
-        vf32 x = simd::load(acc + v) * (rm * simd::load(scale + v));
+    for (size_t v = 0; v < kW; v += kLanes) {
+        vf32 x = simd::load(ap + v) * (rm * simd::load(sp + v));
         if (bias) x = x + simd::load(bp + v);
         x = detail::activate(act, x);
         if (residual) x = x + simd::load(rp + v);
