@@ -412,3 +412,52 @@ TEST(RotaryConfig, GenerationTokenIdsAreAcceptedAsHuggingFaceDoes) {
 
 }  // namespace
 }  // namespace simdformer::test
+
+namespace simdformer::test {
+namespace {
+
+// A bare LlamaModel (tensors without the "model." prefix, no lm_head.weight): hidden states and
+// attention as the ...ForCausalLM's, and no logits or generation, each refused by name.
+TEST(RotaryConfig, ABareLlamaModelGivesHiddenStatesAndRefusesToGenerate) {
+    const Golden weights = load_golden("hf/llama_gqa/model.safetensors");
+    std::vector<std::pair<std::string, std::pair<Shape, const float*>>> bare;
+    for (const auto& [name, data] : weights.values) {
+        if (name == "lm_head.weight") continue;
+        bare.push_back({name.substr(std::string("model.").size()), {weights.shapes.at(name), data.data()}});
+    }
+    const std::vector<uint8_t> bytes = write_safetensors(bare);
+    std::string config = read_text(hf_path("llama_gqa/config.json"));
+    config.replace(config.find("LlamaForCausalLM"), 16, "LlamaModel");
+    MemorySource src(bytes.data(), bytes.size());
+    auto loaded = Model::load_checkpoint(config, {{"model.safetensors", &src}}, "");
+    SF_ASSERT_OK(loaded.status());
+    const Model& m = loaded.value();
+    const nlohmann::json info = nlohmann::json::parse(m.info_json());
+    EXPECT_EQ(info["has_lm_head"], false);
+    EXPECT_EQ(info["unused_tensors"], nlohmann::json::array());
+    const Golden g = load_golden("hf/llama_gqa/golden.safetensors");
+    const size_t B = g.shapes.at("input_ids")[0], n = g.shapes.at("input_ids")[1];
+    const std::vector<int32_t> ids = g.tokens("input_ids");
+    const std::vector<uint8_t> mask = g.mask("attention_mask");
+    Workspace ws = workspace(m, B, n, 0, 1);
+    TextRequest r;
+    r.n_batch = B;
+    r.n_seq = n;
+    r.tokens = ids.data();
+    r.attention_mask = mask.data();
+    SF_ASSERT_OK(m.forward_text(r, ws));
+    EXPECT_LT(max_abs_diff(ws.output(), g.at("last_hidden_state").data(), B * n * 36), kTolerance);
+    const int32_t row = 0;
+    r.logits_rows = &row;
+    r.n_logits_rows = 1;
+    expect_error(m.forward_text(r, ws), StatusCode::kInvalidArgument, {"no LM head", "lm_head.weight"});
+    Workspace dec = workspace(m, 1, 4, 8);
+    DecodeRequest d;
+    d.n_seq = 4;
+    d.tokens = ids.data();
+    d.max_new_tokens = 2;
+    expect_error(m.decode_begin(d, dec), StatusCode::kUnsupported, {"no LM head", "ForCausalLM"});
+}
+
+}  // namespace
+}  // namespace simdformer::test

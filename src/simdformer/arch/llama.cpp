@@ -51,6 +51,10 @@ const RotaryDialect kMistral{Architecture::kMistral, "mistral", 32000, 4096, 143
 
 std::string quoted(const std::string& name) { return "config \"" + name + "\""; }
 
+bool ends_with(const std::string& s, const std::string& suffix) {
+    return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
 // A number of rope_scaling: finite and positive.
 Status rope_number(const json& scaling, const char* key, double* out) {
     auto it = scaling.find(key);
@@ -223,9 +227,16 @@ public:
         ref.has_final_norm = true;
         ref.final_norm = NormRef{base + "norm.weight", "", true};
         // The LM head: its own lm_head.weight [vocab, d] unless the config ties it to embed_tokens.
+        // A bare LlamaModel (no "model." prefix, architectures not ...ForCausalLM) saved without
+        // it has none: it gives hidden states and attention, and refuses to generate.
         ref.has_lm_head = true;
-        if (t.tie_word_embeddings) ignore_if_present(checkpoint, "lm_head.weight", &ref);
-        else ref.lm_head_weight = "lm_head.weight";
+        if (t.tie_word_embeddings) {
+            ignore_if_present(checkpoint, "lm_head.weight", &ref);
+        } else if (base.empty() && !checkpoint.has("lm_head.weight") && !ends_with(t.head_class, "ForCausalLM")) {
+            ref.has_lm_head = false;
+        } else {
+            ref.lm_head_weight = "lm_head.weight";
+        }
         return ref;
     }
 

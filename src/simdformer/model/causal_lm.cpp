@@ -36,6 +36,9 @@ Status CausalLm::forward_text(const TextRequest& r, WorkspaceImpl& any) const {
     if (r.need_classifier) return Status::unsupported("this causal language model has no sequence-classification head");
     if (r.need_token_logits)
         return Status::unsupported("this causal language model has no token-classification or question-answering head");
+    if (r.n_logits_rows > 0 && !has_lm_head_)
+        return Status::invalid("this checkpoint has no LM head (lm_head.weight), so it has no logits: it is a bare " +
+                               stack_.config.model_type + " model");
     SF_RETURN_IF_ERROR(stack_.check_logits_rows(r, ws, true));
     SF_RETURN_IF_ERROR(stack_.check_probe(r));
     ws.start_call();

@@ -64,6 +64,7 @@ private:
 
     TextStack stack_;
     std::optional<Linear> lm_head_;  // untied LM head
+    bool has_lm_head_ = true;        // false: a bare decoder (LlamaModel) saved without lm_head
     std::vector<std::string> unused_tensors_;
 };
 

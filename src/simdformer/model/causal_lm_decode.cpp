@@ -55,6 +55,9 @@ Status CausalLm::check_stop_tokens(const DecodeRequest& r) const {
 Status CausalLm::check_decode(const DecodeRequest& r, const CausalLmWorkspace& ws) const {
     const TextConfig& t = stack_.config;
     SF_RETURN_IF_ERROR(check_owner(ws));
+    if (!has_lm_head_)
+        return Status::unsupported("this checkpoint has no LM head (lm_head.weight) to generate with: load a " +
+                                   t.model_type + " ...ForCausalLM checkpoint");
     SF_RETURN_IF_ERROR(check_batch(ws, r.n_batch, false));
     if (r.n_seq == 0) return Status::invalid("decode_begin: the prompt is empty (n_seq=0)");
     if (r.n_seq > ws.max_len)

@@ -12,8 +12,8 @@ Result<std::unique_ptr<Runner>> CausalLm::load(const RunnerSpec& any, WeightRead
     std::unique_ptr<CausalLm> m(new CausalLm(std::move(stack)));
     m->shape_ = shape;
     const TextConfig& t = spec->config;
-    if (!spec->names.has_lm_head) return Status::invalid("a causal language model needs an LM head");
-    if (!spec->names.lm_head_weight.empty()) {  // untied: its own [vocab, d]
+    m->has_lm_head_ = spec->names.has_lm_head;
+    if (m->has_lm_head_ && !spec->names.lm_head_weight.empty()) {  // untied: its own [vocab, d]
         SF_ASSIGN_OR_RETURN(Linear head, Linear::load(r, LinearRef{spec->names.lm_head_weight, ""}, t.d_model,
                                                       t.vocab_size));
         m->lm_head_ = std::move(head);
@@ -27,7 +27,7 @@ nlohmann::json CausalLm::info() const {
     nlohmann::json info = stack_.info();
     info["has_pooler"] = false;
     info["has_mlm_head"] = false;
-    info["has_lm_head"] = true;
+    info["has_lm_head"] = has_lm_head_;
     info["has_classifier"] = false;  // the keys of TextEncoder's classifier, absent here
     info["num_labels"] = nullptr;
     info["labels"] = nullptr;
