@@ -1,6 +1,7 @@
 // Token-by-token decoding benchmarks, one Node process, single thread everywhere:
 //
-// 1. GPT-2-small (12 x 768, vocab 50257; bench/models/gpt2-small from bench/export_hf.py):
+// 1. The decoders of bench/models (bench/export_hf.py): GPT-2-small (12 x 768, vocab 50257) and a
+//    SmolLM2-135M-shaped Llama (30 x 576, 9 query heads over 3 key/value heads, vocab 49152):
 //    simdformer (wasm SIMD128, model.generateText, the time between consecutive onToken calls)
 //    against onnxruntime-web (wasm, numThreads 1) running onnx/decoder_with_past.onnx the way a
 //    JavaScript decoding loop does (present -> past, argmax of the logits in JS, each run
@@ -13,7 +14,9 @@
 //    per decoding step (their difference); with --before <dist> also the package built from an
 //    earlier commit, interleaved with this one, and whether both generate the same tokens.
 //
-//   node bench/decode.mjs [--quick] [--threads N] [--gpt2-only | --encdec-only] [--before /path/to/old/dist] [--json out.json]
+//   node bench/decode.mjs [--quick] [--threads N] [--gpt2-only | --encdec-only] [--decoder gpt2-small|smollm2-135m]
+//                         [--before /path/to/old/dist] [--json out.json]
+//   (--gpt2-only: the decoders only, each exported one of them unless --decoder names one)
 //   (BENCH_ROUNDS, BENCH_STEPS: rounds, and timed steps per round and context)
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -48,15 +51,19 @@ function lcg(seed) {
 }
 
 
-// ---- 1. GPT-2-small: simdformer against onnxruntime-web ----------------------------------------
+// ---- 1. decoders (GPT-2-small, the Llama stand-in): simdformer against onnxruntime-web -------
 
-async function gpt2Engines(sf) {
-  const dir = join(MODELS, 'gpt2-small');
-  const manifest = JSON.parse(readFileSync(join(MODELS, 'manifest.json'), 'utf8')).models.find((m) => m.name === 'gpt2-small');
+const DECODERS = ['gpt2-small', 'smollm2-135m'];
+const manifestOf = (name) => JSON.parse(readFileSync(join(MODELS, 'manifest.json'), 'utf8')).models.find((m) => m.name === name);
+
+async function decoderEngines(sf, name) {
+  const dir = join(MODELS, name);
+  const manifest = manifestOf(name);
   const model = await sf.loadPretrained(dir);
   const session = await ort.InferenceSession.create(readFileSync(join(dir, manifest.onnx)), { executionProviders: ['wasm'], graphOptimizationLevel: 'all' });
-  const { layers, heads, d_model: d } = manifest;
-  const dh = d / heads;
+  const { layers, d_model: d } = manifest;
+  // The past holds the key/value heads only (grouped-query attention for the Llama).
+  const heads = manifest.kv_heads ?? manifest.heads, dh = manifest.head_dim ?? d / manifest.heads;
   const feeds = (ids, past, total) => {
     const f = {
       input_ids: new ort.Tensor('int64', BigInt64Array.from(ids, BigInt), [1, ids.length]),
@@ -128,8 +135,9 @@ function linearity(contexts, ms) {
   return { a, b, predicted, residual: (t1 - predicted) / predicted };
 }
 
-async function benchGpt2(sf) {
-  const e = await gpt2Engines(sf);
+async function benchDecoder(sf, name) {
+  console.log(`${name}:`);
+  const e = await decoderEngines(sf, name);
   const contexts = quick ? [16, 128] : [16, 128, 512];
   const prompts = contexts.map((context) => {
     const next = lcg(context);
@@ -171,9 +179,10 @@ async function benchGpt2(sf) {
   let fit = null;
   if (contexts.length >= 3) {
     // Bytes one step must read: every weight once (the tied LM head is the embedding table), plus
-    // K and V of every layer for each context token.
+    // K and V of every layer for each context token (the key/value heads only).
     const { layers, d_model: d } = e.manifest;
-    const bytes = { weights: e.model.parameterCount * 4, cachePerContextToken: 2 * layers * d * 4 };
+    const kvWidth = (e.manifest.kv_heads ?? e.manifest.heads) * (e.manifest.head_dim ?? d / e.manifest.heads);
+    const bytes = { weights: e.model.parameterCount * 4, cachePerContextToken: 2 * layers * kvWidth * 4 };
     // CPU time first: it leaves out the time other jobs held the core, which on this machine is
     // larger than the whole context term; the wall-clock line is printed too.
     fit = { bytes, loadavg: load, cpu: stepLine('CPU time', contexts, cpuTimes, bytes), wall: stepLine('wall time', contexts, times, bytes) };
@@ -349,13 +358,19 @@ async function main() {
   const threads = Number(arg('--threads') ?? 1);
   ort.env.wasm.numThreads = threads;
   ort.env.logLevel = 'error';
-  const sf = await init(threads > 1 ? { simd: true, threads } : { simd: true });
+  // The wasm build, as onnxruntime-web is (the native addon has its own bench, bench/native.mjs).
+  const sf = await init(threads > 1 ? { simd: true, threads, backend: 'wasm' } : { simd: true, backend: 'wasm' });
   const beforeDir = arg('--before');
   const before = beforeDir ? await (await import(pathToFileURL(join(resolve(beforeDir), 'node.mjs')).href)).init({ simd: true }) : null;
   console.log(`machine: ${process.arch}, ${os.cpus()[0].model}, Node ${process.version}; simdformer ${sf.arch}; `
     + `onnxruntime-web ${ort.env.versions?.web ?? ''} (wasm, ${threads} thread${threads > 1 ? 's' : ''}); ${ROUNDS} rounds x ${STEPS} steps per context; load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
   const result = { rounds: ROUNDS, steps: STEPS, threads };
-  if (!args.includes('--encdec-only')) result.gpt2 = await benchGpt2(sf);
+  if (!args.includes('--encdec-only')) {
+    const names = arg('--decoder') ? [arg('--decoder')] : DECODERS.filter((n) => manifestOf(n));
+    result.decoders = {};
+    for (const name of names) result.decoders[name] = await benchDecoder(sf, name);
+    result.gpt2 = result.decoders['gpt2-small'];
+  }
   if (!args.includes('--gpt2-only')) result.encoderDecoder = await benchEncoderDecoder(sf, before);
   mkdirSync(join(HERE, '.cache'), { recursive: true });
   const out = arg('--json') ?? join(HERE, '.cache', 'decode.json');

@@ -14,6 +14,10 @@ bench/models/ (git-ignored). Run by bench/run.sh (`npm run bench`); `--quick` ma
   gpt2-small/    GPT2LMHeadModel 12 x 768, vocab 50257: HF checkpoint + onnx/decoder_with_past.onnx
                  (inputs input_ids, attention_mask, position_ids, past_key_values.N.key/value;
                  outputs logits, present.N.key/value) for onnxruntime-web
+  smollm2-135m/  LlamaForCausalLM in SmolLM2-135M's shape (30 x 576, 9 query heads over 3 key/value
+                 heads, SwiGLU 1536, vocab 49152, rope_theta 100000, tied): HF checkpoint +
+                 onnx/decoder_with_past.onnx with the same inputs and outputs as gpt2-small's (past
+                 and present hold the key/value heads only), from scripts/reference/hf_llama.py
   bert-layer-int8/  one BERT-base layer: layer.safetensors (HF names, F32), model_f32.onnx and
                  model_int8.onnx (per-channel symmetric int8 weights, DynamicQuantizeLinear +
                  MatMulInteger, built with onnx.helper; onnxruntime's quantizer is not available)
@@ -39,6 +43,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "scripts", "reference"))
 sys.path.insert(0, os.path.join(HERE, "..", "scripts", "fixtures"))  # make_hf_fixtures
 import hf_format as fmt  # noqa: E402
+import hf_llama  # noqa: E402
 import hf_reference as ref  # noqa: E402
 import hf_tokenizers as tk  # noqa: E402
 import hf_task_heads  # noqa: E402,F401  (registers the task-head classes with hf_reference)
@@ -217,6 +222,66 @@ def export_gpt2(name, layers, d, heads, positions, seed):
         "prompt_ids": p, "prompt_logits": first["logits"], "step_id": nxt, "step_logits": step["logits"]})
     return {"name": name, "kind": "gpt2", "layers": layers, "d_model": d, "heads": heads, "vocab_size": 50257,
             "n_positions": positions, "onnx": "onnx/decoder_with_past.onnx", "prompt": "The quick brown fox jumps"}
+
+
+def export_llama(name, layers, d, heads, kv_heads, ff, vocab, positions, seed):
+    """A Llama-architecture decoder with past, exported like gpt2-small (random weights N/sqrt(fan_in),
+    RMSNorm gains 1): the bench's SmolLM2-135M stand-in."""
+    folder = os.path.join(OUT, name)
+    os.makedirs(os.path.join(folder, "onnx"), exist_ok=True)
+    cfg = hf_llama.make_config("llama", "LlamaForCausalLM", hidden_size=d, num_hidden_layers=layers,
+                               num_attention_heads=heads, num_key_value_heads=kv_heads, intermediate_size=ff,
+                               vocab_size=vocab, max_position_embeddings=positions, rope_theta=100000.0,
+                               tie_word_embeddings=True, bos_token_id=0, eos_token_id=0)
+    fmt.write_json(os.path.join(folder, "config.json"), cfg)
+    model = hf_llama.build_model(cfg)
+    g = torch.Generator().manual_seed(seed)
+    with torch.no_grad():
+        for pname, p in model.named_parameters():
+            if p.dim() == 1:
+                p.copy_(1.0 + 0.1 * torch.randn(p.shape, generator=g))
+            else:
+                p.copy_(torch.randn(p.shape, generator=g) / p.shape[1] ** 0.5)
+    fmt.save_weights(folder, hf_llama.hf_state_dict(model))
+    bpe_vocab, merges, tok_json = gpt2_tokenizer(vocab)
+    fmt.write_tokenizer_files(folder, tok_json, "gpt2", positions)
+
+    dh = d // heads
+    past_len, n = 3, 2
+    ids = torch.randint(0, vocab, (1, n), generator=g)
+    mask = torch.ones(1, past_len + n, dtype=torch.long)
+    pos = torch.arange(past_len, past_len + n)[None, :]
+    past = [torch.randn(1, kv_heads, past_len, dh, generator=g) for _ in range(2 * layers)]
+    in_names = ["input_ids", "attention_mask", "position_ids"]
+    out_names = ["logits"]
+    axes = {"input_ids": {0: "batch_size", 1: "sequence_length"},
+            "attention_mask": {0: "batch_size", 1: "total_sequence_length"},
+            "position_ids": {0: "batch_size", 1: "sequence_length"},
+            "logits": {0: "batch_size", 1: "sequence_length"}}
+    for i in range(layers):
+        for kv in ("key", "value"):
+            in_names.append(f"past_key_values.{i}.{kv}")
+            out_names.append(f"present.{i}.{kv}")
+            axes[in_names[-1]] = {0: "batch_size", 2: "past_sequence_length"}
+            axes[out_names[-1]] = {0: "batch_size", 2: "total_sequence_length"}
+    onnx_path = os.path.join(folder, "onnx", "decoder_with_past.onnx")
+    torch.onnx.export(Outputs(model, "llama", layers), (ids, mask, pos, *past), onnx_path, opset_version=14,
+                      input_names=in_names, output_names=out_names, dynamic_axes=axes, do_constant_folding=True)
+
+    prompt = tk.ByteBPEOracle(bpe_vocab, merges, ["<|endoftext|>"]).encode("The quick brown fox jumps")["ids"]
+    p = torch.tensor([prompt])
+    with torch.no_grad():
+        first = model(p)
+        nxt = first["logits"][0, -1].argmax()[None, None]
+        step = model(nxt, attention_mask=torch.ones(1, p.shape[1] + 1, dtype=torch.long),
+                     position_ids=torch.tensor([[p.shape[1]]]), past_key_values=first["past_key_values"])
+        full = model(torch.cat([p, nxt], dim=1))
+    assert float((full["logits"][0, -1] - step["logits"][0, -1]).abs().max()) < 1e-4
+    fmt.write_safetensors(os.path.join(folder, "check.safetensors"), {
+        "prompt_ids": p, "prompt_logits": first["logits"], "step_id": nxt, "step_logits": step["logits"]})
+    return {"name": name, "kind": "llama", "layers": layers, "d_model": d, "heads": heads, "kv_heads": kv_heads,
+            "head_dim": dh, "vocab_size": vocab, "n_positions": positions, "onnx": "onnx/decoder_with_past.onnx",
+            "prompt": "The quick brown fox jumps"}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -421,6 +486,7 @@ def main():
                 ("minilm-l6-cls", lambda: export_classifier("minilm-l6-cls", 2, 32, 4, 128, 15, ["negative", "neutral", "positive"])),
                 ("minilm-l6-rerank", lambda: export_classifier("minilm-l6-rerank", 2, 32, 4, 128, 16, ["LABEL_0"])),
                 ("gpt2-small", lambda: export_gpt2("gpt2-small", 2, 64, 4, 128, 13)),
+                ("smollm2-135m", lambda: export_llama("smollm2-135m", 2, 48, 3, 1, 96, 4096, 512, 17)),
                 ("bert-layer-int8", lambda: export_bert_layer_int8("bert-layer-int8", 64, 4, 256, 16, 14))]
     else:
         jobs = [("bert-base", lambda: export_bert("bert-base", 12, 768, 12, 3072, 11, False)),
@@ -428,6 +494,7 @@ def main():
                 ("minilm-l6-cls", lambda: export_classifier("minilm-l6-cls", 6, 384, 12, 1536, 15, ["negative", "neutral", "positive"])),
                 ("minilm-l6-rerank", lambda: export_classifier("minilm-l6-rerank", 6, 384, 12, 1536, 16, ["LABEL_0"])),
                 ("gpt2-small", lambda: export_gpt2("gpt2-small", 12, 768, 12, 1024, 13)),
+                ("smollm2-135m", lambda: export_llama("smollm2-135m", 30, 576, 9, 3, 1536, 49152, 2048, 17)),
                 ("bert-layer-int8", lambda: export_bert_layer_int8("bert-layer-int8", 768, 12, 3072, 128, 14))]
     if only:
         unknown = set(only) - {name for name, _ in jobs}
