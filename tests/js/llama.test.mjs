@@ -152,6 +152,22 @@ for (const simd of [true, false]) {
       model.dispose();
     });
 
+    test("generation_config.json's eos ids come before config.json's", async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'simdformer-genconfig-'));
+      try {
+        for (const f of ['config.json', 'model.safetensors', 'tokenizer.json', 'tokenizer_config.json']) copyFileSync(join(folder('llama_gqa'), f), join(dir, f));
+        const want = golden('llama_gqa')['generate.new_ids'].data;
+        writeFileSync(join(dir, 'generation_config.json'), JSON.stringify({ bos_token_id: 1056, eos_token_id: [want[1], 99999] }));
+        const model = await sf.loadPretrained(dir);
+        const r = await model.generateText(Array.from(golden('llama_gqa')['generate.prompt_ids'].data), { maxNewTokens: 8 });
+        assert.deepEqual(Array.from(r.ids), want.slice(0, want.indexOf(want[1]) + 1));
+        assert.equal(r.finishReason, 'stop');
+        model.dispose();
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
+
     test('applyChatTemplate renders as transformers renders (Jinja2), and generateText takes the conversation', async () => {
       const chat = texts('llama_gqa').chat;
       const model = await sf.loadPretrained(folder('llama_gqa'));

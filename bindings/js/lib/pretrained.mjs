@@ -49,8 +49,11 @@ export async function loadPretrained(module, source, options, { localFolder }) {
     const tokenizerConfig = await jsonFile(files, 'tokenizer_config.json');
     const pooling = await sentenceTransformersPooling(files);
     if (tokenizerConfig !== null && !isPlainObject(tokenizerConfig.value)) fail(`tokenizer_config.json in ${files.label} must be a JSON object`);
-    const generation = await generationConfig(files);
-    const chat = chatTemplates(tokenizerConfig?.value, await files.text('chat_template.jinja'));
+    // Only a language model's folder is asked for its generation files (each absent file is a
+    // request, and a 404 in a browser's console).
+    const generates = generatesText(config.value);
+    const generation = generates ? await generationConfig(files) : {};
+    const chat = chatTemplates(tokenizerConfig?.value, generates ? await files.text('chat_template.jinja') : null);
     await tokenizersLibrary();  // fail before the weights are read if it cannot load
     const handle = loadWeights(module, config.text, weights, { progress, signal, weightsKind: o.weights, where: 'loadPretrained' });
     try {
@@ -124,6 +127,15 @@ async function jsonFile(files, name, { required = false, namedBy } = {}) {
   }
   if (jsonDepthExceeds(value, MAX_JSON_DEPTH)) fail(`${name} in ${files.label} nests deeper than ${MAX_JSON_DEPTH} levels`);
   return { text, value };
+}
+
+// A config.json whose model generates text: a decoder's model_type or a ...ForCausalLM /
+// ...LMHeadModel class (the registry decides what actually loads).
+function generatesText(config) {
+  if (!isPlainObject(config)) return false;
+  if (['gpt2', 'llama', 'qwen2', 'mistral'].includes(config.model_type)) return true;
+  const cls = Array.isArray(config.architectures) ? config.architectures[0] : undefined;
+  return typeof cls === 'string' && /(ForCausalLM|LMHeadModel)$/.test(cls);
 }
 
 // generation_config.json's token ids, which generate() prefers to config.json's (Llama 3 lists
