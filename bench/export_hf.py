@@ -171,26 +171,16 @@ def export_classifier(name, layers, d, heads, ff, seed, labels):
             "vocab_size": 30522, "labels": labels, "onnx": "onnx/model.onnx", "texts": TEXTS, "pairs": PAIRS}
 
 
-def export_gpt2(name, layers, d, heads, positions, seed):
-    folder = os.path.join(OUT, name)
-    os.makedirs(os.path.join(folder, "onnx"), exist_ok=True)
-    cfg = fmt.make_config("gpt2", "GPT2LMHeadModel", n_embd=d, n_head=heads, n_layer=layers, n_positions=positions,
-                          vocab_size=50257)
-    fmt.write_json(os.path.join(folder, "config.json"), cfg)
-    model = ref.build_model(cfg)
-    init_weights(model, seed)
-    fmt.save_weights(folder, ref.hf_state_dict(model))
-    vocab, merges, tok_json = gpt2_tokenizer(50257)
-    fmt.write_tokenizer_files(folder, tok_json, "gpt2", positions)
-
-    # Trace with a non-empty past so no shape is folded to a constant; every axis is dynamic.
-    dh = d // heads
+def export_with_past(wrapped, folder, layers, past_heads, dh, vocab, seed):
+    """onnx/decoder_with_past.onnx of a decoder: inputs input_ids, attention_mask, position_ids,
+    past_key_values.N.key/value [B, past_heads, past, dh]; outputs logits, present.N.key/value.
+    Traced with a non-empty past so no shape is folded to a constant; every axis is dynamic."""
     g = torch.Generator().manual_seed(seed)
     past_len, n = 3, 2
-    ids = torch.randint(0, 50257, (1, n), generator=g)
+    ids = torch.randint(0, vocab, (1, n), generator=g)
     mask = torch.ones(1, past_len + n, dtype=torch.long)
     pos = torch.arange(past_len, past_len + n)[None, :]
-    past = [torch.randn(1, heads, past_len, dh, generator=g) for _ in range(2 * layers)]
+    past = [torch.randn(1, past_heads, past_len, dh, generator=g) for _ in range(2 * layers)]
     in_names = ["input_ids", "attention_mask", "position_ids"]
     out_names = ["logits"]
     axes = {"input_ids": {0: "batch_size", 1: "sequence_length"},
@@ -204,12 +194,13 @@ def export_gpt2(name, layers, d, heads, positions, seed):
             axes[in_names[-1]] = {0: "batch_size", 2: "past_sequence_length"}
             axes[out_names[-1]] = {0: "batch_size", 2: "total_sequence_length"}
     onnx_path = os.path.join(folder, "onnx", "decoder_with_past.onnx")
-    torch.onnx.export(Outputs(model, "gpt2", layers), (ids, mask, pos, *past), onnx_path, opset_version=14,
+    torch.onnx.export(wrapped, (ids, mask, pos, *past), onnx_path, opset_version=14,
                       input_names=in_names, output_names=out_names, dynamic_axes=axes, do_constant_folding=True)
 
-    # Check data: a 6-token prompt with an empty past, then one cached step; and a greedy
-    # continuation of 4 tokens by full recomputation.
-    prompt = tk.ByteBPEOracle(vocab, merges, ["<|endoftext|>"]).encode("The quick brown fox jumps")["ids"]
+
+def write_decoder_check(model, folder, prompt):
+    """check.safetensors: the prompt's logits with an empty past, then one cached step (which must
+    equal the full recomputation)."""
     p = torch.tensor([prompt])
     with torch.no_grad():
         first = model(p)
@@ -220,6 +211,24 @@ def export_gpt2(name, layers, d, heads, positions, seed):
     assert float((full["logits"][0, -1] - step["logits"][0, -1]).abs().max()) < 1e-4
     fmt.write_safetensors(os.path.join(folder, "check.safetensors"), {
         "prompt_ids": p, "prompt_logits": first["logits"], "step_id": nxt, "step_logits": step["logits"]})
+
+
+def export_gpt2(name, layers, d, heads, positions, seed):
+    folder = os.path.join(OUT, name)
+    os.makedirs(os.path.join(folder, "onnx"), exist_ok=True)
+    cfg = fmt.make_config("gpt2", "GPT2LMHeadModel", n_embd=d, n_head=heads, n_layer=layers, n_positions=positions,
+                          vocab_size=50257)
+    fmt.write_json(os.path.join(folder, "config.json"), cfg)
+    model = ref.build_model(cfg)
+    init_weights(model, seed)
+    fmt.save_weights(folder, ref.hf_state_dict(model))
+    vocab, merges, tok_json = gpt2_tokenizer(50257)
+    fmt.write_tokenizer_files(folder, tok_json, "gpt2", positions)
+
+    dh = d // heads
+    export_with_past(Outputs(model, "gpt2", layers), folder, layers, heads, dh, 50257, seed)
+    prompt = tk.ByteBPEOracle(vocab, merges, ["<|endoftext|>"]).encode("The quick brown fox jumps")["ids"]
+    write_decoder_check(model, folder, prompt)
     return {"name": name, "kind": "gpt2", "layers": layers, "d_model": d, "heads": heads, "vocab_size": 50257,
             "n_positions": positions, "onnx": "onnx/decoder_with_past.onnx", "prompt": "The quick brown fox jumps"}
 
@@ -247,38 +256,9 @@ def export_llama(name, layers, d, heads, kv_heads, ff, vocab, positions, seed):
     fmt.write_tokenizer_files(folder, tok_json, "gpt2", positions)
 
     dh = d // heads
-    past_len, n = 3, 2
-    ids = torch.randint(0, vocab, (1, n), generator=g)
-    mask = torch.ones(1, past_len + n, dtype=torch.long)
-    pos = torch.arange(past_len, past_len + n)[None, :]
-    past = [torch.randn(1, kv_heads, past_len, dh, generator=g) for _ in range(2 * layers)]
-    in_names = ["input_ids", "attention_mask", "position_ids"]
-    out_names = ["logits"]
-    axes = {"input_ids": {0: "batch_size", 1: "sequence_length"},
-            "attention_mask": {0: "batch_size", 1: "total_sequence_length"},
-            "position_ids": {0: "batch_size", 1: "sequence_length"},
-            "logits": {0: "batch_size", 1: "sequence_length"}}
-    for i in range(layers):
-        for kv in ("key", "value"):
-            in_names.append(f"past_key_values.{i}.{kv}")
-            out_names.append(f"present.{i}.{kv}")
-            axes[in_names[-1]] = {0: "batch_size", 2: "past_sequence_length"}
-            axes[out_names[-1]] = {0: "batch_size", 2: "total_sequence_length"}
-    onnx_path = os.path.join(folder, "onnx", "decoder_with_past.onnx")
-    torch.onnx.export(Outputs(model, "llama", layers), (ids, mask, pos, *past), onnx_path, opset_version=14,
-                      input_names=in_names, output_names=out_names, dynamic_axes=axes, do_constant_folding=True)
-
+    export_with_past(Outputs(model, "llama", layers), folder, layers, kv_heads, dh, vocab, seed)
     prompt = tk.ByteBPEOracle(bpe_vocab, merges, ["<|endoftext|>"]).encode("The quick brown fox jumps")["ids"]
-    p = torch.tensor([prompt])
-    with torch.no_grad():
-        first = model(p)
-        nxt = first["logits"][0, -1].argmax()[None, None]
-        step = model(nxt, attention_mask=torch.ones(1, p.shape[1] + 1, dtype=torch.long),
-                     position_ids=torch.tensor([[p.shape[1]]]), past_key_values=first["past_key_values"])
-        full = model(torch.cat([p, nxt], dim=1))
-    assert float((full["logits"][0, -1] - step["logits"][0, -1]).abs().max()) < 1e-4
-    fmt.write_safetensors(os.path.join(folder, "check.safetensors"), {
-        "prompt_ids": p, "prompt_logits": first["logits"], "step_id": nxt, "step_logits": step["logits"]})
+    write_decoder_check(model, folder, prompt)
     return {"name": name, "kind": "llama", "layers": layers, "d_model": d, "heads": heads, "kv_heads": kv_heads,
             "head_dim": dh, "vocab_size": vocab, "n_positions": positions, "onnx": "onnx/decoder_with_past.onnx",
             "prompt": "The quick brown fox jumps"}
