@@ -465,7 +465,7 @@ def main():
                 ("minilm-l6", lambda: export_bert("minilm-l6", 2, 32, 4, 128, 12, True)),
                 ("minilm-l6-cls", lambda: export_classifier("minilm-l6-cls", 2, 32, 4, 128, 15, ["negative", "neutral", "positive"])),
                 ("minilm-l6-rerank", lambda: export_classifier("minilm-l6-rerank", 2, 32, 4, 128, 16, ["LABEL_0"])),
-                ("gpt2-small", lambda: export_gpt2("gpt2-small", 2, 64, 4, 128, 13)),
+                ("gpt2-small", lambda: export_gpt2("gpt2-small", 2, 64, 4, 512, 13)),
                 ("smollm2-135m", lambda: export_llama("smollm2-135m", 2, 48, 3, 1, 96, 4096, 512, 17)),
                 ("bert-layer-int8", lambda: export_bert_layer_int8("bert-layer-int8", 64, 4, 256, 16, 14))]
     else:
