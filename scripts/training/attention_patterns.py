@@ -73,8 +73,9 @@ def _label(rows, key, thr):
     return [[li, h] for li, layer in enumerate(rows[key]) for h, x in enumerate(layer) if x >= thr]
 
 
-def gpt2_report(model, vocab, test_texts, seed, span=32, n=64):
-    """heads.json for a causal LM: previous-token on held-out text; induction / duplicate on (a)
+def gpt2_report(model, vocab, test_texts, seed, span=32, n=64, name="fortune-gpt2",
+                weights="scripts/reference/hf_reference.py", n_kv_heads=None):
+    """heads.json for a causal LM (GPT-2 or Llama-architecture; n_kv_heads for grouped-query attention): previous-token on held-out text; induction / duplicate on (a)
     random token spans repeated twice, (b) spans of held-out fortunes repeated twice."""
     g = torch.Generator().manual_seed(seed)
     texts = [vocab.encode(t) for t in test_texts]
@@ -101,8 +102,8 @@ def gpt2_report(model, vocab, test_texts, seed, span=32, n=64):
                             {tuple(x) for x in _label(scores, "induction_text", IND)}),
     }
     labels["induction"] = [list(x) for x in labels["induction"]]
-    return {
-        "model": "fortune-gpt2",
+    report = {
+        "model": name,
         "method": {
             "inputs": {
                 "text": f"first 64 tokens of {len(plain)} held-out test fortunes (no <|endoftext|> before them)",
@@ -114,12 +115,55 @@ def gpt2_report(model, vocab, test_texts, seed, span=32, n=64):
                       "induction -> i-L+1 and duplicate_token -> i-L for queries in the second copy (L = span)",
             "labels": f"previous_token: previous_token_text >= {PREV}; induction: induction_random >= {IND} "
                       f"and induction_text >= {IND}",
-            "weights": "F16 as shipped, computed in float32 by scripts/reference/hf_reference.py",
+            "weights": f"F16 as shipped, computed in float32 by {weights}",
         },
+        "thresholds": {"previous_token": PREV, "induction": IND},
         "labels": labels,
         "copy_loss_nats": {"random": loss_rand, "repeated_text": loss_text},
         "scores": scores,
     }
+    if n_kv_heads:  # query head h reads key/value head h // (n_heads / n_kv_heads)
+        n_heads = len(scores["previous_token_text"][0])
+        report["n_kv_heads"] = n_kv_heads
+        report["kv_head_of_query_head"] = [h // (n_heads // n_kv_heads) for h in range(n_heads)]
+    report["examples"] = examples(model, vocab, test_texts, labels, span)
+    return report
+
+
+def examples(model, vocab, test_texts, labels, span):
+    """A sentence per labelled head that shows it: for previous-token heads a held-out fortune,
+    for induction heads a held-out fortune's first span/2 tokens written twice; with the head's
+    mean score on that very sentence (the page runs it and selects the head)."""
+    out = []
+    texts = [t for t in test_texts if 24 <= len(vocab.encode(t)) and len(t) <= 160]
+    for kind in ("previous_token", "induction"):
+        for layer, head in labels[kind]:
+            best = None
+            for t in texts[:40]:
+                ids = vocab.encode(t)
+                if kind == "induction":
+                    half = ids[:span // 2]
+                    text = vocab.decode(half) + vocab.decode(half)
+                else:
+                    text = t
+                x = torch.tensor([vocab.encode(text)])
+                with torch.no_grad():
+                    a = model(x)["attentions"][layer][0, head]  # [n, n]
+                n = x.shape[1]
+                if kind == "induction":
+                    L = len(vocab.encode(vocab.decode(half)))
+                    if 2 * L != n:  # the two copies must tokenize alike
+                        continue
+                    q = torch.arange(n - L, n)
+                    s = float(a[q, q - L + 1].mean())
+                else:
+                    q = torch.arange(1, n)
+                    s = float(a[q, q - 1].mean())
+                if best is None or s > best["score"]:
+                    best = {"layer": layer, "head": head, "pattern": kind, "text": text, "score": round(s, 4)}
+            if best:
+                out.append(best)
+    return out
 
 
 def bert_report(model, vocab, test_texts, seed, span=24, n=64):
