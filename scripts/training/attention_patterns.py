@@ -221,3 +221,54 @@ def bert_report(model, vocab, test_texts, seed, span=24, n=64):
 def first_word_id(vocab):
     """First id after the special tokens and the single characters (word pieces proper)."""
     return next(i for i, t in enumerate(vocab.vocab) if i >= vocab.N_SPECIAL and len(t.lstrip("#")) > 1)
+
+
+def table(report):
+    """Markdown table of a decoder's heads.json: one row per layer.head."""
+    s = report["scores"]
+    keys = ["previous_token_text", "previous_token_random", "induction_random", "induction_text",
+            "duplicate_token_random", "duplicate_token_text"]
+    kv = report.get("kv_head_of_query_head")
+    head = "| head |" + (" kv head |" if kv else "") + "".join(f" {k} |" for k in keys)
+    rows = [head, "|" + " --- |" * (len(keys) + 1 + bool(kv))]
+    for li, layer in enumerate(s["previous_token_text"]):
+        for h in range(len(layer)):
+            rows.append(f"| {li}.{h} |" + (f" {kv[h]} |" if kv else "") + "".join(f" {s[k][li][h]:.2f} |" for k in keys))
+    return "\n".join(rows)
+
+
+def measure(folder):
+    """`attention_patterns.py FOLDER`: measures a bundled decoder folder (GPT-2 or Llama) on the
+    held-out test fortunes, writes FOLDER/heads.json and prints the table and the labels."""
+    import json
+    import os
+    import sys
+    here = os.path.dirname(os.path.abspath(__file__))
+    sys.path.insert(0, os.path.join(here, "..", "reference"))
+    import fortune_corpus as corpus
+    import hf_format as fmt
+    import hf_llama as llama
+    import hf_reference as ref
+    import train_induction_models as tim
+    torch.set_num_threads(1)
+    with open(os.path.join(folder, "config.json")) as f:
+        cfg = json.load(f)
+    is_llama = cfg["model_type"] in llama.DEFAULTS
+    model = tim.reload(folder, llama.build_model if is_llama else ref.build_model)
+    v = tim.load_vocab(folder)
+    _, _, test = corpus.load_fortunes()
+    seed = tim.LLAMA["seed"] if is_llama else tim.GPT2["seed"]
+    name = os.path.basename(os.path.normpath(folder))
+    rep = gpt2_report(model, v, test, seed=seed + 2, name=name,
+                      weights="scripts/reference/hf_llama.py" if is_llama else "scripts/reference/hf_reference.py",
+                      n_kv_heads=cfg.get("num_key_value_heads"))
+    fmt.write_json(os.path.join(folder, "heads.json"), rep, sort_keys=False)
+    print(table(rep))
+    print("labels:", json.dumps(rep["labels"]))
+    for e in rep["examples"]:
+        print(f"L{e['layer']} H{e['head']} {e['pattern']} {e['score']:.2f}: {e['text']!r}")
+
+
+if __name__ == "__main__":
+    import sys
+    measure(sys.argv[1])
