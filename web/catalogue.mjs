@@ -78,7 +78,7 @@ function headsText(h) {
 
 // The heads that pass the thresholds, each with its score and, where heads.json has one, the
 // sentence that shows it: [{layer, head, pattern, score, text}] (labels + scores layout only).
-// A pattern measured on two inputs (induction_random, induction_text) reports the text score.
+// The score shown is the one the label was given on (heads.json label_scores), else the text one.
 export function measuredHeads(h) {
   const out = [];
   if (!h?.labels || typeof h.labels !== 'object' || !h.scores) return out;
@@ -87,7 +87,7 @@ export function measuredHeads(h) {
     for (const e of Array.isArray(list) ? list : []) {
       const [layer, head] = Array.isArray(e) ? e : [e?.layer, e?.head];
       if (!Number.isInteger(layer) || !Number.isInteger(head)) continue;
-      const grid = h.scores[`${pattern}_text`] ?? h.scores[pattern] ?? h.scores[`${pattern}_random`];
+      const grid = h.scores[h.label_scores?.[pattern]] ?? h.scores[pattern] ?? h.scores[`${pattern}_text`] ?? h.scores[`${pattern}_random`];
       const score = grid?.[layer]?.[head];
       const ex = examples.find((x) => x.layer === layer && x.head === head && x.pattern === pattern);
       out.push({ layer, head, pattern: readable(pattern), score: typeof score === 'number' ? score : null, text: ex?.text ?? null });

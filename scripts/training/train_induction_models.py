@@ -42,7 +42,7 @@ import train_text_models as ttm  # noqa: E402
 OUT = os.path.join(HERE, "..", "..", "web", "models")
 
 # Small on purpose: 8 rows of 64 tokens per step, 5 of them repeats, on one thread.
-COMMON = dict(ctx=64, text_rows=3, repeat_rows=5, lr=5e-3, warmup=50, final_lr=0.1, wd=0.1,
+COMMON = dict(ctx=64, text_rows=4, repeat_rows=12, lr=3e-3, warmup=50, final_lr=0.1, wd=0.1,
               span=(4, 24), gap=(0, 8))
 GPT2 = dict(COMMON, d=64, layers=2, heads=4, steps=2000, seed=34001)
 LLAMA = dict(COMMON, d=64, layers=2, heads=4, kv_heads=2, ff=192, steps=2000, seed=34002)
