@@ -7,6 +7,10 @@ export const BUNDLED = {
     url: 'models/fortune-gpt2/', example: 'The meaning of life is to find your gift. The meaning of life is',
     help: 'any English text: GPT-2 sees each token and only the tokens before it',
   },
+  llama: {
+    url: 'models/fortune-llama/', example: 'The meaning of life is to find your gift. The meaning of life is',
+    help: 'any English text: the Llama-architecture model sees each token and only the tokens before it',
+  },
   bert: {
     url: 'models/fortune-bert/', example: 'A [MASK] in the hand is worth two in the bush.',
     help: 'English text with [MASK] where a word is missing: BERT sees the whole sentence',
@@ -72,8 +76,36 @@ function headsText(h) {
   return '';
 }
 
-/** {metrics, heads} lines for a bundled model folder (empty strings when the files are absent). */
+// The heads that pass the thresholds, each with its score and, where heads.json has one, the
+// sentence that shows it: [{layer, head, pattern, score, text}] (labels + scores layout only).
+// The score shown is the one the label was given on (heads.json label_scores), else the text one.
+export function measuredHeads(h) {
+  const out = [];
+  if (!h?.labels || typeof h.labels !== 'object' || !h.scores) return out;
+  const examples = Array.isArray(h.examples) ? h.examples : [];
+  for (const [pattern, list] of Object.entries(h.labels)) {
+    for (const e of Array.isArray(list) ? list : []) {
+      const [layer, head] = Array.isArray(e) ? e : [e?.layer, e?.head];
+      if (!Number.isInteger(layer) || !Number.isInteger(head)) continue;
+      const grid = h.scores[h.label_scores?.[pattern]] ?? h.scores[pattern] ?? h.scores[`${pattern}_text`] ?? h.scores[`${pattern}_random`];
+      const score = grid?.[layer]?.[head];
+      const ex = examples.find((x) => x.layer === layer && x.head === head && x.pattern === pattern);
+      out.push({ layer, head, pattern: readable(pattern), score: typeof score === 'number' ? score : null, text: ex?.text ?? null });
+    }
+  }
+  return out;
+}
+
+/** Thresholds as heads.json states them, as one line ("previous-token >= 0.4, induction >= 0.3"), or ''. */
+function thresholdsText(h) {
+  const t = h?.thresholds;
+  if (!t || typeof t !== 'object') return '';
+  return Object.entries(t).map(([k, v]) => `${readable(k)} ≥ ${v}`).join(', ');
+}
+
+/** {metrics, heads, measured, thresholds} for a bundled model folder (empty when the files are absent). */
 export async function describeBundled(url) {
   const [m, h] = await Promise.all([json(`${url}metrics.json`).catch(() => null), json(`${url}heads.json`).catch(() => null)]);
-  return { metrics: metricsText(m), heads: headsText(h) };
+  const measured = measuredHeads(h);
+  return { metrics: metricsText(m), heads: measured.length ? '' : headsText(h), measured, thresholds: thresholdsText(h) };
 }

@@ -15,6 +15,7 @@
 import { drawSteps } from './views/steps.mjs';
 import { changePrecision, exportJson, exportView, generateTokens } from './page/actions.mjs';
 import { droppedFiles, loadFiles, loadRandom, selectModel } from './page/loading.mjs';
+import { onHeadExample } from './page/loaded-model.mjs';
 import { onPictureAsks, render, renderKinds } from './page/render.mjs';
 import { call } from './page/rpc.mjs';
 import { runSteps, schedule } from './page/runs.mjs';
@@ -22,6 +23,15 @@ import { $, showError, state } from './page/state.mjs';
 import { applyRandomOptions, linkedModel } from './page/url-state.mjs';
 
 onPictureAsks({ headPicked: runSteps, maskChanged: schedule });
+// A measured head's button (model view): its sentence in the input, that layer and head selected.
+onHeadExample((m) => {
+  $('text').value = m.text;
+  state.masked.src.clear();
+  state.masked.tgt.clear();
+  state.layer = m.layer;
+  state.head = m.head;
+  schedule();
+});
 document.querySelectorAll('input[name=model]').forEach((r) => r.addEventListener('change', () => selectModel(r.value)));
 for (const id of ['rand-d', 'rand-h', 'rand-l', 'rand-seed']) $(id).addEventListener('change', () => loadRandom().catch((e) => showError(e.message, 'page')));
 $('text').addEventListener('input', () => { state.masked.src.clear(); state.masked.tgt.clear(); schedule(); });

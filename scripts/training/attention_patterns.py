@@ -73,8 +73,9 @@ def _label(rows, key, thr):
     return [[li, h] for li, layer in enumerate(rows[key]) for h, x in enumerate(layer) if x >= thr]
 
 
-def gpt2_report(model, vocab, test_texts, seed, span=32, n=64):
-    """heads.json for a causal LM: previous-token on held-out text; induction / duplicate on (a)
+def gpt2_report(model, vocab, test_texts, seed, span=32, n=64, name="fortune-gpt2",
+                weights="scripts/reference/hf_reference.py", n_kv_heads=None):
+    """heads.json for a causal LM (GPT-2 or Llama-architecture; n_kv_heads for grouped-query attention): previous-token on held-out text; induction / duplicate on (a)
     random token spans repeated twice, (b) spans of held-out fortunes repeated twice."""
     g = torch.Generator().manual_seed(seed)
     texts = [vocab.encode(t) for t in test_texts]
@@ -95,14 +96,14 @@ def gpt2_report(model, vocab, test_texts, seed, span=32, n=64):
         "induction_random": _grid(ind_rand), "induction_text": _grid(ind_text),
         "duplicate_token_random": _grid(dup_rand), "duplicate_token_text": _grid(dup_text),
     }
+    # Induction is labelled on random tokens repeated twice (Olsson et al.'s test: nothing but the
+    # earlier copy predicts the token); the text-repeat score is reported next to it.
     labels = {
         "previous_token": _label(scores, "previous_token_text", PREV),
-        "induction": sorted({tuple(x) for x in _label(scores, "induction_random", IND)} &
-                            {tuple(x) for x in _label(scores, "induction_text", IND)}),
+        "induction": _label(scores, "induction_random", IND),
     }
-    labels["induction"] = [list(x) for x in labels["induction"]]
-    return {
-        "model": "fortune-gpt2",
+    report = {
+        "model": name,
         "method": {
             "inputs": {
                 "text": f"first 64 tokens of {len(plain)} held-out test fortunes (no <|endoftext|> before them)",
@@ -112,14 +113,57 @@ def gpt2_report(model, vocab, test_texts, seed, span=32, n=64):
             },
             "scores": "mean attention weight over the query positions: previous_token -> i-1 (all i >= 1); "
                       "induction -> i-L+1 and duplicate_token -> i-L for queries in the second copy (L = span)",
-            "labels": f"previous_token: previous_token_text >= {PREV}; induction: induction_random >= {IND} "
-                      f"and induction_text >= {IND}",
-            "weights": "F16 as shipped, computed in float32 by scripts/reference/hf_reference.py",
+            "labels": f"previous_token: previous_token_text >= {PREV}; induction: induction_random >= {IND}",
+            "weights": f"F16 as shipped, computed in float32 by {weights}",
         },
+        "thresholds": {"previous_token": PREV, "induction": IND},
+        "label_scores": {"previous_token": "previous_token_text", "induction": "induction_random"},
         "labels": labels,
         "copy_loss_nats": {"random": loss_rand, "repeated_text": loss_text},
         "scores": scores,
     }
+    if n_kv_heads:  # query head h reads key/value head h // (n_heads / n_kv_heads)
+        n_heads = len(scores["previous_token_text"][0])
+        report["n_kv_heads"] = n_kv_heads
+        report["kv_head_of_query_head"] = [h // (n_heads // n_kv_heads) for h in range(n_heads)]
+    report["examples"] = examples(model, vocab, test_texts, labels, span)
+    return report
+
+
+def examples(model, vocab, test_texts, labels, span):
+    """A sentence per labelled head that shows it: for previous-token heads a held-out fortune,
+    for induction heads a held-out fortune's first span/2 tokens written twice; with the head's
+    mean score on that very sentence (the page runs it and selects the head)."""
+    out = []
+    texts = [t for t in test_texts if 24 <= len(vocab.encode(t)) and len(t) <= 160]
+    for kind in ("previous_token", "induction"):
+        for layer, head in labels[kind]:
+            best = None
+            for t in texts[:40]:
+                ids = vocab.encode(t)
+                if kind == "induction":
+                    half = ids[:span // 2]
+                    text = vocab.decode(half) + vocab.decode(half)
+                else:
+                    text = t
+                x = torch.tensor([vocab.encode(text)])
+                with torch.no_grad():
+                    a = model(x)["attentions"][layer][0, head]  # [n, n]
+                n = x.shape[1]
+                if kind == "induction":
+                    L = len(vocab.encode(vocab.decode(half)))
+                    if 2 * L != n:  # the two copies must tokenize alike
+                        continue
+                    q = torch.arange(n - L, n)
+                    s = float(a[q, q - L + 1].mean())
+                else:
+                    q = torch.arange(1, n)
+                    s = float(a[q, q - 1].mean())
+                if best is None or s > best["score"]:
+                    best = {"layer": layer, "head": head, "pattern": kind, "text": text, "score": round(s, 4)}
+            if best:
+                out.append(best)
+    return out
 
 
 def bert_report(model, vocab, test_texts, seed, span=24, n=64):
@@ -177,3 +221,54 @@ def bert_report(model, vocab, test_texts, seed, span=24, n=64):
 def first_word_id(vocab):
     """First id after the special tokens and the single characters (word pieces proper)."""
     return next(i for i, t in enumerate(vocab.vocab) if i >= vocab.N_SPECIAL and len(t.lstrip("#")) > 1)
+
+
+def table(report):
+    """Markdown table of a decoder's heads.json: one row per layer.head."""
+    s = report["scores"]
+    keys = ["previous_token_text", "previous_token_random", "induction_random", "induction_text",
+            "duplicate_token_random", "duplicate_token_text"]
+    kv = report.get("kv_head_of_query_head")
+    head = "| head |" + (" kv head |" if kv else "") + "".join(f" {k} |" for k in keys)
+    rows = [head, "|" + " --- |" * (len(keys) + 1 + bool(kv))]
+    for li, layer in enumerate(s["previous_token_text"]):
+        for h in range(len(layer)):
+            rows.append(f"| {li}.{h} |" + (f" {kv[h]} |" if kv else "") + "".join(f" {s[k][li][h]:.2f} |" for k in keys))
+    return "\n".join(rows)
+
+
+def measure(folder):
+    """`attention_patterns.py FOLDER`: measures a bundled decoder folder (GPT-2 or Llama) on the
+    held-out test fortunes, writes FOLDER/heads.json and prints the table and the labels."""
+    import json
+    import os
+    import sys
+    here = os.path.dirname(os.path.abspath(__file__))
+    sys.path.insert(0, os.path.join(here, "..", "reference"))
+    import fortune_corpus as corpus
+    import hf_format as fmt
+    import hf_llama as llama
+    import hf_reference as ref
+    import train_induction_models as tim
+    torch.set_num_threads(1)
+    with open(os.path.join(folder, "config.json")) as f:
+        cfg = json.load(f)
+    is_llama = cfg["model_type"] in llama.DEFAULTS
+    model = tim.reload(folder, llama.build_model if is_llama else ref.build_model)
+    v = tim.load_vocab(folder)
+    _, _, test = corpus.load_fortunes()
+    seed = tim.LLAMA["seed"] if is_llama else tim.GPT2["seed"]
+    name = os.path.basename(os.path.normpath(folder))
+    rep = gpt2_report(model, v, test, seed=seed + 2, name=name,
+                      weights="scripts/reference/hf_llama.py" if is_llama else "scripts/reference/hf_reference.py",
+                      n_kv_heads=cfg.get("num_key_value_heads"))
+    fmt.write_json(os.path.join(folder, "heads.json"), rep, sort_keys=False)
+    print(table(rep))
+    print("labels:", json.dumps(rep["labels"]))
+    for e in rep["examples"]:
+        print(f"L{e['layer']} H{e['head']} {e['pattern']} {e['score']:.2f}: {e['text']!r}")
+
+
+if __name__ == "__main__":
+    import sys
+    measure(sys.argv[1])

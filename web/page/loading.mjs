@@ -113,9 +113,9 @@ export async function selectModel(kind) {
 
 async function loadBundled(kind) {
   const m = bundledModel(kind);
-  const record = { choice: kind, name: `fortune-${kind}`, help: m.help };
+  const record = { choice: kind, name: m.url.split('/').at(-2), help: m.help };
   $('text').value = takeInitialText() ?? m.example;
-  describeBundled(m.url).then((d) => updateLoaded(record, { about: d.metrics, heads: d.heads }));
+  describeBundled(m.url).then((d) => updateLoaded(record, { about: d.metrics, heads: d.heads, measured: d.measured, thresholds: d.thresholds }));
   await loadText({ kind: 'hf-url', url: m.url }, record);
 }
 

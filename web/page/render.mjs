@@ -66,15 +66,26 @@ export function render() {
     $('head').value = h;
     render();
     asked.headPicked();
-  }, shared ? (l) => tops[l] : null);
+  }, shared ? (l) => tops[l] : null, kvGroups(layers[0].length));
   renderMaskTokens(cols);
   syncUrl();
 }
 
+// Grouped-query attention (Llama, Qwen2, Mistral with fewer key/value heads than query heads):
+// query head h reads key/value head floor(h / (n_heads / n_kv_heads)). null for other models.
+export function kvGroups(n) {
+  const kv = state.family === 'text' ? state.info?.n_kv_heads : null;
+  if (!Number.isInteger(kv) || kv <= 0 || kv >= n || n % kv) return null;
+  return Array.from({ length: kv }, (_, g) => Array.from({ length: n / kv }, (_, i) => g * (n / kv) + i));
+}
+
 function renderHeadToggles(n) {
   const box = $('head-toggles');
-  if (box.childElementCount === n) return;
-  box.replaceChildren(...Array.from({ length: n }, (_, h) => {
+  const groups = kvGroups(n);
+  const key = `${n}/${groups?.length ?? 0}`;
+  if (box.dataset.key === key && box.childElementCount) return;
+  box.dataset.key = key;
+  const toggles = Array.from({ length: n }, (_, h) => {
     const label = document.createElement('label');
     const input = document.createElement('input');
     input.type = 'checkbox';
@@ -85,6 +96,18 @@ function renderHeadToggles(n) {
     swatch.style.background = headColor(h, n);
     label.append(input, swatch, `head ${h}`);
     return label;
+  });
+  if (!groups) { box.replaceChildren(...toggles); return; }
+  // One box per key/value head, holding the query heads that read it.
+  box.replaceChildren(...groups.map((heads, g) => {
+    const group = document.createElement('span');
+    group.className = 'kv-group';
+    group.dataset.kvHead = g;
+    const name = document.createElement('span');
+    name.className = 'kv-name';
+    name.textContent = `kv head ${g}:`;
+    group.append(name, ...heads.map((h) => toggles[h]));
+    return group;
   }));
 }
 
