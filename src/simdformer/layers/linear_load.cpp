@@ -60,8 +60,8 @@ Result<Linear> Linear::from_data(const float* weight, const float* bias, size_t 
 Result<Linear> Linear::load(WeightReader& r, const LinearRef& ref, size_t in, size_t out) {
     size_t total = 0;  // the stored output dimension: `parts` slices of `out`
     if (ref.parts == 0 || ref.part >= ref.parts || !checked_mul(out, ref.parts, &total))
-        return Status::invalid("tensor '" + ref.weight + "': bad slice " + std::to_string(ref.part) + " of " +
-                               std::to_string(ref.parts));
+        return Status::invalid(cat({"tensor '", ref.weight, "': bad slice ", ref.part, " of ",
+                                    ref.parts}));
     const bool out_in = ref.layout == WeightLayout::kOutIn;
     const Shape shape = out_in ? Shape{total, in} : Shape{in, total};
     // Pre-quantized I8 weights load as int8 whatever the options say; float weights follow them.
@@ -74,17 +74,17 @@ Result<Linear> Linear::load(WeightReader& r, const LinearRef& ref, size_t in, si
     const TensorInfo* w = stored;
     if (prequantized) {
         if (stored->shape != shape)
-            return Status::shape("tensor '" + ref.weight + "' has shape " + shape_string(stored->shape) + ", expected " +
-                                 shape_string(shape));
+            return Status::shape(cat({"tensor '", ref.weight, "' has shape ", shape_string(stored->shape), ", expected ",
+                                      shape_string(shape)}));
     } else {
         SF_ASSIGN_OR_RETURN(w, r.expect(ref.weight, shape));
     }
     size_t n = 0;
     if (!checked_mul(in, out, &n) || n > kMaxBufferFloats)
-        return Status::oom("tensor '" + ref.weight + "' is too large");
+        return Status::oom(cat({"tensor '", ref.weight, "' is too large"}));
     if (l.int8_ && in > kernels::kQd8MaxK)
-        return Status::unsupported("tensor '" + ref.weight + "': int8 weights need in_features <= " +
-                                   std::to_string(kernels::kQd8MaxK) + ", not " + std::to_string(in));
+        return Status::unsupported(cat({"tensor '", ref.weight, "': int8 weights need in_features <= ",
+                                        kernels::kQd8MaxK, ", not ", in}));
     const size_t packed_floats = l.int8_ ? (kernels::packed_i8_size(in, out) + 3) / 4 : kernels::packed_b_size(in, out);
     SF_ASSIGN_OR_RETURN(l.packed_, Buffer::uninitialized(packed_floats, ref.weight.c_str()));
     const size_t first = ref.part * out;

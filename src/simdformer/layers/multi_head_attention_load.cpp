@@ -16,8 +16,8 @@ Result<MultiHeadAttention> MultiHeadAttention::load(WeightReader& reader, const 
     m.d_head_ = config.d_head();
     m.additive_dim_ = config.additive_dim;
     if (m.n_kv_heads_ == 0 || m.nhead_ % m.n_kv_heads_ != 0)
-        return Status::invalid("num_key_value_heads=" + std::to_string(m.n_kv_heads_) +
-                               " does not divide num_attention_heads=" + std::to_string(m.nhead_));
+        return Status::invalid(cat({"num_key_value_heads=", m.n_kv_heads_,
+                                    " does not divide num_attention_heads=", m.nhead_}));
     const size_t qw = config.q_width(), kvw = config.kv_width();
     SF_ASSIGN_OR_RETURN(m.q_proj_, Linear::load(reader, ref.q, d, qw));
     SF_ASSIGN_OR_RETURN(m.k_proj_, Linear::load(reader, ref.k, d, kvw));
