@@ -17,8 +17,9 @@ const KB = 1024;
 // 195,037 B and the threads build 190,726 B; Llama / Qwen2 / Mistral (issue 32) and the task heads
 // (issue 33) then took them to 187,961 / 204,594 / 200,890 B. The layers' loading split out for
 // -Oz, info_json's config parsed by the loader's JSON parser (one nlohmann parser, not two), error
-// messages joined by cat() and the link at -Oz brought them to 173,116 / 183,764 / 186,752 B
-// (2026-12-02; BENCHMARKS.md "Footprint", issue 30, has each lever and what is left).
+// messages joined by cat(), the link at -Oz and one guarded() try/catch brought them to
+// 172,496 / 183,052 / 186,208 B (2026-12-02; BENCHMARKS.md "Footprint", issue 30, has each lever
+// and what is left).
 const GOAL = 150 * KB;
 // The bundle's budget rose 32 -> 37 KB with the task heads of issue 33 (token classification,
 // question answering, zero-shot, reranking: the pipelines' post-processing, the tokenizer's
