@@ -28,8 +28,8 @@ public:
         SF_RETURN_IF_ERROR(check_range(offset, n, size_, "'" + name_ + "'"));
         if (n == 0) return Status::ok();
         if (!reader_.read(shard_, offset, n, dst))
-            return Status::io("'" + name_ + "': reading " + std::to_string(n) + " bytes at offset " +
-                              std::to_string(offset) + " failed");
+            return Status::io(cat({"'", name_, "': reading ", n, " bytes at offset ",
+                                   offset, " failed"}));
         return Status::ok();
     }
 
@@ -56,10 +56,10 @@ Status parse_shards(std::string_view text, ShardReader& reader, ShardList* out) 
         const nlohmann::json& s = j[i];
         const std::string where = "shards[" + std::to_string(i) + "]";
         if (!s.is_object() || s.size() != 2 || !s.contains("name") || !s.contains("size") || !s["name"].is_string())
-            return Status::invalid(where + " must be {name: string, size: number}");
+            return Status::invalid(cat({where, " must be {name: string, size: number}"}));
         const nlohmann::json& size = s["size"];
         if (!size.is_number_unsigned() || size.get<uint64_t>() > kMaxExactInteger)
-            return Status::invalid(where + ".size must be an integer in [0, 2^53], not " + size.dump());
+            return Status::invalid(cat({where, ".size must be an integer in [0, 2^53], not ", size.dump()}));
         out->sources.push_back(
             std::make_unique<CallbackSource>(reader, i, size.get<uint64_t>(), s["name"].get<std::string>()));
         out->shards.push_back({s["name"].get<std::string>(), out->sources.back().get()});
@@ -80,7 +80,7 @@ Status integer_or_default(Number v, const char* what, int64_t* out) {
 
 // A real number (a sampler setting): finite; its range is the core's to check.
 Status finite(Number v, const char* what, float* out) {
-    if (!std::isfinite(v)) return Status::invalid(std::string(what) + " must be a finite number, not " + std::to_string(v));
+    if (!std::isfinite(v)) return Status::invalid(cat({what, " must be a finite number, not ", std::to_string(v)}));
     *out = float(v);
     return Status::ok();
 }
@@ -293,7 +293,7 @@ const AttentionMap* ModelEntry::step_attention(Number layer) const {
 
 Status ModelEntry::idle(const char* what) const {
     if (ws_ && ws_->decoding())
-        return Status(StatusCode::kBusy, std::string(what) + ": the model is decoding; call decodeEnd first");
+        return Status(StatusCode::kBusy, cat({what, ": the model is decoding; call decodeEnd first"}));
     return Status::ok();
 }
 

@@ -38,8 +38,8 @@ Status integer(Number v, const char* what, uint64_t lo, uint64_t hi, uint64_t* o
     // Compared as doubles first: converting NaN, infinities or values >= 2^64 to an integer type
     // is undefined behaviour.
     if (!(v >= double(lo) && v <= double(hi) && v == std::floor(v)))
-        return Status::invalid(std::string(what) + " must be an integer in [" + str(lo) + ", " + str(hi) + "], not " +
-                               js_text(v));
+        return Status::invalid(cat({what, " must be an integer in [", str(lo), ", ", str(hi), "], not ",
+                                    js_text(v)}));
     *out = uint64_t(v);
     return Status::ok();
 }
@@ -52,7 +52,7 @@ Status size(Number v, const char* what, uint64_t lo, uint64_t hi, size_t* out) {
 }
 
 Status flag(Number v, const char* what, bool* out) {
-    if (v != 0 && v != 1) return Status::invalid(std::string(what) + " must be true or false");
+    if (v != 0 && v != 1) return Status::invalid(cat({what, " must be true or false"}));
     *out = v == 1;
     return Status::ok();
 }
@@ -67,7 +67,7 @@ Status product(std::initializer_list<uint64_t> factors, const char* what, uint64
     if (overflow || p > limit) {
         std::string text;
         for (uint64_t f : factors) text += (text.empty() ? "" : " x ") + str(f);
-        return Status::oom(std::string(what) + ": " + text + (overflow ? " overflows" : " exceeds the limit of " + str(limit)));
+        return Status::oom(cat({what, ": ", text, (overflow ? " overflows" : " exceeds the limit of " + str(limit))}));
     }
     *out = p;
     return Status::ok();
@@ -78,18 +78,18 @@ Status array(Number address, uint64_t count, size_t element_size, size_t align, 
     uint64_t a = 0;
     SF_RETURN_IF_ERROR(integer(address, (std::string(what) + " address").c_str(), 0, kMaxExactInteger, &a));
     if (a == 0) {
-        if (!optional) return Status::invalid(std::string(what) + " is missing");
+        if (!optional) return Status::invalid(cat({what, " is missing"}));
         *out = nullptr;
         return Status::ok();
     }
-    if (a % align != 0) return Status::invalid(std::string(what) + " address " + str(a) + " is not aligned to " + str(align));
+    if (a % align != 0) return Status::invalid(cat({what, " address ", str(a), " is not aligned to ", str(align)}));
     uint64_t bytes = 0;
     SF_RETURN_IF_ERROR(product({count, element_size}, what, kMaxArrayBytes, &bytes));
     const Arena m = arena();
     // a <= 2^53 and bytes < 2^32: the sum cannot overflow 64 bits.
     if (a < m.begin || a > m.end || bytes > m.end - a)
-        return Status::invalid(std::string(what) + ": " + str(bytes) + " bytes at address " + str(a) +
-                               " are outside the memory [" + str(m.begin) + ", " + str(m.end) + ")");
+        return Status::invalid(cat({what, ": ", str(bytes), " bytes at address ", str(a),
+                                    " are outside the memory [", str(m.begin), ", ", str(m.end), ")"}));
     *out = reinterpret_cast<void*>(uintptr_t(a));
     return Status::ok();
 }

@@ -22,7 +22,7 @@ Status parse_name(const char* option, const TextArg& arg, const std::pair<const 
         }
         expected += (expected.empty() ? "" : ", ") + std::string(known);
     }
-    return Status::invalid(std::string("unknown ") + option + " " + quoted(name) + " (expected " + expected + ")");
+    return Status::invalid(cat({std::string("unknown "), option, " ", quoted(name), " (expected ", expected, ")"}));
 }
 
 }  // namespace

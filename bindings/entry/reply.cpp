@@ -69,4 +69,26 @@ int reply_internal(const char* what, const char* message) noexcept {
 
 const char* reply_text() noexcept { return g_reply; }
 
+int guarded_call(const char* what, Status (*run)(void*), void* body) noexcept {
+#if defined(__cpp_exceptions)
+    if (!hold_reserves()) return reply_out_of_memory(what);
+    int code;
+    try {
+        code = reply(run(body));
+    } catch (const std::bad_alloc&) {
+        code = reply_out_of_memory(what);
+    } catch (const std::length_error&) {  // a container asked for more than it can ever hold
+        code = reply_out_of_memory(what);
+    } catch (const std::exception& e) {
+        code = reply_internal(what, e.what());
+    } catch (...) {
+        code = reply_internal(what, "unknown exception");
+    }
+    (void)hold_reserves();  // the call returned or unwound, freeing what it took: take the reserves back
+    return code;
+#else
+    return reply(run(body));
+#endif
+}
+
 }  // namespace simdformer::entry

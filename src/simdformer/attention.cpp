@@ -18,14 +18,14 @@ namespace {
 Status validate(const AttentionRequest& r) {
     if (!r.q || !r.k || !r.v) return Status::invalid("attention needs Q, K and V");
     if (r.n_seq_q == 0 || r.n_seq_k == 0 || r.d_k == 0 || r.d_v == 0)
-        return Status::invalid("attention sizes must be positive (n_seq_q=" + std::to_string(r.n_seq_q) +
-                               ", n_seq_k=" + std::to_string(r.n_seq_k) + ", d_k=" + std::to_string(r.d_k) +
-                               ", d_v=" + std::to_string(r.d_v) + ")");
+        return Status::invalid(cat({"attention sizes must be positive (n_seq_q=", r.n_seq_q,
+                                    ", n_seq_k=", r.n_seq_k, ", d_k=", r.d_k,
+                                    ", d_v=", r.d_v, ")"}));
     const size_t limit = size_t(1) << 24;
     size_t p;
     if (r.n_seq_q > limit || r.n_seq_k > limit || r.d_k > limit || r.d_v > limit || !checked_mul(r.n_seq_q, r.n_seq_k, &p) ||
         p > kMaxBufferFloats)
-        return Status::oom("attention of " + std::to_string(r.n_seq_q) + " x " + std::to_string(r.n_seq_k) + " is too large");
+        return Status::oom(cat({"attention of ", r.n_seq_q, " x ", r.n_seq_k, " is too large"}));
     SF_RETURN_IF_ERROR(check_finite(r.q, r.n_seq_q * r.d_k, "Q"));
     SF_RETURN_IF_ERROR(check_finite(r.k, r.n_seq_k * r.d_k, "K"));
     SF_RETURN_IF_ERROR(check_finite(r.v, r.n_seq_k * r.d_v, "V"));
@@ -75,7 +75,7 @@ Status positional_encoding(size_t n_positions, size_t d, float* out) {
     if (n_positions == 0 || d == 0) return Status::invalid("positional_encoding needs n_positions > 0 and d > 0");
     size_t p;
     if (!checked_mul(n_positions, d, &p) || p > kMaxBufferFloats)
-        return Status::oom("positional table of " + std::to_string(n_positions) + " x " + std::to_string(d) + " is too large");
+        return Status::oom(cat({"positional table of ", n_positions, " x ", d, " is too large"}));
     sinusoidal_positions(n_positions, d, out);
     return Status::ok();
 }

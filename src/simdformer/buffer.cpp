@@ -49,13 +49,13 @@ Result<Buffer> Buffer::allocate(size_t size, const char* what, bool zero) {
     Buffer b;
     if (size == 0) return b;
     if (size > kMaxBufferFloats) {
-        return Status::oom(std::string(what) + ": " + std::to_string(size) +
-                           " floats exceed the per-buffer limit of " + std::to_string(kMaxBufferFloats));
+        return Status::oom(cat({what, ": ", size,
+                                " floats exceed the per-buffer limit of ", kMaxBufferFloats}));
     }
     const size_t bytes = round_up(size * sizeof(float), kAlignBytes);
     void* p = std::aligned_alloc(kAlignBytes, bytes);
     if (!p) {
-        return Status::oom(std::string(what) + ": cannot allocate " + std::to_string(bytes) + " bytes");
+        return Status::oom(cat({what, ": cannot allocate ", bytes, " bytes"}));
     }
     if (zero) std::memset(p, 0, bytes);
     b.data_ = static_cast<float*>(p);

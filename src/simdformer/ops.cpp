@@ -16,9 +16,9 @@ Status layer_norm(size_t rows, size_t d, const float* x, const float* gamma, con
     if (!x || !gamma || !beta || !y) return Status::invalid("layer_norm: x, gamma, beta and y are required");
     size_t n;
     if (rows == 0 || d == 0)
-        return Status::invalid("layer_norm: rows=" + std::to_string(rows) + " and d=" + std::to_string(d) + " must be positive");
+        return Status::invalid(cat({"layer_norm: rows=", rows, " and d=", d, " must be positive"}));
     if (!checked_mul(rows, d, &n) || n > kMaxBufferFloats)
-        return Status::oom("layer_norm: rows=" + std::to_string(rows) + " x d=" + std::to_string(d) + " is too large");
+        return Status::oom(cat({"layer_norm: rows=", rows, " x d=", d, " is too large"}));
     if (!(eps > 0.0f) || !std::isfinite(eps)) return Status::invalid("layer_norm: eps must be a positive number");
     SF_RETURN_IF_ERROR(check_finite(x, n, "layer_norm: x"));
     SF_RETURN_IF_ERROR(check_finite(gamma, d, "layer_norm: gamma"));
@@ -35,8 +35,8 @@ LinearOp& LinearOp::operator=(LinearOp&&) noexcept = default;
 Result<LinearOp> LinearOp::create(const float* weight, const float* bias, size_t in_features, size_t out_features) {
     if (!weight) return Status::invalid("linear: weight is missing");
     if (in_features == 0 || out_features == 0)
-        return Status::invalid("linear: in_features=" + std::to_string(in_features) + " and out_features=" +
-                               std::to_string(out_features) + " must be positive");
+        return Status::invalid(cat({"linear: in_features=", in_features, " and out_features=",
+                                    out_features, " must be positive"}));
     size_t n;
     if (!checked_mul(in_features, out_features, &n) || n > kMaxBufferFloats) return Status::oom("linear: weight too large");
     SF_RETURN_IF_ERROR(check_finite(weight, n, "linear: weight"));
@@ -53,8 +53,8 @@ Status LinearOp::forward(size_t rows, const float* x, float* y) const {
     size_t n_in = 0, n_out = 0;
     if (!checked_mul(rows, linear_->in_features(), &n_in) || !checked_mul(rows, linear_->out_features(), &n_out) ||
         n_in > kMaxBufferFloats || n_out > kMaxBufferFloats)
-        return Status::oom("linear: " + std::to_string(rows) + " rows of " + std::to_string(linear_->in_features()) +
-                           " -> " + std::to_string(linear_->out_features()) + " values are too large");
+        return Status::oom(cat({"linear: ", rows, " rows of ", linear_->in_features(),
+                                " -> ", linear_->out_features(), " values are too large"}));
     SF_RETURN_IF_ERROR(check_finite(x, n_in, "linear: x"));
     linear_->forward(rows, x, linear_->in_features(), y, linear_->out_features());
     return Status::ok();

@@ -3,8 +3,10 @@
 // dimension and both values so a user can act on it (JS receives it as an Error message).
 #pragma once
 
+#include <initializer_list>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 
 namespace simdformer {
@@ -47,6 +49,35 @@ private:
     StatusCode code_ = StatusCode::kOk;
     std::string message_;
 };
+
+// One piece of a message for cat(): text, or an integer written as std::to_string writes it.
+// A char is refused (it would be a number here, a character in std::string's operator+).
+class StrPiece {
+public:
+    StrPiece(const char* s) : view_(s) {}                             // NOLINT: implicit on purpose
+    StrPiece(const std::string& s) : view_(s) {}                      // NOLINT
+    StrPiece(std::string_view s) : view_(s) {}                        // NOLINT
+    StrPiece(char) = delete;
+    StrPiece(int v) : StrPiece(static_cast<long long>(v)) {}          // NOLINT
+    StrPiece(long v) : StrPiece(static_cast<long long>(v)) {}         // NOLINT
+    StrPiece(long long v);                                            // NOLINT
+    StrPiece(unsigned v) : StrPiece(static_cast<unsigned long long>(v)) {}       // NOLINT
+    StrPiece(unsigned long v) : StrPiece(static_cast<unsigned long long>(v)) {}  // NOLINT
+    StrPiece(unsigned long long v);                                   // NOLINT
+    StrPiece(const StrPiece&) = delete;  // view_ may point into digits_
+    StrPiece& operator=(const StrPiece&) = delete;
+    std::string_view view() const { return view_; }
+
+private:
+    char digits_[24];
+    std::string_view view_;
+};
+
+// The pieces joined: cat({"tensor '", name, "' has ", n, " rows"}). One call and one allocation
+// where `"tensor '" + name + "' has " + std::to_string(n) + " rows"` makes a temporary string,
+// and in wasm an unwinding cleanup, per `+`: the error messages are most of the code that only
+// ever runs on bad input (issue 30).
+std::string cat(std::initializer_list<StrPiece> pieces);
 
 // A value or the Status explaining why there is none.
 template <class T>

@@ -19,8 +19,8 @@ NormRef layer_norm_names(const WeightReader& checkpoint, const std::string& pref
 Result<std::string> detect_prefix(const WeightReader& checkpoint, const std::string& prefix, const std::string& probe) {
     if (checkpoint.has(prefix + probe)) return prefix;
     if (checkpoint.has(probe)) return std::string();
-    return Status::invalid("missing tensor '" + prefix + probe + "' (or '" + probe +
-                           "' without the prefix): is this checkpoint the model its config.json describes?");
+    return Status::invalid(cat({"missing tensor '", prefix, probe, "' (or '", probe,
+                                "' without the prefix): is this checkpoint the model its config.json describes?"}));
 }
 
 namespace {

@@ -37,8 +37,8 @@ public:
         // BertForSequenceClassification: classifier [num_labels, d] on the pooler's output.
         if (names_sequence_classifier(config)) {
             if (!ref.has_pooler)
-                return Status::invalid("config says " + config.head_class + ", whose classifier reads the pooler, but '" +
-                                       base + "pooler.dense.weight' is missing");
+                return Status::invalid(cat({"config says ", config.head_class, ", whose classifier reads the pooler, but '",
+                                            base, "pooler.dense.weight' is missing"}));
             ref.has_classifier = true;
             ref.classifier.reads_pooler = true;
             ref.classifier.out = dense("classifier.");
@@ -85,8 +85,8 @@ Result<TextConfig> normalize_bert_family(const HfConfig& c, Architecture archite
     SF_RETURN_IF_ERROR(c.require("is_decoder", false, "BERT as a causal decoder"));
     SF_RETURN_IF_ERROR(c.require("add_cross_attention", false, "cross-attention"));
     if (t.d_model % t.n_heads != 0)
-        return Status::invalid("config \"hidden_size\" = " + std::to_string(t.d_model) +
-                               " is not divisible by \"num_attention_heads\" = " + std::to_string(t.n_heads));
+        return Status::invalid(cat({"config \"hidden_size\" = ", t.d_model,
+                                    " is not divisible by \"num_attention_heads\" = ", t.n_heads}));
     t.max_positions = t.max_position_embeddings;
     return t;
 }

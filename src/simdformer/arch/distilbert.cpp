@@ -28,8 +28,8 @@ public:
         SF_RETURN_IF_ERROR(c.boolean("tie_word_embeddings", true, &t.tie_word_embeddings));
         SF_RETURN_IF_ERROR(c.string("torch_dtype", "", &t.torch_dtype));
         if (t.d_model % t.n_heads != 0)
-            return Status::invalid("config \"dim\" = " + std::to_string(t.d_model) + " is not divisible by \"n_heads\" = " +
-                                   std::to_string(t.n_heads));
+            return Status::invalid(cat({"config \"dim\" = ", t.d_model, " is not divisible by \"n_heads\" = ",
+                                        t.n_heads}));
         t.layer_norm_eps = 1e-12f;  // hard-coded in every DistilBERT LayerNorm
         t.type_vocab_size = 0;
         t.max_positions = t.max_position_embeddings;

@@ -55,8 +55,8 @@ public:
         // dropout probabilities, summary_* (GPT2DoubleHeadsModel's head), n_ctx and
         // task_specific_params of the original checkpoints, use_cache.
         if (t.d_model % t.n_heads != 0)
-            return Status::invalid("config \"n_embd\" = " + std::to_string(t.d_model) + " is not divisible by \"n_head\" = " +
-                                   std::to_string(t.n_heads));
+            return Status::invalid(cat({"config \"n_embd\" = ", t.d_model, " is not divisible by \"n_head\" = ",
+                                        t.n_heads}));
         t.type_vocab_size = 0;
         t.max_positions = t.max_position_embeddings;
         t.causal = true;

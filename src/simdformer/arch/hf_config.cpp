@@ -27,21 +27,21 @@ bool label_index(const std::string& key, int64_t* out) {
 // id2label {"0": "NEGATIVE", "1": "POSITIVE"}: num_labels is its size; label i is the value of key
 // i, or LABEL_<i> (HF's default name) where there is none.
 Status read_id2label(const json& id2label, TextConfig* t) {
-    if (!id2label.is_object()) return Status::invalid(quoted("id2label") + " must be an object, not " + id2label.dump());
+    if (!id2label.is_object()) return Status::invalid(cat({quoted("id2label"), " must be an object, not ", id2label.dump()}));
     if (id2label.size() > kMaxLabels)
-        return Status::invalid(quoted("id2label") + " has " + std::to_string(id2label.size()) + " labels (at most " +
-                               std::to_string(kMaxLabels) + ")");
+        return Status::invalid(cat({quoted("id2label"), " has ", id2label.size(), " labels (at most ",
+                                    kMaxLabels, ")"}));
     std::vector<std::pair<int64_t, std::string>> named;
     for (const auto& item : id2label.items()) {
         const std::string& key = item.key();
         const json& value = item.value();
         int64_t index = 0;
         if (!label_index(key, &index))
-            return Status::invalid(quoted("id2label") + " key \"" + key + "\" is not an integer");
+            return Status::invalid(cat({quoted("id2label"), " key \"", key, "\" is not an integer"}));
         if (!value.is_string())
-            return Status::invalid(quoted("id2label") + " value of \"" + key + "\" must be a string, not " + value.dump());
+            return Status::invalid(cat({quoted("id2label"), " value of \"", key, "\" must be a string, not ", value.dump()}));
         for (const auto& [seen, name] : named)
-            if (seen == index) return Status::invalid(quoted("id2label") + " names label " + key + " twice");
+            if (seen == index) return Status::invalid(cat({quoted("id2label"), " names label ", key, " twice"}));
         named.push_back({index, value.get<std::string>()});
     }
     t->num_labels = named.size();
@@ -61,15 +61,15 @@ Status HfConfig::size(std::initializer_list<const char*> names, size_t lo, size_
         auto it = j_.find(name);
         if (it == j_.end()) continue;
         if (!it->is_number_integer())
-            return Status::invalid(quoted(name) + " must be an integer, not " + it->dump());
+            return Status::invalid(cat({quoted(name), " must be an integer, not ", it->dump()}));
         const bool negative = it->is_number_integer() && !it->is_number_unsigned() && it->get<int64_t>() < 0;
         const uint64_t v = negative ? 0 : it->get<uint64_t>();
         if (negative || v < lo || v > hi)
-            return Status::invalid(quoted(name) + " = " + it->dump() + " is outside [" + std::to_string(lo) + ", " +
-                                   std::to_string(hi) + "]");
+            return Status::invalid(cat({quoted(name), " = ", it->dump(), " is outside [", lo, ", ",
+                                        hi, "]"}));
         if (found && size_t(v) != *out)
-            return Status::invalid(quoted(found) + " and " + quoted(name) + " disagree (" + std::to_string(*out) +
-                                   " vs " + std::to_string(v) + ")");
+            return Status::invalid(cat({quoted(found), " and ", quoted(name), " disagree (", *out,
+                                        " vs ", v, ")"}));
         found = name;
         *out = size_t(v);
     }
@@ -87,11 +87,11 @@ Status HfConfig::token_id(const char* name, size_t hi, int64_t fallback, int64_t
         *out = -1;
         return Status::ok();
     }
-    if (!it->is_number_integer()) return Status::invalid(quoted(name) + " must be an integer or null, not " + it->dump());
+    if (!it->is_number_integer()) return Status::invalid(cat({quoted(name), " must be an integer or null, not ", it->dump()}));
     const int64_t v = it->get<int64_t>();
     if (v < 0 || uint64_t(v) >= hi)
-        return Status::invalid(quoted(name) + " = " + std::to_string(v) + " is outside the vocabulary [0, " +
-                               std::to_string(hi) + ")");
+        return Status::invalid(cat({quoted(name), " = ", v, " is outside the vocabulary [0, ",
+                                    hi, ")"}));
     *out = v;
     return Status::ok();
 }
@@ -118,9 +118,9 @@ Status HfConfig::generation_token_ids(const char* name, size_t hi, int64_t fallb
         if (*out >= 0) all->push_back(*out);
         return Status::ok();
     }
-    if (it->size() > 1024) return Status::invalid(quoted(name) + " lists " + std::to_string(it->size()) + " ids (at most 1024)");
+    if (it->size() > 1024) return Status::invalid(cat({quoted(name), " lists ", it->size(), " ids (at most 1024)"}));
     for (const nlohmann::json& id : *it) {
-        if (!id.is_number_integer()) return Status::invalid(quoted(name) + " must list integers, not " + id.dump());
+        if (!id.is_number_integer()) return Status::invalid(cat({quoted(name), " must list integers, not ", id.dump()}));
         const bool in_range = id.is_number_unsigned() ? id.get<uint64_t>() < hi
                                                       : id.get<int64_t>() >= 0 && uint64_t(id.get<int64_t>()) < hi;
         if (in_range) all->push_back(id.get<int64_t>());
@@ -136,10 +136,10 @@ Status HfConfig::positive_number(const char* name, double hi, float fallback, fl
         *out = fallback;
         return Status::ok();
     }
-    if (!it->is_number()) return Status::invalid(quoted(name) + " must be a number, not " + it->dump());
+    if (!it->is_number()) return Status::invalid(cat({quoted(name), " must be a number, not ", it->dump()}));
     const double v = it->get<double>();
     if (!std::isfinite(v) || !(v > 0) || v > hi)
-        return Status::invalid(quoted(name) + " = " + it->dump() + " must be a positive number <= " + std::to_string(hi));
+        return Status::invalid(cat({quoted(name), " = ", it->dump(), " must be a positive number <= ", std::to_string(hi)}));
     *out = float(v);
     return Status::ok();
 }
@@ -150,7 +150,7 @@ Status HfConfig::string(const char* name, const std::string& fallback, std::stri
         *out = fallback;
         return Status::ok();
     }
-    if (!it->is_string()) return Status::invalid(quoted(name) + " must be a string, not " + it->dump());
+    if (!it->is_string()) return Status::invalid(cat({quoted(name), " must be a string, not ", it->dump()}));
     *out = it->get<std::string>();
     return Status::ok();
 }
@@ -161,7 +161,7 @@ Status HfConfig::boolean(const char* name, bool fallback, bool* out) const {
         *out = fallback;
         return Status::ok();
     }
-    if (!it->is_boolean()) return Status::invalid(quoted(name) + " must be true or false, not " + it->dump());
+    if (!it->is_boolean()) return Status::invalid(cat({quoted(name), " must be true or false, not ", it->dump()}));
     *out = it->get<bool>();
     return Status::ok();
 }
@@ -179,8 +179,8 @@ Status HfConfig::activation(std::initializer_list<const char*> names, const std:
     else if (*name == "relu") *out = Activation::kRelu;
     else if (*name == "silu" || *name == "swish") *out = Activation::kSilu;
     else
-        return Status::unsupported(quoted(key) + " = \"" + *name +
-                                   "\" is not supported (supported: gelu, gelu_new, gelu_pytorch_tanh, relu, silu, swish)");
+        return Status::unsupported(cat({quoted(key), " = \"", *name,
+                                        "\" is not supported (supported: gelu, gelu_new, gelu_pytorch_tanh, relu, silu, swish)"}));
     return Status::ok();
 }
 
@@ -199,14 +199,14 @@ Status HfConfig::task_head(TextConfig* t) const {
     SF_RETURN_IF_ERROR(string("problem_type", "", &t->problem_type));
     for (const char* allowed : {"", "regression", "single_label_classification", "multi_label_classification"})
         if (t->problem_type == allowed) return Status::ok();
-    return Status::invalid(quoted("problem_type") + " = \"" + t->problem_type +
-                           "\" is not one of regression, single_label_classification, multi_label_classification");
+    return Status::invalid(cat({quoted("problem_type"), " = \"", t->problem_type,
+                                "\" is not one of regression, single_label_classification, multi_label_classification"}));
 }
 
 Status HfConfig::require(const char* name, const nlohmann::json& expected, const std::string& what) const {
     auto it = j_.find(name);
     if (it == j_.end() || *it == expected) return Status::ok();
-    return Status::unsupported(quoted(name) + " = " + it->dump() + ": " + what + " is not supported");
+    return Status::unsupported(cat({quoted(name), " = ", it->dump(), ": ", what, " is not supported"}));
 }
 
 }  // namespace simdformer

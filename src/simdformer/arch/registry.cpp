@@ -45,7 +45,7 @@ std::string describe(const json& config) {
 }
 
 Status unsupported(const json& config) {
-    return Status::unsupported(describe(config) + " is not supported; supported: " + supported_architectures());
+    return Status::unsupported(cat({describe(config), " is not supported; supported: ", supported_architectures()}));
 }
 
 // No model_type: the first class name in `architectures` decides (BertForMaskedLM -> bert).

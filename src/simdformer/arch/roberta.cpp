@@ -21,9 +21,9 @@ public:
         // Real tokens sit at positions pad + 1, pad + 2, ...: the table's first pad + 1 rows are
         // never a real token's, so 514 rows with pad 1 hold 512 tokens.
         if (t.pad_token_id < 0 || size_t(t.pad_token_id) + 1 >= t.max_position_embeddings)
-            return Status::invalid("config \"pad_token_id\" = " + std::to_string(t.pad_token_id) +
-                                   " leaves no room in \"max_position_embeddings\" = " +
-                                   std::to_string(t.max_position_embeddings));
+            return Status::invalid(cat({"config \"pad_token_id\" = ", t.pad_token_id,
+                                        " leaves no room in \"max_position_embeddings\" = ",
+                                        t.max_position_embeddings}));
         t.position_ids = PositionIds::kAfterPadding;
         t.max_positions = t.max_position_embeddings - size_t(t.pad_token_id) - 1;
         return t;

@@ -29,8 +29,8 @@ Status read_size(const json& j, const char* key, size_t* out) {
     auto it = j.find(key);
     if (it == j.end()) return Status::ok();
     if (!it->is_number_unsigned() || it->get<uint64_t>() > kMaxConfigSize)
-        return Status::invalid(std::string("\"") + key + "\" must be an integer in [0, " + std::to_string(kMaxConfigSize) +
-                               "], not " + it->dump());
+        return Status::invalid(cat({std::string("\""), key, "\" must be an integer in [0, ", kMaxConfigSize,
+                                    "], not ", it->dump()}));
     *out = size_t(it->get<uint64_t>());
     return Status::ok();
 }
@@ -38,7 +38,7 @@ Status read_size(const json& j, const char* key, size_t* out) {
 Status read_int(const json& j, const char* key, int64_t* out) {
     auto it = j.find(key);
     if (it == j.end()) return Status::ok();
-    if (!it->is_number_integer()) return Status::invalid(std::string("\"") + key + "\" must be an integer");
+    if (!it->is_number_integer()) return Status::invalid(cat({std::string("\""), key, "\" must be an integer"}));
     *out = it->get<int64_t>();
     return Status::ok();
 }
@@ -46,7 +46,7 @@ Status read_int(const json& j, const char* key, int64_t* out) {
 Status read_bool(const json& j, const char* key, bool* out) {
     auto it = j.find(key);
     if (it == j.end()) return Status::ok();
-    if (!it->is_boolean()) return Status::invalid(std::string("\"") + key + "\" must be true or false");
+    if (!it->is_boolean()) return Status::invalid(cat({std::string("\""), key, "\" must be true or false"}));
     *out = it->get<bool>();
     return Status::ok();
 }
@@ -54,7 +54,7 @@ Status read_bool(const json& j, const char* key, bool* out) {
 Status read_string(const json& j, const char* key, std::string* out) {
     auto it = j.find(key);
     if (it == j.end()) return Status::ok();
-    if (!it->is_string()) return Status::invalid(std::string("\"") + key + "\" must be a string");
+    if (!it->is_string()) return Status::invalid(cat({std::string("\""), key, "\" must be a string"}));
     *out = it->get<std::string>();
     return Status::ok();
 }
@@ -96,7 +96,7 @@ Status parse_named(const Named<E> (&table)[N], const char* key, const std::strin
         }
         names += (i ? ", " : "") + std::string(table[i].name);
     }
-    return Status::invalid(std::string("\"") + key + "\" '" + s + "' is not one of " + names);
+    return Status::invalid(cat({std::string("\""), key, "\" '", s, "' is not one of ", names}));
 }
 
 }  // namespace
@@ -139,18 +139,18 @@ Status ModelConfig::validate() const {
     if (nhead == 0) return Status::invalid("nhead must be positive");
     // An explicit head_dim (rotary decoders) makes the attention nhead * head_dim wide, whatever d_model is.
     if (head_dim == 0 && d_model % nhead != 0)
-        return Status::invalid("d_model=" + std::to_string(d_model) + " is not divisible by nhead=" + std::to_string(nhead));
+        return Status::invalid(cat({"d_model=", d_model, " is not divisible by nhead=", nhead}));
     if (kv_heads() > nhead || nhead % kv_heads() != 0)
-        return Status::invalid("num_key_value_heads=" + std::to_string(kv_heads()) +
-                               " must divide num_attention_heads=" + std::to_string(nhead));
+        return Status::invalid(cat({"num_key_value_heads=", kv_heads(),
+                                    " must divide num_attention_heads=", nhead}));
     if (head_dim > 65536 || nhead > 65536 || q_width() > 1u << 20)
-        return Status::invalid("nhead=" + std::to_string(nhead) + " x head_dim=" + std::to_string(d_head()) + " is too wide");
-    if (d_model > 65536) return Status::invalid("d_model=" + std::to_string(d_model) + " exceeds 65536");
+        return Status::invalid(cat({"nhead=", nhead, " x head_dim=", d_head(), " is too wide"}));
+    if (d_model > 65536) return Status::invalid(cat({"d_model=", d_model, " exceeds 65536"}));
     if (kind != TorchModule::kMultiheadAttention && dim_feedforward == 0)
         return Status::invalid("dim_feedforward must be positive");
-    if (dim_feedforward > 1u << 20) return Status::invalid("dim_feedforward=" + std::to_string(dim_feedforward) + " exceeds 1048576");
+    if (dim_feedforward > 1u << 20) return Status::invalid(cat({"dim_feedforward=", dim_feedforward, " exceeds 1048576"}));
     if (!(layer_norm_eps > 0.0f) || !std::isfinite(layer_norm_eps)) return Status::invalid("layer_norm_eps must be a positive number");
-    if (max_len == 0 || max_len > 1u << 16) return Status::invalid("max_len=" + std::to_string(max_len) + " must be in [1, 65536]");
+    if (max_len == 0 || max_len > 1u << 16) return Status::invalid(cat({"max_len=", max_len, " must be in [1, 65536]"}));
     if (additive_dim > 65536) return Status::invalid("additive_dim exceeds 65536");
     if (num_encoder_layers > 1024 || num_decoder_layers > 1024) return Status::invalid("more than 1024 layers");
     if (kind == TorchModule::kEncoder && num_encoder_layers == 0)
@@ -184,7 +184,7 @@ Status check_known_keys(const json& j) {
         "bos_token", "eos_token"};
     for (auto it = j.begin(); it != j.end(); ++it) {
         if (!known.count(it.key()) && !ignored_keys().count(it.key()))
-            return Status::invalid("config has an unknown key \"" + it.key() + "\"");
+            return Status::invalid(cat({"config has an unknown key \"", it.key(), "\""}));
     }
     return Status::ok();
 }

@@ -10,9 +10,9 @@ namespace simdformer {
 // [offset, offset + n) inside a source of `size` bytes, written so it cannot overflow.
 Status check_range(uint64_t offset, uint64_t n, uint64_t size, const std::string& what) {
     if (offset > size || n > size - offset)
-        return Status::io(what + ": bytes [" + std::to_string(offset) + ", " + std::to_string(offset) + " + " +
-                          std::to_string(n) + ") are beyond its end (" + std::to_string(size) +
-                          " bytes): the file is truncated or corrupt");
+        return Status::io(cat({what, ": bytes [", offset, ", ", offset, " + ",
+                               n, ") are beyond its end (", size,
+                               " bytes): the file is truncated or corrupt"}));
     return Status::ok();
 }
 
@@ -43,13 +43,13 @@ FileSource& FileSource::operator=(FileSource&& other) noexcept {
 
 Result<FileSource> FileSource::open(const std::string& path) {
     std::FILE* f = std::fopen(path.c_str(), "rb");
-    if (!f) return Status::io("cannot open '" + path + "'");
+    if (!f) return Status::io(cat({"cannot open '", path, "'"}));
     FileSource source;
     source.file_ = f;
     source.path_ = path;
-    if (fseeko(f, 0, SEEK_END) != 0) return Status::io("cannot seek in '" + path + "'");
+    if (fseeko(f, 0, SEEK_END) != 0) return Status::io(cat({"cannot seek in '", path, "'"}));
     const off_t end = ftello(f);
-    if (end < 0) return Status::io("cannot tell the size of '" + path + "'");
+    if (end < 0) return Status::io(cat({"cannot tell the size of '", path, "'"}));
     source.size_ = uint64_t(end);
     return source;
 }
@@ -60,8 +60,8 @@ Status FileSource::read(uint64_t offset, size_t n, uint8_t* dst) {
     if (!f) return Status::io("file source is closed");
     if (n == 0) return Status::ok();
     if (fseeko(f, off_t(offset), SEEK_SET) != 0 || std::fread(dst, 1, n, f) != n)
-        return Status::io("cannot read " + std::to_string(n) + " bytes at offset " + std::to_string(offset) + " of '" +
-                          path_ + "'");
+        return Status::io(cat({"cannot read ", n, " bytes at offset ", offset, " of '",
+                               path_, "'"}));
     return Status::ok();
 }
 

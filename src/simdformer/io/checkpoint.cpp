@@ -20,16 +20,16 @@ Status check_is_safetensors(const CheckpointShard& shard) {
     static const char* const foreign[] = {".bin", ".pt", ".pth", ".ckpt", ".h5", ".msgpack", ".gguf", ".onnx", ".pkl"};
     for (const char* ext : foreign)
         if (ends_with(shard.name, ext))
-            return Status::unsupported("'" + shard.name + "' is not a safetensors file; simdformer reads only "
-                                       "safetensors checkpoints (model.safetensors, or shards with "
-                                       "model.safetensors.index.json)");
+            return Status::unsupported(cat({"'", shard.name, "' is not a safetensors file; simdformer reads only "
+                                            "safetensors checkpoints (model.safetensors, or shards with "
+                                            "model.safetensors.index.json)"}));
     uint8_t magic[4] = {};
     if (shard.source->size() >= 4) SF_RETURN_IF_ERROR(shard.source->read(0, 4, magic));
     if (std::memcmp(magic, "PK\x03\x04", 4) == 0)
-        return Status::unsupported("'" + shard.name + "' is a zip archive (a PyTorch .bin/.pt checkpoint), not "
-                                   "safetensors; simdformer reads only safetensors checkpoints");
+        return Status::unsupported(cat({"'", shard.name, "' is a zip archive (a PyTorch .bin/.pt checkpoint), not "
+                                        "safetensors; simdformer reads only safetensors checkpoints"}));
     if (std::memcmp(magic, "GGUF", 4) == 0)
-        return Status::unsupported("'" + shard.name + "' is a GGUF file, not safetensors");
+        return Status::unsupported(cat({"'", shard.name, "' is a GGUF file, not safetensors"}));
     return Status::ok();
 }
 
@@ -46,7 +46,7 @@ Result<std::map<std::string, std::string>> parse_index(const std::string& text) 
     std::map<std::string, std::string> map;
     for (auto it = wm->begin(); it != wm->end(); ++it) {
         if (!it->is_string())
-            return Status::io("model.safetensors.index.json: weight_map entry '" + it.key() + "' is not a file name");
+            return Status::io(cat({"model.safetensors.index.json: weight_map entry '", it.key(), "' is not a file name"}));
         map[it.key()] = it->get<std::string>();
     }
     return map;
@@ -59,7 +59,7 @@ Result<Checkpoint> Checkpoint::open(const std::vector<CheckpointShard>& shards, 
     if (shards.empty())
         return Status::io("no weights file: expected model.safetensors (or model.safetensors.index.json and its shards)");
     if (options.chunk_bytes < 64 || options.chunk_bytes > (size_t{1} << 30))
-        return Status::invalid("chunk_bytes=" + std::to_string(options.chunk_bytes) + " must be in [64, 2^30]");
+        return Status::invalid(cat({"chunk_bytes=", options.chunk_bytes, " must be in [64, 2^30]"}));
     Checkpoint c;
     c.shards_ = shards;
     c.chunk_bytes_ = options.chunk_bytes / 8 * 8;  // whole elements of every dtype
@@ -69,18 +69,18 @@ Result<Checkpoint> Checkpoint::open(const std::vector<CheckpointShard>& shards, 
     std::map<std::string, size_t> shard_of_name;
     for (size_t s = 0; s < shards.size(); ++s) {
         const CheckpointShard& shard = shards[s];
-        if (!shard.source) return Status::invalid("checkpoint file '" + shard.name + "' has no bytes");
+        if (!shard.source) return Status::invalid(cat({"checkpoint file '", shard.name, "' has no bytes"}));
         if (!shard_of_name.emplace(shard.name, s).second)
-            return Status::invalid("checkpoint file '" + shard.name + "' is given twice");
+            return Status::invalid(cat({"checkpoint file '", shard.name, "' is given twice"}));
         SF_RETURN_IF_ERROR(check_is_safetensors(shard));
         auto header = read_safetensors_header(*shard.source, s);
-        if (!header.is_ok()) return header.status().with_context("'" + shard.name + "' (" + std::to_string(shard.source->size()) + " bytes)");
+        if (!header.is_ok()) return header.status().with_context(cat({"'", shard.name, "' (", shard.source->size(), " bytes)"}));
         if (s == 0) c.metadata_ = header.value().metadata;
         for (TensorInfo& t : header.value().tensors) {
             auto [it, fresh] = c.index_.emplace(t.name, c.tensors_.size());
             if (!fresh)
-                return Status::io("tensor '" + t.name + "' is in both '" + shards[c.tensors_[it->second].shard].name +
-                                  "' and '" + shard.name + "'");
+                return Status::io(cat({"tensor '", t.name, "' is in both '", shards[c.tensors_[it->second].shard].name,
+                                       "' and '", shard.name, "'"}));
             c.total_bytes_ += t.bytes;
             c.tensors_.push_back(std::move(t));
         }
@@ -93,12 +93,12 @@ Result<Checkpoint> Checkpoint::open(const std::vector<CheckpointShard>& shards, 
         for (const auto& [name, file] : weight_map) {
             auto s = shard_of_name.find(file);
             if (s == shard_of_name.end())
-                return Status::io("model.safetensors.index.json puts '" + name + "' in '" + file +
-                                  "', which was not given");
+                return Status::io(cat({"model.safetensors.index.json puts '", name, "' in '", file,
+                                       "', which was not given"}));
             const TensorInfo* t = c.find(name);
             if (!t || t->shard != s->second)
-                return Status::io("model.safetensors.index.json puts '" + name + "' in '" + file +
-                                  "', which does not hold it");
+                return Status::io(cat({"model.safetensors.index.json puts '", name, "' in '", file,
+                                       "', which does not hold it"}));
         }
     }
     return c;
@@ -133,16 +133,16 @@ Status Checkpoint::report_done() {
 
 Status Checkpoint::read_bytes(const TensorInfo& t, uint64_t offset, size_t n, uint8_t* dst) {
     const Status st = shards_[t.shard].source->read(offset, n, dst);
-    if (!st.is_ok()) return st.with_context("tensor '" + t.name + "' in '" + shards_[t.shard].name + "'");
+    if (!st.is_ok()) return st.with_context(cat({"tensor '", t.name, "' in '", shards_[t.shard].name, "'"}));
     bytes_read_ += n;
     return progress();
 }
 
 Status Checkpoint::read_i8(const TensorInfo& t, uint64_t first, size_t n, int8_t* dst) {
     if (t.dtype != DType::kI8)
-        return Status::unsupported("tensor '" + t.name + "' has dtype " + dtype_name(t.dtype) + ", not I8");
+        return Status::unsupported(cat({"tensor '", t.name, "' has dtype ", dtype_name(t.dtype), ", not I8"}));
     if (first > t.elements || n > t.elements - first)
-        return Status::invalid("tensor '" + t.name + "': elements out of range");
+        return Status::invalid(cat({"tensor '", t.name, "': elements out of range"}));
     for (size_t done = 0; done < n;) {  // straight into dst, in reads of at most chunk_bytes_
         const size_t count = std::min(chunk_bytes_, n - done);
         SF_RETURN_IF_ERROR(read_bytes(t, t.offset + first + done, count, reinterpret_cast<uint8_t*>(dst + done)));
@@ -153,9 +153,9 @@ Status Checkpoint::read_i8(const TensorInfo& t, uint64_t first, size_t n, int8_t
 
 Status Checkpoint::read_f32(const TensorInfo& t, uint64_t first, size_t n, float* dst) {
     if (!dtype_is_float(t.dtype))
-        return Status::unsupported("tensor '" + t.name + "' has dtype " + dtype_name(t.dtype) + ", not a float type");
+        return Status::unsupported(cat({"tensor '", t.name, "' has dtype ", dtype_name(t.dtype), ", not a float type"}));
     if (first > t.elements || n > t.elements - first)
-        return Status::invalid("tensor '" + t.name + "': elements out of range");
+        return Status::invalid(cat({"tensor '", t.name, "': elements out of range"}));
     const size_t esize = dtype_size(t.dtype);
     const size_t per_chunk = chunk_bytes_ / esize;  // elements per source read
     if (t.dtype != DType::kF32 && staging_.empty()) {
@@ -178,7 +178,7 @@ Status Checkpoint::read_f32(const TensorInfo& t, uint64_t first, size_t n, float
 
 Result<Buffer> Checkpoint::read(const TensorInfo& t) {
     if (t.elements > kMaxBufferFloats)
-        return Status::oom("tensor '" + t.name + "' of " + std::to_string(t.elements) + " elements is too large");
+        return Status::oom(cat({"tensor '", t.name, "' of ", t.elements, " elements is too large"}));
     SF_ASSIGN_OR_RETURN(Buffer b, Buffer::uninitialized(size_t(t.elements), t.name.c_str()));
     SF_RETURN_IF_ERROR(read_f32(t, 0, b.size(), b.data()));
     return b;

@@ -6,8 +6,8 @@ namespace simdformer {
 
 Status check_json_limits(std::string_view text, const char* what) {
     if (text.size() > kMaxJsonBytes)
-        return Status::invalid(std::string(what) + ": " + std::to_string(text.size()) + " bytes of JSON exceed the " +
-                               std::to_string(kMaxJsonBytes) + "-byte limit");
+        return Status::invalid(cat({what, ": ", text.size(), " bytes of JSON exceed the ",
+                                    kMaxJsonBytes, "-byte limit"}));
     // One pass: brackets count outside strings only (a string may hold '[' or an escaped quote).
     size_t depth = 0;
     bool in_string = false, escaped = false;
@@ -20,8 +20,8 @@ Status check_json_limits(std::string_view text, const char* what) {
             in_string = true;
         } else if (c == '[' || c == '{') {
             if (++depth > kMaxJsonDepth)
-                return Status::invalid(std::string(what) + ": JSON nested deeper than " + std::to_string(kMaxJsonDepth) +
-                                       " levels");
+                return Status::invalid(cat({what, ": JSON nested deeper than ", kMaxJsonDepth,
+                                            " levels"}));
         } else if ((c == ']' || c == '}') && depth > 0) {
             --depth;
         }

@@ -17,14 +17,14 @@ Status parse_load_options(const std::string& text, LoadOptions* options) {
             if (!it->is_string()) return Status::invalid("load option \"weights\" must be a string");
             const std::string w = it->get<std::string>();
             if (w != "f32" && w != "int8")
-                return Status::invalid("load option \"weights\" = \"" + w + "\" is not one of f32, int8");
+                return Status::invalid(cat({"load option \"weights\" = \"", w, "\" is not one of f32, int8"}));
             options->weights = w == "int8" ? WeightFormat::kInt8 : WeightFormat::kF32;
         } else if (it.key() == "chunkBytes") {
             if (!it->is_number_unsigned() || it->get<uint64_t>() < 64 || it->get<uint64_t>() > (uint64_t{1} << 30))
-                return Status::invalid("load option \"chunkBytes\" must be an integer in [64, 2^30], not " + it->dump());
+                return Status::invalid(cat({"load option \"chunkBytes\" must be an integer in [64, 2^30], not ", it->dump()}));
             options->chunk_bytes = size_t(it->get<uint64_t>());
         } else {
-            return Status::invalid("unknown load option \"" + it.key() + "\" (known: weights, chunkBytes)");
+            return Status::invalid(cat({"unknown load option \"", it.key(), "\" (known: weights, chunkBytes)"}));
         }
     }
     return Status::ok();

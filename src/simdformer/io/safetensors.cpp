@@ -15,7 +15,7 @@ using nlohmann::json;
 
 // Reads a JSON array of non-negative integers that fit in 64 bits.
 Status read_sizes(const json& j, const char* what, std::vector<uint64_t>* out) {
-    const Status bad = Status::io(std::string("\"") + what + "\" is not an array of non-negative integers");
+    const Status bad = Status::io(cat({std::string("\""), what, "\" is not an array of non-negative integers"}));
     if (!j.is_array()) return bad;
     for (const json& e : j) {
         if (!e.is_number_unsigned()) return bad;
@@ -32,7 +32,7 @@ bool mul_u64(uint64_t a, uint64_t b, uint64_t* out) {
 }
 
 Status parse_entry(const std::string& name, const json& e, uint64_t data_offset, uint64_t data_size, TensorInfo* t) {
-    auto bad = [&](const std::string& what) { return Status::io("tensor '" + name + "': " + what); };
+    auto bad = [&](const std::string& what) { return Status::io(cat({"tensor '", name, "': ", what})); };
     if (!e.is_object()) return bad("header entry is not an object");
     auto dt = e.find("dtype");
     auto sh = e.find("shape");
@@ -43,11 +43,11 @@ Status parse_entry(const std::string& name, const json& e, uint64_t data_offset,
     t->name = name;
     const std::string dtype = dt->get<std::string>();
     if (!parse_dtype(dtype, &t->dtype))
-        return Status::unsupported("tensor '" + name + "': dtype " + dtype + " is not supported (" +
-                                   supported_dtype_names() + ")");
+        return Status::unsupported(cat({"tensor '", name, "': dtype ", dtype, " is not supported (",
+                                        supported_dtype_names(), ")"}));
     std::vector<uint64_t> shape, offsets;
-    SF_RETURN_IF_ERROR(read_sizes(*sh, "shape", &shape).with_context("tensor '" + name + "'"));
-    SF_RETURN_IF_ERROR(read_sizes(*off, "data_offsets", &offsets).with_context("tensor '" + name + "'"));
+    SF_RETURN_IF_ERROR(read_sizes(*sh, "shape", &shape).with_context(cat({"tensor '", name, "'"})));
+    SF_RETURN_IF_ERROR(read_sizes(*off, "data_offsets", &offsets).with_context(cat({"tensor '", name, "'"})));
     if (offsets.size() != 2) return bad("\"data_offsets\" is not [begin, end]");
     const uint64_t begin = offsets[0], end = offsets[1];
     if (begin > end) return bad("data_offsets begin " + std::to_string(begin) + " > end " + std::to_string(end));
@@ -80,7 +80,7 @@ Status parse_entry(const std::string& name, const json& e, uint64_t data_offset,
 Status parse_metadata(const json& m, std::map<std::string, std::string>* out) {
     if (!m.is_object()) return Status::io("__metadata__ is not an object");
     for (auto it = m.begin(); it != m.end(); ++it) {
-        if (!it->is_string()) return Status::io("__metadata__ value '" + it.key() + "' is not a string");
+        if (!it->is_string()) return Status::io(cat({"__metadata__ value '", it.key(), "' is not a string"}));
         (*out)[it.key()] = it->get<std::string>();
     }
     return Status::ok();
@@ -126,7 +126,7 @@ Status parse_header_json(const char* text, size_t n, ParsedJson* out) {
     if (!j.is_object()) return Status::io("not a safetensors file: the header is not a JSON object");
     DuplicateKeyFinder keys;
     (void)sax_parse_json(std::string_view(text, n), &keys);
-    if (!keys.duplicate.empty()) return Status::io("the header names tensor '" + keys.duplicate + "' more than once");
+    if (!keys.duplicate.empty()) return Status::io(cat({"the header names tensor '", keys.duplicate, "' more than once"}));
     return Status::ok();
 }
 
@@ -135,18 +135,18 @@ Status parse_header_json(const char* text, size_t n, ParsedJson* out) {
 Result<SafetensorsHeader> read_safetensors_header(ByteSource& source, size_t shard) {
     const uint64_t size = source.size();
     if (size < 8)
-        return Status::io("not a safetensors file: " + std::to_string(size) +
-                          " bytes is shorter than the 8-byte header length");
+        return Status::io(cat({"not a safetensors file: ", size,
+                               " bytes is shorter than the 8-byte header length"}));
     uint8_t len[8];
     SF_RETURN_IF_ERROR(source.read(0, 8, len));
     uint64_t n = 0;
     for (int i = 7; i >= 0; --i) n = (n << 8) | len[i];
     if (n > size - 8)
-        return Status::io("not a safetensors file (or truncated): header length " + std::to_string(n) +
-                          " exceeds the " + std::to_string(size - 8) + " bytes after it");
+        return Status::io(cat({"not a safetensors file (or truncated): header length ", n,
+                               " exceeds the ", size - 8, " bytes after it"}));
     if (n > kMaxSafetensorsHeaderBytes)
-        return Status::io("safetensors header of " + std::to_string(n) + " bytes exceeds the " +
-                          std::to_string(kMaxSafetensorsHeaderBytes) + "-byte limit");
+        return Status::io(cat({"safetensors header of ", n, " bytes exceeds the ",
+                               kMaxSafetensorsHeaderBytes, "-byte limit"}));
     std::string text(size_t(n), '\0');
     SF_RETURN_IF_ERROR(source.read(8, size_t(n), reinterpret_cast<uint8_t*>(text.data())));
     ParsedJson parsed;
@@ -172,8 +172,8 @@ Result<SafetensorsHeader> read_safetensors_header(ByteSource& source, size_t sha
     std::sort(by_offset.begin(), by_offset.end(), [](auto* a, auto* b) { return a->offset < b->offset; });
     for (size_t i = 1; i < by_offset.size(); ++i) {
         if (by_offset[i]->offset < by_offset[i - 1]->offset + by_offset[i - 1]->bytes)
-            return Status::io("tensors '" + by_offset[i - 1]->name + "' and '" + by_offset[i]->name +
-                              "' have overlapping data_offsets");
+            return Status::io(cat({"tensors '", by_offset[i - 1]->name, "' and '", by_offset[i]->name,
+                                   "' have overlapping data_offsets"}));
     }
     std::sort(h.tensors.begin(), h.tensors.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
     return h;

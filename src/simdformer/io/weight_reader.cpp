@@ -20,13 +20,13 @@ uint64_t TensorInfo::row_elements() const {
 
 Result<const TensorInfo*> WeightReader::expect(const std::string& name, const Shape& shape) const {
     const TensorInfo* t = find(name);
-    if (!t) return Status::invalid("missing tensor '" + name + "' " + shape_string(shape));
+    if (!t) return Status::invalid(cat({"missing tensor '", name, "' ", shape_string(shape)}));
     if (t->shape != shape)
-        return Status::shape("tensor '" + name + "' has shape " + shape_string(t->shape) + ", expected " +
-                             shape_string(shape));
+        return Status::shape(cat({"tensor '", name, "' has shape ", shape_string(t->shape), ", expected ",
+                                  shape_string(shape)}));
     if (!dtype_is_float(t->dtype))
-        return Status::unsupported("tensor '" + name + "' has dtype " + dtype_name(t->dtype) +
-                                   "; weights must be F32, F16, BF16 or F64");
+        return Status::unsupported(cat({"tensor '", name, "' has dtype ", dtype_name(t->dtype),
+                                        "; weights must be F32, F16, BF16 or F64"}));
     return t;
 }
 
@@ -34,20 +34,20 @@ Status WeightReader::read_rows(const TensorInfo& t, size_t row0, size_t n_rows, 
     const uint64_t row = t.row_elements();
     const uint64_t first = uint64_t(row0) * row, count = uint64_t(n_rows) * row;
     if (row0 > t.rows() || n_rows > t.rows() - row0 || count > SIZE_MAX)
-        return Status::invalid("tensor '" + t.name + "': rows [" + std::to_string(row0) + ", +" +
-                               std::to_string(n_rows) + ") are outside its " + std::to_string(t.rows()) + " rows");
+        return Status::invalid(cat({"tensor '", t.name, "': rows [", row0, ", +",
+                                    n_rows, ") are outside its ", t.rows(), " rows"}));
     SF_RETURN_IF_ERROR(read_f32(t, first, size_t(count), dst));
     for (size_t i = 0; i < count; ++i)
         if (!std::isfinite(dst[i]))
-            return Status::invalid("tensor '" + t.name + "' holds a non-finite value (" + std::to_string(dst[i]) +
-                                   ") at element " + std::to_string(first + i));
+            return Status::invalid(cat({"tensor '", t.name, "' holds a non-finite value (", std::to_string(dst[i]),
+                                        ") at element ", first + i}));
     return Status::ok();
 }
 
 Result<Buffer> WeightReader::take(const std::string& name, const Shape& shape) {
     SF_ASSIGN_OR_RETURN(const TensorInfo* t, expect(name, shape));
     if (t->elements > kMaxBufferFloats)
-        return Status::oom("tensor '" + name + "' of " + std::to_string(t->elements) + " elements is too large");
+        return Status::oom(cat({"tensor '", name, "' of ", t->elements, " elements is too large"}));
     SF_ASSIGN_OR_RETURN(Buffer b, Buffer::uninitialized(size_t(t->elements), name.c_str()));
     SF_RETURN_IF_ERROR(read_rows(*t, 0, size_t(t->rows()), b.data()));
     mark_used(*t, b.size());
@@ -55,7 +55,7 @@ Result<Buffer> WeightReader::take(const std::string& name, const Shape& shape) {
 }
 
 Status WeightReader::read_i8(const TensorInfo& t, uint64_t, size_t, int8_t*) {
-    return Status::unsupported("tensor '" + t.name + "': this reader has no int8 tensors");
+    return Status::unsupported(cat({"tensor '", t.name, "': this reader has no int8 tensors"}));
 }
 
 void WeightReader::mark_used(const TensorInfo& t, size_t parameters) {
@@ -107,7 +107,7 @@ std::vector<const TensorInfo*> MapWeightReader::tensor_list() const {
 Status MapWeightReader::read_f32(const TensorInfo& t, uint64_t first, size_t n, float* dst) {
     auto it = tensors_.find(t.name);
     if (it == tensors_.end() || first > it->second.data.size() || n > it->second.data.size() - first)
-        return Status::invalid("tensor '" + t.name + "': elements out of range");
+        return Status::invalid(cat({"tensor '", t.name, "': elements out of range"}));
     if (n) std::memcpy(dst, it->second.data.data() + first, n * sizeof(float));
     return Status::ok();
 }
@@ -115,7 +115,7 @@ Status MapWeightReader::read_f32(const TensorInfo& t, uint64_t first, size_t n, 
 Status MapWeightReader::read_i8(const TensorInfo& t, uint64_t first, size_t n, int8_t* dst) {
     auto it = tensors_.find(t.name);
     if (it == tensors_.end() || first > it->second.i8.size() || n > it->second.i8.size() - first)
-        return Status::invalid("tensor '" + t.name + "': int8 elements out of range");
+        return Status::invalid(cat({"tensor '", t.name, "': int8 elements out of range"}));
     if (n) std::memcpy(dst, it->second.i8.data() + first, n);
     return Status::ok();
 }

@@ -6,21 +6,6 @@
 
 namespace simdformer {
 
-Result<DecoderLayer> DecoderLayer::load(WeightReader& reader, const DecoderLayerRef& ref, const ModelConfig& config) {
-    DecoderLayer l;
-    l.norm_first_ = config.norm_first;
-    l.d_model_ = config.d_model;
-    const size_t d = config.d_model;
-    const float eps = config.layer_norm_eps;
-    SF_ASSIGN_OR_RETURN(l.self_attn_, MultiHeadAttention::load(reader, ref.self_attention, config));
-    SF_ASSIGN_OR_RETURN(l.cross_attn_, MultiHeadAttention::load(reader, ref.cross_attention, config));
-    SF_ASSIGN_OR_RETURN(l.feed_forward_, FeedForward::load(reader, ref.feed_forward, config));
-    SF_ASSIGN_OR_RETURN(l.norm1_, LayerNorm::load(reader, ref.norm1, d, eps));
-    SF_ASSIGN_OR_RETURN(l.norm2_, LayerNorm::load(reader, ref.norm2, d, eps));
-    SF_ASSIGN_OR_RETURN(l.norm3_, LayerNorm::load(reader, ref.norm3, d, eps));
-    return l;
-}
-
 void DecoderLayer::project_memory(size_t rows, const float* memory, float* k, float* v) const {
     cross_attn_.project_kv(rows, memory, memory, d_model_, k, v, d_model_);
 }

@@ -4,18 +4,6 @@
 
 namespace simdformer {
 
-Result<EncoderLayer> EncoderLayer::load(WeightReader& reader, const EncoderLayerRef& ref, const ModelConfig& config) {
-    EncoderLayer l;
-    l.norm_first_ = config.norm_first;
-    l.sliding_window_ = ref.sliding_window;
-    l.d_model_ = config.d_model;
-    SF_ASSIGN_OR_RETURN(l.self_attn_, MultiHeadAttention::load(reader, ref.attention, config));
-    SF_ASSIGN_OR_RETURN(l.feed_forward_, FeedForward::load(reader, ref.feed_forward, config));
-    SF_ASSIGN_OR_RETURN(l.norm1_, LayerNorm::load(reader, ref.norm1, config.d_model, config.layer_norm_eps));
-    SF_ASSIGN_OR_RETURN(l.norm2_, LayerNorm::load(reader, ref.norm2, config.d_model, config.layer_norm_eps));
-    return l;
-}
-
 void EncoderLayer::forward(size_t n_batch, size_t n_seq, float* x, const SequenceMasks& masks,
                            const AttentionOptions& options, const LayerScratch& s, float* weights) const {
     forward_cached(n_batch, n_seq, x, scratch_keys_values(s, n_seq, self_attn_.kv_width()), masks, options, s, weights);

@@ -59,8 +59,8 @@ Status load_prequantized(WeightReader& r, const TensorInfo& w, bool out_in, size
     SF_RETURN_IF_ERROR(r.read_rows(*s, first, out, scales));
     for (size_t j = 0; j < out; ++j)
         if (!(scales[j] >= 0.0f))
-            return Status::invalid("tensor '" + scale_name + "': scale " + std::to_string(scales[j]) + " of channel " +
-                                   std::to_string(first + j) + " is negative");
+            return Status::invalid(cat({"tensor '", scale_name, "': scale ", std::to_string(scales[j]), " of channel ",
+                                        first + j, " is negative"}));
     r.mark_used(*s, 0);  // scales are not parameters of their own
     const size_t row = size_t(w.row_elements());
     const size_t rows = chunk_rows(r, (row + 3) / 4);  // int8 rows: four per float of staging

@@ -28,41 +28,6 @@ AttendArgs contiguous_attend_args(size_t n_batch, size_t n_seq_q, size_t n_seq_k
     return a;
 }
 
-Result<MultiHeadAttention> MultiHeadAttention::load(WeightReader& reader, const AttentionRef& ref,
-                                                    const ModelConfig& config) {
-    MultiHeadAttention m;
-    const size_t d = config.d_model;
-    m.d_model_ = d;
-    m.nhead_ = config.nhead;
-    m.n_kv_heads_ = config.kv_heads();
-    m.d_head_ = config.d_head();
-    m.additive_dim_ = config.additive_dim;
-    if (m.n_kv_heads_ == 0 || m.nhead_ % m.n_kv_heads_ != 0)
-        return Status::invalid("num_key_value_heads=" + std::to_string(m.n_kv_heads_) +
-                               " does not divide num_attention_heads=" + std::to_string(m.nhead_));
-    const size_t qw = config.q_width(), kvw = config.kv_width();
-    SF_ASSIGN_OR_RETURN(m.q_proj_, Linear::load(reader, ref.q, d, qw));
-    SF_ASSIGN_OR_RETURN(m.k_proj_, Linear::load(reader, ref.k, d, kvw));
-    SF_ASSIGN_OR_RETURN(m.v_proj_, Linear::load(reader, ref.v, d, kvw));
-    SF_ASSIGN_OR_RETURN(m.out_proj_, Linear::load(reader, ref.out, qw, d));
-
-    if (m.additive_dim_ > 0) {
-        const size_t h = m.nhead_, da = m.additive_dim_, dh = m.d_head_;
-        SF_ASSIGN_OR_RETURN(Buffer wq, reader.take(ref.additive.q_weight, {h, da, dh}));
-        SF_ASSIGN_OR_RETURN(Buffer wk, reader.take(ref.additive.k_weight, {h, da, dh}));
-        SF_ASSIGN_OR_RETURN(m.add_v_, reader.take(ref.additive.v_weight, {h, da}));
-        const size_t per_head = kernels::packed_b_size(dh, da);
-        SF_ASSIGN_OR_RETURN(m.add_q_packed_, Buffer::uninitialized(h * per_head, "additive.q_weight"));
-        SF_ASSIGN_OR_RETURN(m.add_k_packed_, Buffer::uninitialized(h * per_head, "additive.k_weight"));
-        for (size_t i = 0; i < h; ++i) {
-            // W [d_a, d_head] used as Wᵀ: element (p, j) = W[j, p].
-            kernels::pack_b(dh, da, wq.data() + i * da * dh, 1, dh, m.add_q_packed_.data() + i * per_head);
-            kernels::pack_b(dh, da, wk.data() + i * da * dh, 1, dh, m.add_k_packed_.data() + i * per_head);
-        }
-    }
-    return m;
-}
-
 size_t MultiHeadAttention::pack_floats(const ModelConfig& config, size_t n_seq_k) {
     const size_t dh = config.d_head();
     return std::max(kernels::packed_b_size(dh, n_seq_k),    // K_hᵀ [d_head, n_seq_k]

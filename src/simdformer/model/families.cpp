@@ -23,7 +23,7 @@ const FamilyRow kFamilies[] = {
 Result<std::unique_ptr<Runner>> load_runner(Family family, const RunnerSpec& spec, WeightReader& reader) {
     for (const FamilyRow& row : kFamilies)
         if (row.family == family) return row.load(spec, reader);
-    return Status::unsupported(std::string("no runner for the family ") + family_name(family));
+    return Status::unsupported(cat({std::string("no runner for the family "), family_name(family)}));
 }
 
 }  // namespace simdformer::detail

@@ -2,6 +2,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "simdformer/io/json_limits.h"
 #include "simdformer/model/info_json.h"
 #include "simdformer/model/model_state.h"
 
@@ -20,8 +21,13 @@ double shortest_float(float f) {
 }
 
 nlohmann::json parse_config_object(const std::string& text) {
-    nlohmann::json original = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
-    return original.is_discarded() ? nlohmann::json::object() : original;
+    // The loader's parser (io/json_limits.h), not json::parse: that one is a second instantiation
+    // of nlohmann's parser (over std::string iterators, with the callback DOM builder), ~17 KB of
+    // wasm for this one call. The text passed check_json_limits when the model was loaded.
+    ParsedJson parsed;
+    parse_json(text, &parsed);
+    if (parsed.value.is_discarded()) return nlohmann::json::object();
+    return std::move(parsed.value);
 }
 
 }  // namespace detail

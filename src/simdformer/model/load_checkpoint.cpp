@@ -71,9 +71,9 @@ Status check_weights_fit(const Checkpoint& c, WeightFormat weights) {
     std::string hint;
     if (weights == WeightFormat::kF32 && held_weight_bytes(c, WeightFormat::kInt8) + in_use <= limit)
         hint = "; with weights 'int8' it would take " + megabytes(held_weight_bytes(c, WeightFormat::kInt8));
-    return Status::oom("the weights need at least " + megabytes(need) + " as " +
-                       (weights == WeightFormat::kInt8 ? "int8" : "f32") + ", and this engine can hold at most " +
-                       megabytes(limit) + " (" + megabytes(in_use) + " in use)" + hint);
+    return Status::oom(cat({"the weights need at least ", megabytes(need), " as ",
+                            (weights == WeightFormat::kInt8 ? "int8" : "f32"), ", and this engine can hold at most ",
+                            megabytes(limit), " (", megabytes(in_use), " in use)", hint}));
 }
 
 }  // namespace

@@ -24,11 +24,11 @@ size_t argmax(const float* x, size_t n) {
 
 Status check_sampler(const SamplerOptions& o, size_t vocab) {
     if (!std::isfinite(o.temperature) || o.temperature < 0.0f)
-        return Status::invalid("temperature=" + std::to_string(o.temperature) + " must be a finite number >= 0");
+        return Status::invalid(cat({"temperature=", std::to_string(o.temperature), " must be a finite number >= 0"}));
     if (!(o.top_p > 0.0f && o.top_p <= 1.0f))
-        return Status::invalid("top_p=" + std::to_string(o.top_p) + " must be in (0, 1]");
+        return Status::invalid(cat({"top_p=", std::to_string(o.top_p), " must be in (0, 1]"}));
     if (o.top_k > vocab)
-        return Status::invalid("top_k=" + std::to_string(o.top_k) + " exceeds the vocabulary size " + std::to_string(vocab));
+        return Status::invalid(cat({"top_k=", o.top_k, " exceeds the vocabulary size ", vocab}));
     return Status::ok();
 }
 

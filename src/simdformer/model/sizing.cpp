@@ -21,7 +21,7 @@ Result<WorkspaceLimits> workspace_limits(const DecodeRequest& r) {
     constexpr uint64_t kMaxContext = (uint64_t{1} << 32) - 1;
     const uint64_t context = uint64_t(r.n_seq) + uint64_t(r.max_new_tokens);
     if (r.n_seq > kMaxContext || r.max_new_tokens > kMaxContext || context > kMaxContext)
-        return Status::invalid("nSeq + maxNewTokens = " + std::to_string(context) + " exceeds " + std::to_string(kMaxContext));
+        return Status::invalid(cat({"nSeq + maxNewTokens = ", context, " exceeds ", kMaxContext}));
     WorkspaceLimits limits;
     limits.max_batch = r.n_batch;
     limits.max_src_len = std::max<size_t>(r.n_seq, 1);

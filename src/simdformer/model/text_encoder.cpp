@@ -4,7 +4,7 @@
 namespace simdformer::detail {
 
 Status TextEncoder::forward(const ForwardRequest&, WorkspaceImpl&) const {
-    return Status::invalid("this is a " + stack_.config.model_type + " text model: call forward_text");
+    return Status::invalid(cat({"this is a ", stack_.config.model_type, " text model: call forward_text"}));
 }
 
 void TextEncoder::fill_positions(const TextRequest& r, TextWorkspace& ws) const {
@@ -63,15 +63,15 @@ void TextEncoder::run_heads(const TextRequest& r, TextWorkspace& ws) const {
 Status TextEncoder::check_heads(const TextRequest& r) const {
     if (r.need_pooler && !pooler_) return Status::invalid("this checkpoint has no pooler (pooler.dense)");
     if (r.need_classifier && !classifier_)
-        return Status::unsupported("this checkpoint has no sequence-classification head (its config.json " +
-                                   std::string(stack_.config.head_class.empty()
-                                                   ? "names no architectures"
-                                                   : "says " + stack_.config.head_class) + ")");
+        return Status::unsupported(cat({"this checkpoint has no sequence-classification head (its config.json ",
+                                        std::string(stack_.config.head_class.empty()
+                                                        ? "names no architectures"
+                                                        : "says " + stack_.config.head_class), ")"}));
     if (r.need_token_logits && !token_head_)
-        return Status::unsupported("this checkpoint has no token-classification or question-answering head (its "
-                                   "config.json " + std::string(stack_.config.head_class.empty()
-                                                                    ? "names no architectures"
-                                                                    : "says " + stack_.config.head_class) + ")");
+        return Status::unsupported(cat({"this checkpoint has no token-classification or question-answering head (its "
+                                        "config.json ", std::string(stack_.config.head_class.empty()
+                                                                         ? "names no architectures"
+                                                                         : "says " + stack_.config.head_class), ")"}));
     return Status::ok();
 }
 

@@ -14,16 +14,16 @@ std::string str(size_t v) { return std::to_string(v); }
 Status check_ids(const int32_t* ids, size_t n, size_t limit, const char* what) {
     for (size_t i = 0; i < n; ++i)
         if (ids[i] < 0 || size_t(ids[i]) >= limit)
-            return Status::invalid(std::string(what) + " " + std::to_string(ids[i]) + " at index " + str(i) +
-                                   " is outside [0, " + str(limit) + ")");
+            return Status::invalid(cat({what, " ", ids[i], " at index ", str(i),
+                                        " is outside [0, ", str(limit), ")"}));
     return Status::ok();
 }
 
 Status check_attention_mask(const uint8_t* mask, size_t n) {
     for (size_t i = 0; i < n; ++i)
         if (mask[i] > 1)
-            return Status::invalid("attention_mask holds " + std::to_string(int(mask[i])) + " at index " + str(i) +
-                                   " (allowed: 1 = token, 0 = padding)");
+            return Status::invalid(cat({"attention_mask holds ", int(mask[i]), " at index ", str(i),
+                                        " (allowed: 1 = token, 0 = padding)"}));
     return Status::ok();
 }
 
@@ -39,9 +39,9 @@ Status TextStack::check_request(const Runner& owner, const TextRequest& r, const
     const TextConfig& t = config;
     if (r.n_seq == 0) return Status::invalid("n_seq must be at least 1");
     if (r.n_seq > t.max_positions)
-        return Status::invalid("n_seq=" + str(r.n_seq) + " exceeds the model's " + str(t.max_positions) + " positions");
+        return Status::invalid(cat({"n_seq=", str(r.n_seq), " exceeds the model's ", str(t.max_positions), " positions"}));
     if (r.n_seq > ws.max_len)
-        return Status::invalid("n_seq=" + str(r.n_seq) + " exceeds the workspace's limit of " + str(ws.max_len));
+        return Status::invalid(cat({"n_seq=", str(r.n_seq), " exceeds the workspace's limit of ", str(ws.max_len)}));
     const size_t n = r.n_batch * r.n_seq;
     if (!r.tokens) return Status::invalid("tokens are required");
     SF_RETURN_IF_ERROR(check_ids(r.tokens, n, t.vocab_size, "token id"));
@@ -55,17 +55,17 @@ Status TextStack::check_request(const Runner& owner, const TextRequest& r, const
 Status TextStack::check_logits_rows(const TextRequest& r, const TextWorkspace& ws, bool has_head) const {
     if (r.n_logits_rows == 0) return Status::ok();
     if (!has_head) return Status::invalid("this checkpoint has no masked-LM head, so it has no logits");
-    if (!r.logits_rows) return Status::invalid("n_logits_rows=" + str(r.n_logits_rows) + " but no logits_rows given");
+    if (!r.logits_rows) return Status::invalid(cat({"n_logits_rows=", str(r.n_logits_rows), " but no logits_rows given"}));
     if (r.n_logits_rows > ws.limits.max_logits_rows)
-        return Status::invalid("n_logits_rows=" + str(r.n_logits_rows) + " exceeds the workspace's max_logits_rows=" +
-                               str(ws.limits.max_logits_rows));
+        return Status::invalid(cat({"n_logits_rows=", str(r.n_logits_rows), " exceeds the workspace's max_logits_rows=",
+                                    str(ws.limits.max_logits_rows)}));
     return check_ids(r.logits_rows, r.n_logits_rows, r.n_batch * r.n_seq, "logits row");
 }
 
 Status TextStack::check_probe(const TextRequest& r) const {
     if (r.probe_out && r.probe_layer >= layers.size())
-        return Status::invalid("probe_layer=" + str(r.probe_layer) + " but the model has " + str(layers.size()) +
-                               " layers");
+        return Status::invalid(cat({"probe_layer=", str(r.probe_layer), " but the model has ", str(layers.size()),
+                                    " layers"}));
     return Status::ok();
 }
 

@@ -13,9 +13,9 @@ namespace {
 std::string str(size_t v) { return std::to_string(v); }
 
 Status check_length(size_t n_seq, size_t max_len, const char* which) {
-    if (n_seq == 0) return Status::invalid(std::string(which) + " sequence is empty");
+    if (n_seq == 0) return Status::invalid(cat({which, " sequence is empty"}));
     if (n_seq > max_len)
-        return Status::invalid(std::string(which) + " length " + str(n_seq) + " exceeds the workspace's limit of " + str(max_len));
+        return Status::invalid(cat({which, " length ", str(n_seq), " exceeds the workspace's limit of ", str(max_len)}));
     return Status::ok();
 }
 
@@ -49,19 +49,19 @@ Status TorchStack::check_sequence(const SequenceInput& s, size_t n_batch, size_t
                                   const std::optional<TokenEmbedding>& embedding) const {
     const ModelConfig& c = shape_;
     if (s.n_seq > c.max_len)
-        return Status::invalid(std::string(which) + " length " + str(s.n_seq) + " exceeds the model's max_len=" +
-                               str(c.max_len));
+        return Status::invalid(cat({which, " length ", str(s.n_seq), " exceeds the model's max_len=",
+                                    str(c.max_len)}));
     SF_RETURN_IF_ERROR(check_length(s.n_seq, max_len, which));
     const size_t tokens = n_batch * s.n_seq;
     if (embedding) {
-        if (!s.tokens) return Status::invalid(std::string(which) + ": this model takes token ids, none given");
+        if (!s.tokens) return Status::invalid(cat({which, ": this model takes token ids, none given"}));
         for (size_t i = 0; i < tokens; ++i)
             if (s.tokens[i] < 0 || size_t(s.tokens[i]) >= embedding->vocab_size())
-                return Status::invalid(std::string(which) + " token " + std::to_string(s.tokens[i]) + " at index " +
-                                       str(i) + " is outside the vocabulary [0, " + str(embedding->vocab_size()) + ")");
+                return Status::invalid(cat({which, " token ", s.tokens[i], " at index ",
+                                            str(i), " is outside the vocabulary [0, ", str(embedding->vocab_size()), ")"}));
     } else {
         if (!s.embeddings)
-            return Status::invalid(std::string(which) + ": this model takes vectors [n_seq, d_model], none given");
+            return Status::invalid(cat({which, ": this model takes vectors [n_seq, d_model], none given"}));
         SF_RETURN_IF_ERROR(check_finite(s.embeddings, tokens * c.d_model, which));
     }
     if (s.attn_mask) SF_RETURN_IF_ERROR(check_additive_mask(s.attn_mask, s.n_seq * s.n_seq, "attn_mask"));
@@ -123,7 +123,7 @@ Status TorchStack::forward_attention(const ForwardRequest& r, TorchStackWorkspac
         SF_RETURN_IF_ERROR(check_finite(r.key, B * nk * d, "key"));
         SF_RETURN_IF_ERROR(check_finite(r.value, B * nk * d, "value"));
     } else if (nq > ws.max_tgt) {
-        return Status::invalid("query length " + str(nq) + " exceeds the workspace's key limit of " + str(ws.max_tgt));
+        return Status::invalid(cat({"query length ", str(nq), " exceeds the workspace's key limit of ", str(ws.max_tgt)}));
     }
     if (r.src.attn_mask) SF_RETURN_IF_ERROR(check_additive_mask(r.src.attn_mask, nq * nk, "attn_mask"));
     const LayerScratch s = ws.layers.scratch();

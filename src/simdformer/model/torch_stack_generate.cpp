@@ -31,13 +31,13 @@ Result<GenerationPlan> plan_generation(const ModelConfig& c, const GenerateReque
     g.eos = r.eos >= 0 ? r.eos : c.eos_token;
     g.vocab = vocab;
     if (g.bos < 0 || size_t(g.bos) >= vocab)
-        return Status::invalid("bos token " + std::to_string(g.bos) + " is not in the target vocabulary [0, " +
-                               std::to_string(vocab) + ")");
-    if (g.eos >= int64_t(vocab)) return Status::invalid("eos token " + std::to_string(g.eos) + " is not in the target vocabulary");
+        return Status::invalid(cat({"bos token ", g.bos, " is not in the target vocabulary [0, ",
+                                    vocab, ")"}));
+    if (g.eos >= int64_t(vocab)) return Status::invalid(cat({"eos token ", g.eos, " is not in the target vocabulary"}));
     g.max_length = r.max_length ? r.max_length : max_tgt;
     if (g.max_length < 2 || g.max_length > max_tgt || g.max_length > c.max_len)
-        return Status::invalid("max_length=" + std::to_string(g.max_length) + " must be in [2, " +
-                               std::to_string(std::min(max_tgt, c.max_len)) + "]");
+        return Status::invalid(cat({"max_length=", g.max_length, " must be in [2, ",
+                                    std::min(max_tgt, c.max_len), "]"}));
     return g;
 }
 

@@ -39,8 +39,8 @@ Status check_nothing_left(const WeightReader& r, const ModelConfig& c) {
     std::string names;
     for (size_t i = 0; i < extra.size() && i < 5; ++i) names += (i ? ", " : "") + extra[i];
     if (extra.size() > 5) names += ", ...";
-    return Status::invalid(std::to_string(extra.size()) + " unexpected tensor(s) for a " + torch_module_name(c.kind) +
-                           " with this config: " + names);
+    return Status::invalid(cat({extra.size(), " unexpected tensor(s) for a ", torch_module_name(c.kind),
+                                " with this config: ", names}));
 }
 
 }  // namespace

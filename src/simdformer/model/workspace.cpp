@@ -31,18 +31,18 @@ float* WorkspaceImpl::record(std::vector<AttentionMap>& maps, size_t layer, floa
 Status check_batch(const WorkspaceImpl& ws, size_t n_batch, bool need_weights) {
     if (n_batch == 0) return Status::invalid("n_batch must be at least 1");
     if (n_batch > ws.limits.max_batch)
-        return Status::invalid("n_batch=" + std::to_string(n_batch) + " exceeds the workspace's max_batch=" +
-                               std::to_string(ws.limits.max_batch));
+        return Status::invalid(cat({"n_batch=", n_batch, " exceeds the workspace's max_batch=",
+                                    ws.limits.max_batch}));
     if (need_weights && ws.attention.empty())
         return Status::invalid("attention weights requested, but the workspace was made with record_attention=false");
     return Status::ok();
 }
 
 Status workspace_too_large(const WorkspaceLimits& limits) {
-    return Status::oom("workspace for max_batch=" + std::to_string(limits.max_batch) + ", max lengths " +
-                       std::to_string(limits.max_src_len) + "/" + std::to_string(limits.max_tgt_len) +
-                       " would need more memory than simdformer allows (" +
-                       std::to_string(uint64_t{kMaxBufferFloats} * 2 * sizeof(float) >> 20) + " MiB)");
+    return Status::oom(cat({"workspace for max_batch=", limits.max_batch, ", max lengths ",
+                            limits.max_src_len, "/", limits.max_tgt_len,
+                            " would need more memory than simdformer allows (",
+                            uint64_t{kMaxBufferFloats} * 2 * sizeof(float) >> 20, " MiB)"}));
 }
 
 }  // namespace detail

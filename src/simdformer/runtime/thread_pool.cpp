@@ -29,8 +29,8 @@ thread_local bool t_in_task = false;
 
 Status check_thread_count(size_t n_threads) {
     if (n_threads >= 1 && n_threads <= kMaxThreads) return Status::ok();
-    return Status::invalid("threads=" + std::to_string(n_threads) + " is outside [1, " + std::to_string(kMaxThreads) +
-                           "]");
+    return Status::invalid(cat({"threads=", n_threads, " is outside [1, ", kMaxThreads,
+                                "]"}));
 }  // set on pool workers while they run a range
 
 // Marks the current thread as running a task for the lifetime of the guard.
@@ -168,8 +168,8 @@ ThreadPool::~ThreadPool() {
 
 Result<std::unique_ptr<ThreadPool>> ThreadPool::create(size_t n_threads) {
     if (n_threads < 2 || n_threads > kMaxThreads)
-        return Status::invalid("thread pool size " + std::to_string(n_threads) + " is outside [2, " +
-                               std::to_string(kMaxThreads) + "]");
+        return Status::invalid(cat({"thread pool size ", n_threads, " is outside [2, ",
+                                    kMaxThreads, "]"}));
     // Both objects exist before any thread starts, so every failure path below joins what started.
     std::unique_ptr<ThreadPool> pool(new (std::nothrow) ThreadPool(nullptr));
     if (pool) pool->shared_.reset(new (std::nothrow) Shared);
@@ -185,8 +185,8 @@ Result<std::unique_ptr<ThreadPool>> ThreadPool::create(size_t n_threads) {
         }
 #if defined(__cpp_exceptions)
     } catch (const std::exception& e) {  // std::system_error (no thread left) or bad_alloc
-        return Status::oom("thread pool: could only start " + std::to_string(s->started) + " of " +
-                           std::to_string(n_threads - 1) + " worker threads (" + e.what() + ")");
+        return Status::oom(cat({"thread pool: could only start ", s->started, " of ",
+                                n_threads - 1, " worker threads (", e.what(), ")"}));
     }
 #endif
     return pool;
@@ -284,8 +284,8 @@ bool threads_supported() { return false; }
 Status set_threads(size_t n_threads) {
     SF_RETURN_IF_ERROR(check_thread_count(n_threads));
     if (n_threads == 1) return Status::ok();
-    return Status::unsupported("threads=" + std::to_string(n_threads) +
-                               " needs a build with threads (SIMDFORMER_THREADS=ON); this one runs 1 thread");
+    return Status::unsupported(cat({"threads=", n_threads,
+                                    " needs a build with threads (SIMDFORMER_THREADS=ON); this one runs 1 thread"}));
 }
 
 size_t threads() { return 1; }
