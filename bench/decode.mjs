@@ -1,4 +1,4 @@
-// Token-by-token decoding benchmarks, one Node process, single thread everywhere:
+// Token-by-token decoding benchmarks (one thread: both engines interleaved in one Node process):
 //
 // 1. The decoders of bench/models (bench/export_hf.py): GPT-2-small (12 x 768, vocab 50257) and a
 //    SmolLM2-135M-shaped Llama (30 x 576, 9 query heads over 3 key/value heads, vocab 49152):
@@ -9,15 +9,23 @@
 //    keys and the STEPS - 1 after it), interleaved rounds, medians; then the line t(c) = a + b·c
 //    through the end points, the middle point's residual from it (overall and per round), the
 //    weight-streaming share a / t(c) and the per-context-token cost b.
+//    With --weights int8, simdformer quantizes as it loads (weights: 'int8') and onnxruntime-web
+//    runs the q8 graph transformers.js would load (onnx/decoder_with_past_quantized.onnx: dynamic
+//    MatMulInteger, bench/export_hf.py). Then the prompt (prefill) time of 128 tokens: simdformer's
+//    generateText up to its first token against one run of the graph with an empty past (which,
+//    as in transformers.js's generate, computes the logits of every prompt position).
+//    --threads 2: each engine ALONE in its own process (two thread pools on two cores steal each
+//    other's core), alternated simdformer, ORT, ORT, simdformer; the rounds are pooled.
 // 2. The nn.Transformer encoder-decoder Model.generate (d 512, 8 heads, 6 + 6 layers, random
 //    weights written here, source 128 tokens), ms per generated token for 32 and 64 tokens and
 //    per decoding step (their difference); with --before <dist> also the package built from an
 //    earlier commit, interleaved with this one, and whether both generate the same tokens.
 //
-//   node bench/decode.mjs [--quick] [--threads N] [--gpt2-only | --encdec-only] [--decoder gpt2-small|smollm2-135m]
-//                         [--before /path/to/old/dist] [--json out.json]
+//   node bench/decode.mjs [--quick] [--threads N] [--weights f32|int8] [--gpt2-only | --encdec-only]
+//                         [--decoder gpt2-small|smollm2-135m] [--before /path/to/old/dist] [--json out.json]
 //   (--gpt2-only: the decoders only, each exported one of them unless --decoder names one)
 //   (BENCH_ROUNDS, BENCH_STEPS: rounds, and timed steps per round and context)
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -35,6 +43,9 @@ const quick = args.includes('--quick');
 const arg = (name) => (args.includes(name) ? args[args.indexOf(name) + 1] : undefined);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? (quick ? 2 : 5));
 const STEPS = Number(process.env.BENCH_STEPS ?? 16);  // timed steps per round and context
+const WEIGHTS = arg('--weights') ?? 'f32';
+const PREFILL = quick ? 32 : 128;  // prompt tokens of the prefill timing
+const ALONE = arg('--alone');  // 'simdformer' | 'ort': this process times that engine only (the 2-thread runs)
 
 const median = (xs) => { const s = [...xs].sort((a, b) => a - b); return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2; };
 const quantile = (xs, q) => { const s = [...xs].sort((a, b) => a - b); return s[Math.min(s.length - 1, Math.floor(q * s.length))]; };
@@ -42,6 +53,7 @@ const quantile = (xs, q) => { const s = [...xs].sort((a, b) => a - b); return s[
 // (one wasm thread each), so a step's CPU time is its compute without the time other jobs on
 // the loaded machine held the core; wall time is what a user waits.
 const cpuMs = () => { const u = process.cpuUsage(); return (u.user + u.system) / 1000; };
+const cosine = (a, b) => { let ab = 0, aa = 0, bb = 0; for (let i = 0; i < a.length; i++) { ab += a[i] * b[i]; aa += a[i] * a[i]; bb += b[i] * b[i]; } return ab / Math.sqrt(aa * bb); };
 const argmax = (x) => { let best = 0; for (let i = 1; i < x.length; i++) if (x[i] > x[best]) best = i; return best; };
 
 // A fixed pseudo-random stream (LCG) for token ids and weights.
@@ -59,8 +71,10 @@ const manifestOf = (name) => JSON.parse(readFileSync(join(MODELS, 'manifest.json
 async function decoderEngines(sf, name) {
   const dir = join(MODELS, name);
   const manifest = manifestOf(name);
-  const model = await sf.loadPretrained(dir);
-  const session = await ort.InferenceSession.create(readFileSync(join(dir, manifest.onnx)), { executionProviders: ['wasm'], graphOptimizationLevel: 'all' });
+  const int8 = WEIGHTS === 'int8';
+  if (int8 && !manifest.onnx_q8) throw new Error(`${name} has no q8 graph: re-run bench/export_hf.py`);
+  const model = await sf.loadPretrained(dir, int8 ? { weights: 'int8' } : {});
+  const session = await ort.InferenceSession.create(readFileSync(join(dir, int8 ? manifest.onnx_q8 : manifest.onnx)), { executionProviders: ['wasm'], graphOptimizationLevel: 'all' });
   const { layers, d_model: d } = manifest;
   // The past holds the key/value heads only (grouped-query attention for the Llama).
   const heads = manifest.kv_heads ?? manifest.heads, dh = manifest.head_dim ?? d / manifest.heads;
@@ -84,11 +98,19 @@ async function decoderEngines(sf, name) {
   for (let i = 0; i < first.logits.data.length; i++) ortDiff = Math.max(ortDiff, Math.abs(first.logits.data[i] - check.prompt_logits.data[i]));
   const lastRow = check.prompt_logits.data.subarray(check.prompt_logits.data.length - vocab);
   const sfFirst = await model.generateText(promptIds, { maxNewTokens: 1, stop: [] });
-  if (!(ortDiff < 1e-3)) throw new Error(`onnxruntime-web differs from PyTorch by ${ortDiff}`);
-  if (sfFirst.ids[0] !== argmax(lastRow)) throw new Error(`simdformer's first token ${sfFirst.ids[0]} is not PyTorch's ${argmax(lastRow)}`);
+  // f32: both engines equal PyTorch. int8 rounds every weight, so both are compared with PyTorch's
+  // float logits by cosine (each engine's quantization error), and their first tokens reported.
+  let ortCosine = null;
+  if (int8) {
+    ortCosine = cosine(first.logits.data, check.prompt_logits.data);
+    if (!(ortCosine > 0.99)) throw new Error(`onnxruntime-web's q8 logits are far from PyTorch's (cosine ${ortCosine})`);
+  } else {
+    if (!(ortDiff < 1e-3)) throw new Error(`onnxruntime-web differs from PyTorch by ${ortDiff}`);
+    if (sfFirst.ids[0] !== argmax(lastRow)) throw new Error(`simdformer's first token ${sfFirst.ids[0]} is not PyTorch's ${argmax(lastRow)}`);
+  }
 
   return {
-    model, session, vocab, manifest,
+    model, session, vocab, manifest, parameterCount: model.parameterCount,
     // Step times (ms) of STEPS + 1 steps after a prompt of `context` tokens: simdformer's first
     // step consumes the prompt's last token, so step s sees context + s keys; intervals between
     // consecutive onToken calls are the steps 1 .. STEPS.
@@ -115,7 +137,20 @@ async function decoderEngines(sf, name) {
       }
       return { wall, cpu };
     },
-    checks: { ortVsPytorch: ortDiff, firstToken: sfFirst.ids[0] },
+    // The prompt alone: simdformer up to its first token; ORT's one run with an empty past.
+    simdformerPrefill: async (prompt) => {
+      const t0 = performance.now();
+      await model.generateText(prompt, { maxNewTokens: 1, stop: [] });
+      return performance.now() - t0;
+    },
+    ortPrefill: async (prompt) => {
+      const t0 = performance.now();
+      const out = await session.run(feeds(prompt, null, prompt.length));
+      argmax(out.logits.data.subarray(out.logits.data.length - vocab));
+      return performance.now() - t0;
+    },
+    checks: { weights: WEIGHTS, ortVsPytorch: ortDiff, ortLogitsCosine: ortCosine, firstToken: sfFirst.ids[0], pytorchFirstToken: argmax(lastRow),
+      ortFirstToken: argmax(first.logits.data.subarray(first.logits.data.length - vocab)) },
     dispose: async () => { model.dispose(); await session.release(); },
   };
 }
@@ -135,31 +170,72 @@ function linearity(contexts, ms) {
   return { a, b, predicted, residual: (t1 - predicted) / predicted };
 }
 
-async function benchDecoder(sf, name) {
-  console.log(`${name}:`);
+// The timed part of one decoder: step times at each context and prefill times of a PREFILL-token
+// prompt, for the engines named (both interleaved, or one alone), after both engines' checks.
+async function measureDecoder(sf, name, engines) {
   const e = await decoderEngines(sf, name);
+  if (engines.length === 1) {  // alone: release the other engine (ORT's pool must not spin here)
+    if (engines[0] === 'simdformer') await e.session.release(); else e.model.dispose();
+  }
   const contexts = quick ? [16, 128] : [16, 128, 512];
-  const prompts = contexts.map((context) => {
-    const next = lcg(context);
-    return Array.from({ length: context }, () => Math.floor(next() * (e.vocab - 1)));
-  });
-  for (const prompt of prompts) { await e.simdformer(prompt); await e.ort(prompt); }  // warm-up (JIT tier-up, workspace, ORT's arena)
+  const randomPrompt = (length, seed) => { const next = lcg(seed); return Array.from({ length }, () => Math.floor(next() * (e.vocab - 1))); };
+  const prompts = contexts.map((context) => randomPrompt(context, context));
+  const prefillPrompt = randomPrompt(PREFILL, 1000 + PREFILL);
+  for (const engine of engines) {  // warm-up (JIT tier-up, workspace, ORT's arena)
+    for (const prompt of prompts) await e[engine](prompt);
+    await e[`${engine}Prefill`](prefillPrompt);
+  }
   // Rounds outside, contexts inside (their order rotating, the engines alternating), so every
   // round holds all the points of both engines measured close together in time: a change of
   // load between rounds moves a whole round, not one point of the line.
-  const times = contexts.map(() => ({ simdformer: [], ort: [] }));  // [context][engine][round] -> step wall ms
-  const cpuTimes = contexts.map(() => ({ simdformer: [], ort: [] }));  // the same, CPU ms
+  const times = contexts.map(() => Object.fromEntries(engines.map((n) => [n, []])));  // [context][engine][round] -> step wall ms
+  const cpuTimes = contexts.map(() => Object.fromEntries(engines.map((n) => [n, []])));  // the same, CPU ms
+  const prefill = Object.fromEntries(engines.map((n) => [n, []]));  // [engine] -> ms, two per round
   const load = [os.loadavg()[0]];
   for (let r = 0; r < ROUNDS; r++) {
+    const order = r % 2 ? [...engines].reverse() : engines;
     for (let k = 0; k < contexts.length; k++) {
       const i = (k + r) % contexts.length;
-      for (const name of r % 2 ? ['ort', 'simdformer'] : ['simdformer', 'ort']) {
-        const { wall, cpu } = await e[name](prompts[i]);
-        times[i][name].push(wall);
-        cpuTimes[i][name].push(cpu);
+      for (const engine of order) {
+        const { wall, cpu } = await e[engine](prompts[i]);
+        times[i][engine].push(wall);
+        cpuTimes[i][engine].push(cpu);
       }
     }
+    for (let j = 0; j < 2; j++) for (const engine of order) prefill[engine].push(await e[`${engine}Prefill`](prefillPrompt));
     load.push(os.loadavg()[0]);
+  }
+  const out = { contexts, times, cpuTimes, prefill, load, checks: e.checks, manifest: e.manifest, parameterCount: e.parameterCount };
+  if (engines.length === 1) { if (engines[0] === 'simdformer') e.model.dispose(); else await e.session.release(); } else await e.dispose();
+  return out;
+}
+
+// Two threads: each engine alone in its own process (this script with --alone), alternated
+// simdformer, ORT, ORT, simdformer; their rounds pooled as if measured in one.
+function measureDecoderAlone(name) {
+  let pooled = null;
+  for (const engine of ['simdformer', 'ort', 'ort', 'simdformer']) {
+    const argv = [fileURLToPath(import.meta.url), '--alone', engine, '--decoder', name, '--threads', arg('--threads'), '--weights', WEIGHTS, ...(quick ? ['--quick'] : [])];
+    const r = spawnSync(process.execPath, argv, { encoding: 'utf8', maxBuffer: 256 << 20 });
+    if (r.status !== 0) throw new Error(`the ${engine} process failed:\n${r.stdout}\n${r.stderr}`);
+    const m = JSON.parse(r.stdout.slice(r.stdout.indexOf('{"alone"'))).alone;
+    if (!pooled) pooled = { ...m, times: m.contexts.map(() => ({ simdformer: [], ort: [] })), cpuTimes: m.contexts.map(() => ({ simdformer: [], ort: [] })), prefill: { simdformer: [], ort: [] }, load: [] };
+    m.contexts.forEach((_, i) => { pooled.times[i][engine].push(...m.times[i][engine]); pooled.cpuTimes[i][engine].push(...m.cpuTimes[i][engine]); });
+    pooled.prefill[engine].push(...m.prefill[engine]);
+    pooled.load.push(...m.load);
+  }
+  return pooled;
+}
+
+async function benchDecoder(sf, name) {
+  console.log(`${name} (${WEIGHTS === 'int8' ? "int8: simdformer weights: 'int8' against onnxruntime-web's q8 graph" : 'f32'}):`);
+  const threads = Number(arg('--threads') ?? 1);
+  const m = threads > 1 ? measureDecoderAlone(name) : await measureDecoder(sf, name, ['simdformer', 'ort']);
+  const { contexts, times, cpuTimes, load } = m;
+  const e = { manifest: m.manifest, model: { parameterCount: m.parameterCount }, checks: m.checks };
+  if (m.checks.ortLogitsCosine !== null) {
+    console.log(`  checks: first token simdformer ${m.checks.firstToken}, onnxruntime-web ${m.checks.ortFirstToken}, PyTorch f32 ${m.checks.pytorchFirstToken}; `
+      + `ORT q8 logits' cosine to PyTorch f32 ${m.checks.ortLogitsCosine.toFixed(5)}`);
   }
   const rows = contexts.map((context, i) => {
     const row = { context, keysSeen: [context + 1, context + STEPS], steps: times[i].simdformer.flat().length };
@@ -168,7 +244,8 @@ async function benchDecoder(sf, name) {
       row[name] = { ms: median(all), p10: quantile(all, 0.1), p90: quantile(all, 0.9), tokensPerSecond: 1000 / median(all), cpuMs: median(cpuTimes[i][name].flat()) };
     }
     row.speedup = row.ort.ms / row.simdformer.ms;
-    // The same ratio within each round, then its median (load moves both engines of a round).
+    // The same ratio within each round, then its median (load moves both engines of a round;
+    // alone, round r of one process is paired with round r of the other).
     row.speedupSameRound = median(times[i].simdformer.map((s, r) => median(times[i].ort[r]) / median(s)));
     row.speedupCpu = row.ort.cpuMs / row.simdformer.cpuMs;
     console.log(`context ${String(context).padStart(3)}: simdformer ${row.simdformer.ms.toFixed(2)} ms/token (${row.simdformer.tokensPerSecond.toFixed(1)} tok/s, p10-p90 ${row.simdformer.p10.toFixed(1)}-${row.simdformer.p90.toFixed(1)}), `
@@ -176,6 +253,10 @@ async function benchDecoder(sf, name) {
       + `CPU time per step ${row.simdformer.cpuMs.toFixed(2)} vs ${row.ort.cpuMs.toFixed(2)} ms: ${row.speedupCpu.toFixed(2)}x`);
     return row;
   });
+  const prefill = { tokens: PREFILL, simdformerMs: median(m.prefill.simdformer), ortMs: median(m.prefill.ort), rounds: m.prefill.simdformer.length };
+  prefill.ratio = prefill.simdformerMs / prefill.ortMs;
+  console.log(`prefill of ${PREFILL} tokens: simdformer ${prefill.simdformerMs.toFixed(1)} ms (to its first token), onnxruntime-web ${prefill.ortMs.toFixed(1)} ms (one run, empty past): `
+    + `${prefill.ratio.toFixed(2)}x its time (goal <= 0.7x; ${prefill.rounds} runs each)`);
   let fit = null;
   if (contexts.length >= 3) {
     // Bytes one step must read: every weight once (the tied LM head is the embedding table), plus
@@ -188,8 +269,7 @@ async function benchDecoder(sf, name) {
     fit = { bytes, loadavg: load, cpu: stepLine('CPU time', contexts, cpuTimes, bytes), wall: stepLine('wall time', contexts, times, bytes) };
   }
   console.log(`load average (1 min) over the rounds: ${load.map((l) => l.toFixed(1)).join(' ')}`);
-  await e.dispose();
-  return { checks: e.checks, rows, fit };
+  return { checks: e.checks, rows, prefill, fit };
 }
 
 // The line through the end points for one kind of step time, overall (median of every step) and
@@ -352,19 +432,25 @@ async function benchEncoderDecoder(sf, before) {
 }
 
 async function main() {
-  // --threads N: both engines on N threads (simdformer's pthreads build, ORT's numThreads), in
-  // this one process; ORT's workers spin after each run, so at N = 2 on 2 cores each engine's
-  // steps also pay for the other's idle pool (CPU times then count every thread).
+  // --threads N: both engines on N threads (simdformer's pthreads build, ORT's numThreads). The
+  // decoders then run each engine alone in a child process (--alone); this parent keeps no pool
+  // of its own unless it times the encoder-decoder (--encdec-only) itself.
   const threads = Number(arg('--threads') ?? 1);
   ort.env.wasm.numThreads = threads;
   ort.env.logLevel = 'error';
   // The wasm build, as onnxruntime-web is (the native addon has its own bench, bench/native.mjs).
-  const sf = await init(threads > 1 ? { simd: true, threads, backend: 'wasm' } : { simd: true, backend: 'wasm' });
+  const ownPool = threads > 1 && (ALONE || args.includes('--encdec-only'));
+  const sf = await init(ownPool ? { simd: true, threads, backend: 'wasm' } : { simd: true, backend: 'wasm' });
   const beforeDir = arg('--before');
   const before = beforeDir ? await (await import(pathToFileURL(join(resolve(beforeDir), 'node.mjs')).href)).init({ simd: true }) : null;
   console.log(`machine: ${process.arch}, ${os.cpus()[0].model}, Node ${process.version}; simdformer ${sf.arch}; `
     + `onnxruntime-web ${ort.env.versions?.web ?? ''} (wasm, ${threads} thread${threads > 1 ? 's' : ''}); ${ROUNDS} rounds x ${STEPS} steps per context; load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
-  const result = { rounds: ROUNDS, steps: STEPS, threads };
+  if (ALONE) {  // one engine alone (see measureDecoderAlone): its raw times to the parent
+    const m = await measureDecoder(sf, arg('--decoder'), [ALONE]);
+    process.stdout.write(JSON.stringify({ alone: m }));
+    return;
+  }
+  const result = { rounds: ROUNDS, steps: STEPS, threads, weights: WEIGHTS };
   if (!args.includes('--encdec-only')) {
     const names = arg('--decoder') ? [arg('--decoder')] : DECODERS.filter((n) => manifestOf(n));
     result.decoders = {};

@@ -13,7 +13,8 @@ bench/models/ (git-ignored). Run by bench/run.sh (`npm run bench`); `--quick` ma
   minilm-l6-rerank/  the same with one label: an ms-marco-MiniLM-style cross-encoder
   gpt2-small/    GPT2LMHeadModel 12 x 768, vocab 50257: HF checkpoint + onnx/decoder_with_past.onnx
                  (inputs input_ids, attention_mask, position_ids, past_key_values.N.key/value;
-                 outputs logits, present.N.key/value) for onnxruntime-web
+                 outputs logits, present.N.key/value) for onnxruntime-web, and its q8 form
+                 onnx/decoder_with_past_quantized.onnx (quantize_dynamic_q8; the LM head too)
   smollm2-135m/  LlamaForCausalLM in SmolLM2-135M's shape (30 x 576, 9 query heads over 3 key/value
                  heads, SwiGLU 1536, vocab 49152, rope_theta 100000, tied): HF checkpoint +
                  onnx/decoder_with_past.onnx with the same inputs and outputs as gpt2-small's (past
@@ -229,8 +230,10 @@ def export_gpt2(name, layers, d, heads, positions, seed):
     export_with_past(Outputs(model, "gpt2", layers), folder, layers, heads, dh, 50257, seed)
     prompt = tk.ByteBPEOracle(vocab, merges, ["<|endoftext|>"]).encode("The quick brown fox jumps")["ids"]
     write_decoder_check(model, folder, prompt)
+    q8 = quantize_dynamic_q8(folder, "decoder_with_past")
     return {"name": name, "kind": "gpt2", "layers": layers, "d_model": d, "heads": heads, "vocab_size": 50257,
-            "n_positions": positions, "onnx": "onnx/decoder_with_past.onnx", "prompt": "The quick brown fox jumps"}
+            "n_positions": positions, "onnx": "onnx/decoder_with_past.onnx",
+            "onnx_q8": "onnx/decoder_with_past_quantized.onnx", "q8_matmuls": q8, "prompt": "The quick brown fox jumps"}
 
 
 def export_llama(name, layers, d, heads, kv_heads, ff, vocab, positions, seed):
@@ -259,9 +262,10 @@ def export_llama(name, layers, d, heads, kv_heads, ff, vocab, positions, seed):
     export_with_past(Outputs(model, "llama", layers), folder, layers, kv_heads, dh, vocab, seed)
     prompt = tk.ByteBPEOracle(bpe_vocab, merges, ["<|endoftext|>"]).encode("The quick brown fox jumps")["ids"]
     write_decoder_check(model, folder, prompt)
+    q8 = quantize_dynamic_q8(folder, "decoder_with_past")
     return {"name": name, "kind": "llama", "layers": layers, "d_model": d, "heads": heads, "kv_heads": kv_heads,
             "head_dim": dh, "vocab_size": vocab, "n_positions": positions, "onnx": "onnx/decoder_with_past.onnx",
-            "prompt": "The quick brown fox jumps"}
+            "onnx_q8": "onnx/decoder_with_past_quantized.onnx", "q8_matmuls": q8, "prompt": "The quick brown fox jumps"}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -410,15 +414,15 @@ def export_bert_layer_int8(name, d, heads, ff, seq, seed):
 
 # The whole model, dynamically quantized as transformers.js ships its q8 files
 # ---------------------------------------------------------------------------------------------
-def quantize_dynamic_q8(folder):
-    """onnx/model.onnx -> onnx/model_quantized.onnx (what transformers.js loads for dtype 'q8'):
+def quantize_dynamic_q8(folder, graph="model"):
+    """onnx/<graph>.onnx -> onnx/<graph>_quantized.onnx (what transformers.js loads for dtype 'q8'):
     every MatMul whose B is a 2-D float initializer becomes DynamicQuantizeLinear(A) ->
     MatMulInteger(A_q, W_q, A_zp) -> Cast -> * (A_scale * W_scale[out]), the structure
     onnxruntime's quantize_dynamic writes (per-channel, reduce-range, symmetric int8 weights in
     [-64, 63]: reduce-range keeps one bit free for the u8 x s8 pair products of its x86 kernels).
     The embedding tables stay float (they are gathered, not multiplied). onnxruntime's quantizer
     is not available here, so the rewrite is done node by node."""
-    src = os.path.join(folder, "onnx", "model.onnx")
+    src = os.path.join(folder, "onnx", f"{graph}.onnx")
     model = onnx.load(src)
     g = model.graph
     inits = {t.name: t for t in g.initializer}
@@ -448,7 +452,7 @@ def quantize_dynamic_q8(folder):
     del g.initializer[:]
     g.initializer.extend(keep)
     onnx.checker.check_model(model)
-    onnx.save(model, os.path.join(folder, "onnx", "model_quantized.onnx"))
+    onnx.save(model, os.path.join(folder, "onnx", f"{graph}_quantized.onnx"))
     return quantized
 
 

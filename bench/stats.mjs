@@ -1,4 +1,6 @@
 // The statistics the benchmarks report: medians and quantiles of rounds, and interleaved rounds.
+import { readFileSync } from 'node:fs';
+
 export const median = (xs) => { const s = [...xs].sort((a, b) => a - b); return s[Math.floor(s.length / 2)]; };
 export const quantile = (xs, q) => { const s = [...xs].sort((a, b) => a - b); return s[Math.min(s.length - 1, Math.floor(q * s.length))]; };
 
@@ -19,4 +21,27 @@ export async function interleave(engines, run, budgetMs) {
   for (const e of engines) out[e] = { median: median(times[e]), p10: quantile(times[e], 0.1), p90: quantile(times[e], 0.9) };
   out.ratio = median(times[engines[0]].map((t, i) => t / times[engines[1]][i]));
   return out;
+}
+
+// Whether the machine was otherwise idle while a benchmark ran: the CPU time every process spent
+// (Linux /proc/stat, all cores) minus this process's own (and its children's, when they report
+// it), as a share of one core over the wall time. A 2-thread benchmark raises the load average by
+// itself, so the load average alone cannot say whether anything else ran.
+const CLOCK_TICKS_PER_MS = 100 / 1000;  // USER_HZ is 100 on Linux
+function busyTicks() {
+  const [, ...fields] = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/);
+  const [user, nice, system, , , irq, softirq, steal] = fields.map(Number);
+  return user + nice + system + irq + softirq + steal;  // idle and iowait are not busy
+}
+export function otherLoadProbe() {
+  const t0 = performance.now();
+  const busy0 = busyTicks();
+  const own0 = process.cpuUsage();
+  return (childCpuMs = 0) => {
+    const wallMs = performance.now() - t0;
+    const own = process.cpuUsage(own0);
+    const ownMs = (own.user + own.system) / 1000 + childCpuMs;
+    const busyMs = (busyTicks() - busy0) / CLOCK_TICKS_PER_MS;
+    return { wallMs, ownCpuMs: ownMs, otherCores: Math.max(0, busyMs - ownMs) / wallMs };
+  };
 }
