@@ -610,8 +610,15 @@ export interface TokenClassifyOptions {
   aggregation?: TokenAggregation;
   /** Labels left out of the result (default ['O']). */
   ignoreLabels?: readonly string[];
+  /** Tokens per window, special tokens included (default: the tokenizer's model_max_length). */
   maxLength?: number;
-  /** Texts run per forward pass (default 32). */
+  /**
+   * As the pipeline's stride: a text longer than maxLength is read in windows that overlap by
+   * this many tokens, and entities found twice in the overlaps are merged (the longer one, or
+   * the higher score). Without it a long text is cut at maxLength. Not with aggregation 'none'.
+   */
+  stride?: number;
+  /** Windows run per forward pass (default 32). */
   batchSize?: number;
 }
 

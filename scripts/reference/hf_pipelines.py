@@ -141,7 +141,7 @@ def _tag(name):
 
 def _group_sub_entities(group, kind):
     scores = torch.tensor([e["score"] for e in group], dtype=torch.float32)
-    return {"entity_group": group[0]["entity"].split("-", 1)[-1], "score": float(scores.mean()),
+    return {"entity_group": group[0]["entity"].split("-")[-1], "score": float(scores.mean()),
             "word": decode_tokens(kind, [e["word"] for e in group]), "start": group[0]["start"], "end": group[-1]["end"]}
 
 
@@ -161,6 +161,44 @@ def _group_entities(entities, kind):
     if current:
         groups.append(_group_sub_entities(current, kind))
     return groups
+
+
+def text_windows(c, template, max_length, stride):
+    """The overflowing encodings of tokenizer(text, truncation=True, max_length, stride,
+    return_overflowing_tokens=True) (the pipeline's `stride`): the text's content tokens c cut in
+    windows of room = max_length - specials, each starting room - stride after the last, the last
+    one reaching the end (Encoding.truncate); each window through the single-text template."""
+    room = max_length - len(template(_empty())["tokens"])
+    if len(c["ids"]) <= room:
+        return [template(c)]
+    if stride >= room:
+        raise ValueError(f"stride {stride} must be strictly less than max_len {room}")
+    windows, start = [], 0
+    while True:
+        stop = min(start + room, len(c["ids"]))
+        windows.append(template(_slice(c, start, stop)))
+        if stop == len(c["ids"]):
+            return windows
+        start += room - stride
+
+
+def aggregate_overlapping_entities(entities):
+    """postprocess over several chunks: sorted by start; an entity starting inside the one kept
+    before it replaces it when longer, or as long with a higher score."""
+    if not entities:
+        return entities
+    entities = sorted(entities, key=lambda e: e["start"])
+    out, previous = [], entities[0]
+    for e in entities:
+        if previous["start"] <= e["start"] < previous["end"]:
+            length, previous_length = e["end"] - e["start"], previous["end"] - previous["start"]
+            if length > previous_length or (length == previous_length and e["score"] > previous["score"]):
+                previous = e
+        else:
+            out.append(previous)
+            previous = e
+    out.append(previous)
+    return out
 
 
 # ---------------------------------------------------------------------------------------------

@@ -2,7 +2,8 @@
 // references of the Hugging Face pipelines (tests/data/hf/<case>/texts.json, written by
 // scripts/fixtures/task_expectations.py with the oracles' offsets):
 //   tokenClassify: ids, content offsets, and every aggregation's entities (labels, words, start,
-//     end exact; scores <= 1e-4), ignoreLabels;
+//     end exact; scores <= 1e-4), ignoreLabels; a long text with a stride (its windows' ids, and
+//     the entities merged over the overlaps);
 //   answer: the windows over long contexts (ids exact) and the answers (text, start, end exact,
 //     score <= 1e-4), with topK, maxAnswerLength, docStride, maxSeqLen, handleImpossibleAnswer;
 //   zeroShot: the pairs' ids and logits, single- and multi-label scores, the entailment column
@@ -33,6 +34,7 @@ function withConfig(name, change) {
   };
 }
 
+const isError = (code, re) => (e) => e instanceof SimdformerError && e.code === code && re.test(e.message);
 const close = (a, b, what) => assert.ok(Math.abs(a - b) <= TOL, `${what}: ${a} vs ${b}`);
 
 // Entities as the pipeline names their keys (entity_group -> entityGroup), scores within TOL.
@@ -70,7 +72,7 @@ for (const simd of [true, false]) {
       test(`${name}: tokens, offsets and every aggregation's entities match the pipeline`, async () => {
         const model = await sf.loadPretrained(folder(name));
         assert.equal(model.info.has_token_classifier, true);
-        for (const row of texts(name).ner) {
+        for (const row of texts(name).ner.filter((r) => !('stride' in r))) {
           const enc = model.tokenizer.encodeOne(row.text, model.maxLength);
           assert.deepEqual(Array.from(enc.ids), row.ids, `${row.text}: ids`);
           assert.deepEqual(enc.offsets.filter((_, i) => enc.sequenceIds[i] !== null), row.offsets, `${row.text}: offsets`);
@@ -80,16 +82,42 @@ for (const simd of [true, false]) {
           assertEntities(model.tokenClassify(row.text, { ignoreLabels: [] }), row.results.none_ignore_nothing, `${row.text} nothing ignored`);
         }
         // A batch gives each text's entities, as alone.
-        const rows = texts(name).ner;
+        const rows = texts(name).ner.filter((r) => !('stride' in r));
         const all = model.tokenClassify(rows.map((r) => r.text), { aggregation: 'simple', batchSize: 2 });
         all.forEach((got, i) => assertEntities(got, rows[i].results.simple, `batch ${i}`));
         model.dispose();
       });
     }
 
+    for (const name of ['bert_tokcls', 'roberta_tokcls', 'distilbert_tokcls', 'xlmr_tokcls']) {
+      test(`${name}: a long text read with a stride: the windows and the merged entities match the pipeline`, async () => {
+        const model = await sf.loadPretrained(folder(name));
+        const row = texts(name).ner.find((r) => 'stride' in r);
+        const windows = model.tokenizer.encodeTextWindows(row.text, row.max_length, row.stride);
+        assert.deepEqual(windows.map((w) => Array.from(w.ids)), row.windows);
+        assert.ok(row.windows.length > 2, 'the text spans several windows');
+        for (const [agg, want] of Object.entries(row.stride_results)) {
+          const options = { aggregation: agg, maxLength: row.max_length, stride: row.stride };
+          assertEntities(model.tokenClassify(row.text, options), want, `stride ${agg}`);
+          // In a batch with a short text (windows of both texts share the forward passes).
+          const [alone, long] = model.tokenClassify([texts(name).ner[2].text, row.text], { ...options, batchSize: 3 });
+          assertEntities(long, want, `stride ${agg} in a batch`);
+          assertEntities(alone, model.tokenClassify(texts(name).ner[2].text, options).map((e) => ({ ...e, entity_group: e.entityGroup })), `short text beside it (${agg})`);
+        }
+        // Without a stride the text is cut at maxLength (truncation=True): only the first window's entities.
+        const cut = model.tokenClassify(row.text, { aggregation: 'simple', maxLength: row.max_length });
+        assert.ok(cut.every((e) => e.end <= windows[0].offsets.at(-2)[1]));
+        assert.throws(() => model.tokenClassify(row.text, { stride: 2 }), isError('invalid_argument', /aggregation other than 'none'/));
+        assert.throws(() => model.tokenClassify(row.text, { aggregation: 'simple', maxLength: row.max_length, stride: row.max_length }),
+          isError('invalid_argument', /stride 12 must be less than the (9|10) tokens each window holds/));
+        assert.throws(() => model.tokenClassify(row.text, { aggregation: 'simple', stride: -1 }), SimdformerError);
+        model.dispose();
+      });
+    }
+
     test('bert_tokcls: entities span several word pieces; options are checked', async () => {
       const model = await sf.loadPretrained(folder('bert_tokcls'));
-      const simple = texts('bert_tokcls').ner.flatMap((r) => r.results.simple);
+      const simple = texts('bert_tokcls').ner.flatMap((r) => r.results?.simple ?? []);
       assert.ok(simple.some((e) => e.word.includes('##') || e.end - e.start > 4));
       assert.throws(() => model.tokenClassify('x', { aggregation: 'longest' }), SimdformerError);
       assert.throws(() => model.tokenClassify('x', { ignoreLabels: 'O' }), SimdformerError);
@@ -118,7 +146,6 @@ for (const simd of [true, false]) {
     test('answer: errors for empty inputs, long questions, strides and missing heads', async () => {
       const model = await sf.loadPretrained(folder('bert_qa'));
       const { question, context } = texts('bert_qa').qa[0];
-      const isError = (code, re) => (e) => e instanceof SimdformerError && e.code === code && re.test(e.message);
       assert.throws(() => model.answer('', context), isError('invalid_argument', /question is empty/));
       assert.throws(() => model.answer(question, '  '), isError('invalid_argument', /context is empty/));
       const long = 'where did the quick brown fox jump over the lazy dog near the river and the old mountain today ?';
@@ -160,7 +187,6 @@ for (const simd of [true, false]) {
       const row = rows[0];
       assert.deepEqual(model.zeroShot(row.text, row.labels.join(' , ')).labels, row.single.labels);
       assert.equal(model.zeroShot([row.text, row.text], row.labels).length, 2);
-      const isError = (code, re) => (e) => e instanceof SimdformerError && e.code === code && re.test(e.message);
       assert.throws(() => model.zeroShot(row.text, []), isError('invalid_argument', /at least one candidate label/));
       assert.throws(() => model.zeroShot(row.text, ' , '), isError('invalid_argument', /at least one candidate label/));
       assert.throws(() => model.zeroShot(row.text, ['a'], { hypothesisTemplate: 'no slot' }), isError('invalid_argument', /has no \{\}/));

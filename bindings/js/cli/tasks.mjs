@@ -47,6 +47,7 @@ async function ner(sf, a, { out, progress }) {
   return withModel(sf, a, progress, (model) => {
     const results = model.tokenClassify(list, {
       aggregation, maxLength: integerOption(a, 'max-length', model.maxLength), ...(a['all-labels'] ? { ignoreLabels: [] } : {}),
+      ...(a.stride !== undefined ? { stride: integerOption(a, 'stride', undefined) } : {}),
     });
     if (a.json) {
       out(json(results.map((entities, i) => ({ text: list[i], entities }))));
@@ -158,10 +159,11 @@ export const taskCommands = {
   },
   ner: {
     summary: 'named entities with a ...ForTokenClassification folder',
-    usage: ['--model <folder> --text <text> [--aggregation simple|none|first|average|max] [--all-labels]'],
+    usage: ['--model <folder> --text <text> [--aggregation simple|none|first|average|max] [--all-labels] [--stride N]'],
     options: { ...FOLDER, ...TEXT,
       aggregation: { type: 'string', help: '--aggregation <a>     none | simple | first | average | max (default simple)' },
-      'all-labels': { type: 'boolean', help: '--all-labels          keep every label, "O" too (default: O left out)' } },
+      'all-labels': { type: 'boolean', help: '--all-labels          keep every label, "O" too (default: O left out)' },
+      stride: { type: 'string', help: '--stride <n>          read a text longer than --max-length in windows overlapping by n tokens (default: cut it)' } },
     notes: 'Entities as the token-classification pipeline gives them; start-end are character offsets in the text.',
     run: ner,
   },

@@ -8,7 +8,7 @@ import { rankDocuments, requireHead, topK } from './classification.mjs';
 import { fail } from './errors.mjs';
 import { boolean, describe, integer, readOptions } from './options.mjs';
 import { answerMask, collectAnswers, windowSpans } from './question-answering.mjs';
-import { aggregation, tokenEntities } from './token-classification.mjs';
+import { aggregation, mergeOverlapping, tokenEntities } from './token-classification.mjs';
 import { textItems } from './text-inputs.mjs';
 import { candidateLabels, entailmentId, hypothesis, zeroShotScores } from './zero-shot.mjs';
 
@@ -37,16 +37,27 @@ export function tokenClassify(ctx, input, options) {
   requireHead(info, 'has_token_classifier', 'token-classification head', 'tokenClassify', 'ForTokenClassification');
   const o = readOptions(options, {
     aggregation: aggregation(), ignoreLabels: strings(['O']), maxLength: ctx.maxLength, batchSize: batchSize(),
+    stride: integer(0, 1 << 20, undefined),
   }, 'tokenClassify');
+  if (o.stride !== undefined && o.aggregation === 'none') {
+    fail(`tokenClassify: stride ${o.stride} reads the whole text in overlapping windows, which needs an aggregation other than 'none' (the pipeline's rule): 'simple', 'first', 'average' or 'max'`);
+  }
   const { items, batch } = textItems(input, 'tokenClassify', { pairs: false });
+  // Without a stride a text longer than maxLength is cut (truncation=True); with one, every
+  // window of every text is a row of the batches.
+  const windows = items.flatMap((text, t) => (o.stride === undefined
+    ? [{ text, t, seq: tokenizer.encodeOne(text, o.maxLength) }]
+    : tokenizer.encodeTextWindows(text, o.maxLength, o.stride).map((seq) => ({ text, t, seq }))));
   const L = info.num_labels;
-  const results = inBatches(items, o.batchSize, (chunk) => {
-    const enc = tokenizer.encodeBatch(chunk, o.maxLength);
+  const found = inBatches(windows, o.batchSize, (chunk) => {
+    const enc = tokenizer.padBatch(chunk.map((w) => w.seq));
     ctx.forward(enc, { needTokenLogits: true });
     const n = enc.nSeq, logits = ctx.tokenLogits(enc.nBatch * n, L);  // [B * n, L]
-    return enc.sequences.map((seq, b) => tokenEntities(chunk[b], seq, logits.subarray(b * n * L, (b * n + seq.length) * L),
-      info.labels, tokenizer, o));
+    return chunk.map((w, b) => tokenEntities(w.text, w.seq, logits.subarray(b * n * L, (b * n + w.seq.length) * L), info.labels, tokenizer, o));
   });
+  const perText = items.map(() => []);
+  windows.forEach((w, i) => perText[w.t].push(found[i]));
+  const results = perText.map((lists) => (lists.length > 1 ? mergeOverlapping(lists.flat()) : lists[0]));
   return batch ? results : results[0];
 }
 

@@ -11,6 +11,8 @@
 //           simple. Words are told by subwords: with a ## prefix (WordPiece) a token whose text is
 //           longer than its span in the sentence; otherwise a token that starts neither the text
 //           nor after a space (the pipeline's fallback heuristic for BPE and SentencePiece).
+// With a stride (not with 'none', as in the pipeline) a text longer than maxLength is read in
+// overlapping windows, each window's entities found as above, and the overlaps merged.
 import { oneOf } from './options.mjs';
 
 export const AGGREGATIONS = ['none', 'simple', 'first', 'average', 'max'];
@@ -100,6 +102,28 @@ function wordEntity(group, strategy, labels, tok) {
   };
 }
 
+/**
+ * The entities of a text read in overlapping windows (the pipeline's
+ * aggregate_overlapping_entities): sorted by start; an entity starting inside the one kept
+ * before it replaces that one when it is longer, or as long with a higher score.
+ */
+export function mergeOverlapping(entities) {
+  const sorted = [...entities].sort((a, b) => a.start - b.start);  // stable, as Python's sorted
+  const out = [];
+  let previous = sorted[0];
+  for (const e of sorted) {
+    if (previous.start <= e.start && e.start < previous.end) {
+      const length = e.end - e.start, previousLength = previous.end - previous.start;
+      if (length > previousLength || (length === previousLength && e.score > previous.score)) previous = e;
+    } else {
+      out.push(previous);
+      previous = e;
+    }
+  }
+  if (previous) out.push(previous);
+  return out;
+}
+
 // B-X -> ['B', 'X'], I-X -> ['I', 'X'], anything else -> ['I', label]: a continuation.
 function tag(label) {
   if (label.startsWith('B-')) return ['B', label.slice(2)];
@@ -112,9 +136,8 @@ function groupEntities(entities, tok) {
   let current = [];
   const close = () => {
     const first = current[0].entity;
-    const dash = first.indexOf('-');
     groups.push({
-      entityGroup: dash >= 0 ? first.slice(dash + 1) : first,
+      entityGroup: first.slice(first.lastIndexOf('-') + 1),  // the pipeline's split("-")[-1]
       score: current.reduce((s, e) => s + e.score, 0) / current.length,
       word: tok.convertTokensToString(current.map((e) => e.word)),
       start: current[0].start, end: current[current.length - 1].end,

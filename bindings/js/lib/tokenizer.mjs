@@ -266,6 +266,27 @@ export class TextTokenizer {
       .map(([from, to]) => ({ ...this.#fill(template, q, slice(c, from, to)), truncated: true, originalLength: total }));
   }
 
+  /**
+   * Token classification over a long text: tokenizer(text, truncation=True, max_length, stride,
+   * return_overflowing_tokens=True) of the Rust library. A text longer than maxLength is cut into
+   * windows of room = maxLength - specials content tokens, each starting room - stride after the
+   * previous one, the last reaching the end (Encoding.truncate); each window goes through the
+   * single-text template. Offsets stay those of the whole text.
+   */
+  encodeTextWindows(text, maxLength, stride) {
+    const template = this.#templates.single;
+    if (maxLength < template.specials + 1) fail(`maxLength ${maxLength} leaves no room for text next to ${template.specials} special tokens`);
+    const c = this.#content(text);
+    const room = maxLength - template.specials;
+    const originalLength = template.specials + c.ids.length;
+    if (c.ids.length <= room) return [{ ...this.#fill(template, c, null), truncated: false, originalLength }];
+    if (stride >= room) {
+      fail(`stride ${stride} must be less than the ${room} tokens each window holds (maxLength ${maxLength} minus ${template.specials} special tokens)`);
+    }
+    return strideWindows(c.ids.length, room, stride)
+      .map(([from, to]) => ({ ...this.#fill(template, slice(c, from, to), null), truncated: true, originalLength }));
+  }
+
   // The template with content a (and b) in place of its placeholders: tokens, ids, typeIds,
   // offsets, sequenceIds and wordIds (null where a part has none), length.
   #fill(template, a, b) {
