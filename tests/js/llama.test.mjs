@@ -201,7 +201,7 @@ for (const simd of [true, false]) {
       model.dispose();
     });
 
-    test('templates that raise, do not parse or loop without end, and models without one, are clear errors', async () => {
+    test('templates that raise, do not parse, loop without end or grow without bound, and models without one, are clear errors', async () => {
       const messages = [{ role: 'user', content: 'hi' }];
       const model = await sf.loadPretrained(folder('llama_gqa'));
       await rejectsWith(model.applyChatTemplate(messages, { template: "{{ raise_exception('only user and assistant roles') }}" }),
@@ -211,6 +211,15 @@ for (const simd of [true, false]) {
         'invalid_argument', /range\(\) of 1000000000 numbers exceeds/);
       await rejectsWith(model.applyChatTemplate(messages, { template: '{% macro f(n) %}{{ f(n + 1) }}{% endmacro %}{{ f(0) }}' }),
         'invalid_argument', /chat template failed/);
+      // Loops that would run for hours stop at the step budget; a string longer than JavaScript
+      // can hold is an error too.
+      await rejectsWith(model.applyChatTemplate(messages, { template: '{% for i in range(100000) %}{% for j in range(100000) %}{% endfor %}{% endfor %}' }),
+        'invalid_argument', /ran more than 1000000 steps/);
+      await rejectsWith(model.applyChatTemplate(messages, { template: "{% set s = 'xxxxxxxxxxxxxxxx' %}{% for i in range(40) %}{% set s = s + s %}{% endfor %}{{ s }}" }),
+        'invalid_argument', /longer than a JavaScript string/);
+      // A long real conversation is well inside the budget.
+      const long = Array.from({ length: 1000 }, (_, i) => ({ role: i % 2 ? 'assistant' : 'user', content: `message ${i}` }));
+      assert.ok((await model.applyChatTemplate(long, { addGenerationPrompt: true })).includes('message 999'));
       await rejectsWith(model.applyChatTemplate([]), 'invalid_argument', /messages must be a non-empty array/);
       await rejectsWith(model.applyChatTemplate([{ content: 'no role' }]), 'invalid_argument', /string role/);
       await rejectsWith(model.applyChatTemplate(messages, { addGenerationPrompt: 'yes' }), 'invalid_argument', /addGenerationPrompt/);

@@ -10,8 +10,9 @@
 // transformers chooses).
 //
 // A template is code from the model folder, run in the caller's thread: a template that raises,
-// cannot be parsed, recurses without end or asks range() for more than RANGE_LIMIT numbers is a
-// SimdformerError, never a hang or a crash. (The engine's own range() has no bound and its globals
+// cannot be parsed, recurses without end, asks range() for more than RANGE_LIMIT numbers, runs
+// more than STEP_LIMIT steps (nested loops) or makes a longer string than JavaScript can hold is
+// a SimdformerError, never a hang or a crash. (The engine's own range() has no bound and its globals
 // cannot be replaced, so the template runs in an environment with these globals instead:
 // templateGlobals, the same names and behaviour but for that bound.)
 import { SimdformerError, fail } from './errors.mjs';
@@ -35,6 +36,11 @@ function jinjaLibrary() {
 }
 
 const RANGE_LIMIT = 100_000;  // numbers one range() call may produce
+// Steps one rendering may take: one per template node evaluated, plus the length of every list
+// or mapping a node yields (so a loop pays for its items even when its body is empty). A real
+// conversation of a thousand messages takes about 10^5 (tens per message); nested loops over range() or
+// repeated lists would otherwise run for hours.
+const STEP_LIMIT = 1_000_000;
 const SPECIAL_TOKENS = ['bos_token', 'eos_token', 'unk_token', 'sep_token', 'pad_token', 'cls_token', 'mask_token'];
 
 const isPlainObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
@@ -162,10 +168,38 @@ export async function renderChat(chat, messages, options = {}, where = 'applyCha
   try {
     const env = new Environment();
     for (const [name, v] of Object.entries(values)) env.set(name, v);
-    return new Interpreter(env).run(compiled.parsed).value;
+    return new (boundedInterpreter(Interpreter))(env).run(compiled.parsed).value;
   } catch (e) {
     if (e instanceof SimdformerError) throw e;
-    const why = e instanceof RangeError ? `it recursed too deeply (${e.message})` : e.message;
-    return fail(`${where}: the chat template failed: ${why}`, 'invalid_argument');
+    return fail(`${where}: the chat template failed: ${failure(e)}`, 'invalid_argument');
   }
+}
+
+// The engine's Interpreter, counting the steps of every node it evaluates (evaluate() is its one
+// dispatch, and every loop gets its items from it).
+function boundedInterpreter(Interpreter) {
+  return class extends Interpreter {
+    steps = 0;
+
+    spend(n) {
+      this.steps += n;
+      if (this.steps > STEP_LIMIT) throw new Error(`it ran more than ${STEP_LIMIT} steps (nested loops?)`);
+    }
+
+    evaluate(statement, environment) {
+      this.spend(1);
+      const result = super.evaluate(statement, environment);
+      const items = result?.value;
+      if (Array.isArray(items)) this.spend(items.length);
+      else if (items instanceof Map) this.spend(items.size);
+      return result;
+    }
+  };
+}
+
+function failure(e) {
+  if (!(e instanceof RangeError)) return e.message;
+  if (/call stack/i.test(e.message)) return `it recursed too deeply (${e.message})`;
+  if (/string length|array length/i.test(e.message)) return `its output is longer than a JavaScript string or array can hold (${e.message})`;
+  return e.message;
 }
