@@ -95,6 +95,34 @@ test('offsets of tokens holding parts of one character all give that character',
     [['c', 'C'], ['##a', 'a'], ['##f', 'f'], ['##e', 'é'], ['p', 'p']]);
 });
 
+test('byte-fallback tokens (SentencePiece BPE, as Llama 2 / Mistral write it) get their characters\' offsets', async () => {
+  // A Llama-2-style tokenizer.json: ▁ prepended and for spaces (normalizer), no pre-tokenizer,
+  // BPE with byte_fallback; "\n" and "é" are not in the vocabulary, so they become <0x..> bytes.
+  const pieces = ['<unk>', '<s>', '</s>', ...Array.from({ length: 256 }, (_, b) => `<0x${b.toString(16).toUpperCase().padStart(2, '0')}>`),
+    '\u2581', 'h', 'i', 'c', 'a', 'f', '\u2581h', '\u2581hi', 'hi', '\u2581c', '\u2581ca', '\u2581caf'];
+  const json = {
+    version: '1.0', truncation: null, padding: null,
+    added_tokens: [0, 1, 2].map((id) => ({ id, content: pieces[id], single_word: false, lstrip: false, rstrip: false, normalized: false, special: true })),
+    normalizer: { type: 'Sequence', normalizers: [{ type: 'Prepend', prepend: '\u2581' }, { type: 'Replace', pattern: { String: ' ' }, content: '\u2581' }] },
+    pre_tokenizer: null,
+    post_processor: { type: 'TemplateProcessing', single: [{ SpecialToken: { id: '<s>', type_id: 0 } }, { Sequence: { id: 'A', type_id: 0 } }],
+      pair: [{ SpecialToken: { id: '<s>', type_id: 0 } }, { Sequence: { id: 'A', type_id: 0 } }, { SpecialToken: { id: '<s>', type_id: 1 } }, { Sequence: { id: 'B', type_id: 1 } }],
+      special_tokens: { '<s>': { id: '<s>', ids: [1], tokens: ['<s>'] } } },
+    decoder: { type: 'Sequence', decoders: [{ type: 'Replace', pattern: { String: '\u2581' }, content: ' ' }, { type: 'ByteFallback' }, { type: 'Fuse' }, { type: 'Strip', content: ' ', start: 1, stop: 0 }] },
+    model: { type: 'BPE', dropout: null, unk_token: '<unk>', continuing_subword_prefix: null, end_of_word_suffix: null, fuse_unk: true, byte_fallback: true,
+      vocab: Object.fromEntries(pieces.map((p, i) => [p, i])),
+      merges: ['\u2581 h', '\u2581h i', 'h i', '\u2581 c', '\u2581c a', '\u2581ca f'] },
+  };
+  const tok = await loadTokenizer(json, { bos_token: '<s>', eos_token: '</s>', unk_token: '<unk>' }, { rows: pieces.length, maxPositions: 40 });
+  const text = 'hi\nhi café';
+  const r = tok.encodeOne(text, 40);
+  assert.deepEqual(r.tokens, ['<s>', '\u2581hi', '<0x0A>', 'hi', '\u2581caf', '<0xC3>', '<0xA9>']);
+  // (Whether a ▁ token's span takes in the space before it is the normalizer's alignment and not
+  // what this checks: the bytes' own places are.)
+  assert.deepEqual(r.offsets.slice(1, 4), [[0, 2], [2, 3], [3, 5]]);
+  assert.deepEqual([5, 6].map((i) => text.slice(...r.offsets[i])), ['é', 'é']);
+});
+
 test('pairs are truncated longest-first, as the Rust tokenizers library does', async () => {
   const tok = await load('bert');
   const pair = ['How old are you?', 'I am six years old.'];  // 5 + 8 content tokens, 3 specials

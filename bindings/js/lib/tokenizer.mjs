@@ -111,8 +111,14 @@ export class TextTokenizer {
     this.hasSubwordPrefix = Boolean(json.model?.continuing_subword_prefix);
     const prefix = json.model?.continuing_subword_prefix || null;
     const suffix = json.model?.end_of_word_suffix || null;
-    // A token's text: subword markers removed, byte-level symbols decoded, ▁ as a space.
+    // A token's text: subword markers removed, byte-level symbols decoded, ▁ as a space, and a
+    // byte-fallback token of an ASCII byte (<0x0A>: SentencePiece's BPE when a character is not
+    // in the vocabulary) as that character, so a newline gets its own place in the text; bytes of
+    // longer characters stay unmatched and share their character's span.
+    const byteFallback = json.model?.byte_fallback === true;
     this.#surface = (token) => {
+      const fallback = byteFallback && /^<0x([0-7][0-9A-F])>$/.exec(token);
+      if (fallback) return String.fromCharCode(parseInt(fallback[1], 16));
       let s = token;
       if (prefix && s.startsWith(prefix)) s = s.slice(prefix.length);
       if (suffix && s.endsWith(suffix)) s = s.slice(0, -suffix.length);
