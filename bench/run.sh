@@ -33,6 +33,7 @@ node bench/tasks.mjs                         # classify and rerank, simdformer v
 node bench/native.mjs || [ $? -eq 2 ]        # Node: the native addon vs transformers.js on onnxruntime-node (issue 31; skipped when the machine is loaded)
 node bench/short-texts.mjs                   # short texts (5/23/46/128 tokens, batch of 3): 1 thread interleaved, 2 threads alone; int8 vs q8
 node bench/int8-layer.mjs                    # int8 BERT-base layer vs f32 and onnxruntime-web int8
+node bench/load-memory.mjs                   # issue 32: heap growth while loading a 135M decoder (f32) and a 0.5B one (int8)
 # token-by-token decoding: GPT-2-small vs onnxruntime-web, encoder-decoder generate (BENCH_BEFORE=<old dist>: before/after)
 node bench/decode.mjs $quick ${BENCH_BEFORE:+--before "$BENCH_BEFORE"}
 echo "ceiling loop as assembled (wasm-objdump):"
