@@ -15,6 +15,10 @@ export const BUNDLED = {
     url: 'models/fortune-bert/', example: 'A [MASK] in the hand is worth two in the bush.',
     help: 'English text with [MASK] where a word is missing: BERT sees the whole sentence',
   },
+  topics: {
+    url: 'models/fortune-topics/', example: 'The program crashed because the compiler ran out of memory on the old disk.',
+    help: 'any English text: the classifier says which fortune file (computers, politics, science, work) it reads like, and which words [CLS] attends to',
+  },
 };
 
 /** The bundled model of that name, or null: names come from links, so only BUNDLED's own keys count. */
@@ -25,13 +29,18 @@ async function json(url) {
   return r.ok ? r.json() : null;
 }
 
-// One line of metrics: perplexity for the language model, masked-token accuracy for BERT
-// (held_out or test, as the training script names the unseen fortunes).
+// One line of metrics: perplexity for the language model, masked-token accuracy for BERT, label
+// accuracy for the classifier (held_out or test, as the training script names the unseen fortunes).
 function metricsText(m) {
   const h = m?.held_out ?? m?.test;
   if (!h) return '';
   const on = [h.tokens && `${h.tokens} tokens`, h.fortunes && `${h.fortunes} unseen fortunes`].filter(Boolean).join(' of ');
   if (h.perplexity !== undefined) return `held-out perplexity ${h.perplexity.toFixed(1)}${on ? ` on ${on}` : ''}`;
+  if (h.accuracy !== undefined) {
+    const base = h.baseline_majority_label;
+    return `held-out accuracy ${(100 * h.accuracy).toFixed(1)} % on ${h.fortunes} unseen fortunes`
+      + (base ? ` (always answering "${base.label}": ${(100 * base.accuracy).toFixed(1)} %)` : '');
+  }
   if (h.top1_accuracy !== undefined) {
     return `held-out masked-token accuracy: top-1 ${(100 * h.top1_accuracy).toFixed(1)} %, top-5 ${(100 * h.top5_accuracy).toFixed(1)} %`
       + `${h.masked_tokens ? ` (${h.masked_tokens} masks)` : ''}`;

@@ -884,7 +884,7 @@ export declare function keptModels(): Promise<KeptModel[]>;
 export declare function forgetModel(url: UrlLike): Promise<number>;
 
 /** The trained models shipped in the package's web/models/ folder. */
-export type BundledModelName = 'fortune-gpt2' | 'fortune-llama' | 'fortune-bert' | 'reverse';
+export type BundledModelName = 'fortune-gpt2' | 'fortune-llama' | 'fortune-bert' | 'fortune-topics' | 'reverse';
 /** What each bundled model is and which loader takes it. */
 export declare const BUNDLED_MODELS: Readonly<Record<BundledModelName, string>>;
 /**

@@ -305,6 +305,17 @@ test('a classifier shows its labels and the tokens that decided; a token classif
   await page.locator('#output').screenshot({ path: join(ARTIFACTS, 'demo-entities.png') });
 });
 
+test('the bundled Fortune topics classifier: its held-out accuracy, label bars for its four labels, what [CLS] attends to', async () => {
+  await chooseModel('topics');
+  const s = await demo(() => window.__demo.classes);
+  assert.deepEqual(s.predictions.map((p) => p.label).sort(), ['computers', 'politics', 'science', 'work']);
+  assert.equal(s.predictions[0].label, 'computers', 'the example text reads like the computers file');
+  assert.equal(await page.locator('#output .label-bar').count(), 4);
+  assert.ok(await page.locator('#output .rollout-token').count() > 5);
+  assert.match(await page.textContent('#model-about'), /held-out accuracy \d+\.\d % on \d+ unseen fortunes \(always answering "computers": \d+\.\d %\)/);
+  await page.locator('#output').screenshot({ path: join(ARTIFACTS, 'demo-topics.png') });
+});
+
 test('a folder dropped on the drop zone loads (drag and drop)', async () => {
   const dir = join(DATA, 'hf', 'bert_mlm_f16');
   const files = readdirSync(dir).map((name) => ({ name, base64: readFileSync(join(dir, name)).toString('base64') }));

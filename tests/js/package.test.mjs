@@ -32,6 +32,7 @@ test('the tarball holds the package files, the linux-x64 addon, the demo page wi
   const files = packed.files.map((f) => f.path);
   for (const f of ['dist/simdformer.wasm', 'dist/simdformer-scalar.wasm', 'dist/cli.mjs', 'web/index.html', 'web/serve.mjs',
     'web/models/fortune-bert/model.safetensors', 'web/models/fortune-gpt2/tokenizer.json', 'web/models/fortune-llama/model.safetensors', 'web/models/fortune-llama/heads.json',
+    'web/models/fortune-topics/model.safetensors', 'web/models/fortune-topics/metrics.json',
     'web/models/reverse/config.json',
     'examples/node/fill-mask.mjs', 'README.md', 'BENCHMARKS.md',
     'dist/prebuilds/linux-x64-gnu/simdformer.node', 'dist/prebuilds/linux-x64-gnu/simdformer-avx2.node',

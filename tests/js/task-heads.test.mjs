@@ -16,7 +16,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 
-import { SimdformerError, init } from '../../dist/node.mjs';
+import { SimdformerError, bundledModelUrl, init } from '../../dist/node.mjs';
 import { DATA } from './helpers.mjs';
 
 const HF = join(DATA, 'hf');
@@ -114,6 +114,19 @@ for (const simd of [true, false]) {
         model.dispose();
       });
     }
+
+    test('the bundled fortune-topics classifier: tokens and probabilities as PyTorch gives them on the shipped F16 weights', async () => {
+      const model = await sf.loadPretrained(bundledModelUrl('fortune-topics'));
+      const metrics = JSON.parse(readFileSync(new URL('metrics.json', bundledModelUrl('fortune-topics')), 'utf8'));
+      assert.deepEqual(model.info.labels, metrics.labels);
+      assert.ok(metrics.test.accuracy > metrics.test.baseline_majority_label.accuracy + 0.15, 'it learned more than the majority label');
+      for (const ex of metrics.examples) {
+        assert.deepEqual(Array.from(model.tokenizer.encodeOne(ex.text, model.maxLength).ids), ex.ids, ex.text);
+        const [{ predictions }] = model.classify([ex.text], { topK: null });
+        for (const p of predictions) close(p.score, ex.probabilities[p.label], `${ex.text}: ${p.label}`);
+      }
+      model.dispose();
+    });
 
     test('bert_tokcls: entities span several word pieces; options are checked', async () => {
       const model = await sf.loadPretrained(folder('bert_tokcls'));
