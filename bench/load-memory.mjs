@@ -8,12 +8,13 @@
 //         growth <= int8 weights + the largest f32 tensor + 10 %.
 // "packed weights" is the module's live bytes after the load (what the model holds).
 //   node bench/load-memory.mjs [--only smollm2|qwen05]
-import { closeSync, copyFileSync, mkdtempSync, openSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import { init } from '../dist/node.mjs';
+import { writeCheckpoint } from '../tests/js/checkpoint-file.mjs';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const TOKENIZER = join(HERE, '..', 'tests', 'data', 'hf', 'qwen2');
@@ -38,33 +39,6 @@ function tensors({ d, layers, heads, kv, ff, vocab, bias }) {
   }
   t.push(['model.norm.weight', [d]]);
   return t;
-}
-
-// model.safetensors with small random values (norm weights 1), tensor by tensor.
-function writeCheckpoint(path, list) {
-  const header = { __metadata__: { format: 'pt' } };
-  let offset = 0;
-  for (const [name, shape] of list) {
-    const bytes = shape.reduce((a, b) => a * b, 1) * 4;
-    header[name] = { dtype: 'F32', shape, data_offsets: [offset, offset + bytes] };
-    offset += bytes;
-  }
-  let json = JSON.stringify(header);
-  json += ' '.repeat((8 - (json.length % 8)) % 8);
-  const fd = openSync(path, 'w');
-  const prefix = Buffer.alloc(8);
-  prefix.writeBigUInt64LE(BigInt(json.length));
-  writeSync(fd, prefix);
-  writeSync(fd, json);
-  let seed = 12345;
-  for (const [name, shape] of list) {
-    const values = new Float32Array(shape.reduce((a, b) => a * b, 1));
-    if (name.endsWith('norm.weight')) values.fill(1);
-    else for (let i = 0; i < values.length; i++) { seed = (Math.imul(seed, 1103515245) + 12345) >>> 0; values[i] = (seed / 2 ** 32 - 0.5) * 0.04; }
-    writeSync(fd, new Uint8Array(values.buffer));
-  }
-  closeSync(fd);
-  return 8 + json.length + offset;
 }
 
 async function measure(name) {

@@ -20,7 +20,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import { openEmbedPage } from './embed-page/open.mjs';
-import { interleave, median, quantile } from './stats.mjs';
+import { interleave, median, quantile, timedRuns } from './stats.mjs';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const CACHE = join(HERE, '.cache');
@@ -87,12 +87,7 @@ async function aloneBlock(name, engine, workloads) {
     await page.evaluate(([n, e]) => window.embedBench.load(n, 'f32', { engines: [e] }), [name, engine]);
     const times = {};
     for (const w of workloads) {
-      const run = () => page.evaluate(([en, n, tx]) => window.embedBench.run(en, n, tx), [engine, name, w.texts]);
-      for (let i = 0; i < 2; i++) await run();
-      const first = await run();
-      const rounds = Math.max(7, Math.min(25, Math.ceil(BUDGET_MS / 2 / first)));
-      times[w.name] = [];
-      for (let r = 0; r < rounds; r++) times[w.name].push(await run());
+      times[w.name] = await timedRuns(() => page.evaluate(([en, n, tx]) => window.embedBench.run(en, n, tx), [engine, name, w.texts]), BUDGET_MS);
     }
     return times;
   } finally {

@@ -23,6 +23,17 @@ export async function interleave(engines, run, budgetMs) {
   return out;
 }
 
+// One engine alone (its own page or process): two warm-up runs, then as many runs as half of
+// budgetMs allows (7 to 25). run() -> ms. Returns every timed run.
+export async function timedRuns(run, budgetMs) {
+  for (let i = 0; i < 2; i++) await run();
+  const first = await run();
+  const rounds = Math.max(7, Math.min(25, Math.ceil(budgetMs / 2 / first)));
+  const times = [];
+  for (let r = 0; r < rounds; r++) times.push(await run());
+  return times;
+}
+
 // Whether the machine was otherwise idle while a benchmark ran: the CPU time every process spent
 // (Linux /proc/stat, all cores) minus this process's own (and its children's, when they report
 // it), as a share of one core over the wall time. A 2-thread benchmark raises the load average by

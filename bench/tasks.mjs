@@ -16,7 +16,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import { openEmbedPage } from './embed-page/open.mjs';
-import { interleave, median, quantile } from './stats.mjs';
+import { interleave, median, quantile, timedRuns } from './stats.mjs';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const CACHE = join(HERE, '.cache');
@@ -52,12 +52,7 @@ async function aloneBlock(threads, model, engine) {
     await page.evaluate(([n, t]) => window.taskBench.load(n, t), [model, task]);
     const times = {};
     for (const w of WORKLOADS.filter((x) => x.model === model)) {
-      const run = () => page.evaluate(([e, n, k, i]) => window.taskBench.run(e, n, k, i), [engine, model, task, w.input]);
-      for (let i = 0; i < 2; i++) await run();
-      const first = await run();
-      const rounds = Math.max(7, Math.min(25, Math.ceil(BUDGET_MS / 2 / first)));
-      times[w.name] = [];
-      for (let r = 0; r < rounds; r++) times[w.name].push(await run());
+      times[w.name] = await timedRuns(() => page.evaluate(([e, n, k, i]) => window.taskBench.run(e, n, k, i), [engine, model, task, w.input]), BUDGET_MS);
     }
     return times;
   } finally {

@@ -7,12 +7,13 @@
 // raise, do not parse or ask for a huge range are clear errors.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { closeSync, copyFileSync, ftruncateSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 
 import { SimdformerError, init } from '../../dist/node.mjs';
+import { writeCheckpoint } from './checkpoint-file.mjs';
 import { DATA, DIST, maxAbsDiff, readTensors } from './helpers.mjs';
 
 const folder = (name) => join(DATA, 'hf', name);
@@ -51,22 +52,7 @@ function sparseTinyLlama() {
       [`${p}self_attn.o_proj.weight`, [d, d]], [`${p}mlp.gate_proj.weight`, [ff, d]], [`${p}mlp.up_proj.weight`, [ff, d]],
       [`${p}mlp.down_proj.weight`, [d, ff]]);
   }
-  const header = { __metadata__: { format: 'pt' } };
-  let offset = 0;
-  for (const [name, shape] of shapes) {
-    const bytes = shape.reduce((a, b) => a * b, 1) * 4;
-    header[name] = { dtype: 'F32', shape, data_offsets: [offset, offset + bytes] };
-    offset += bytes;
-  }
-  let json = JSON.stringify(header);
-  json += ' '.repeat((8 - (json.length % 8)) % 8);
-  const fd = openSync(join(dir, 'model.safetensors'), 'w');
-  const size = Buffer.alloc(8);
-  size.writeBigUInt64LE(BigInt(json.length));
-  writeSync(fd, size);
-  writeSync(fd, json);
-  ftruncateSync(fd, 8 + json.length + offset);
-  closeSync(fd);
+  writeCheckpoint(join(dir, 'model.safetensors'), shapes, { fill: 'sparse' });
   writeFileSync(join(dir, 'config.json'), JSON.stringify({
     architectures: ['LlamaForCausalLM'], model_type: 'llama', hidden_size: d, intermediate_size: ff, num_hidden_layers: L,
     num_attention_heads: 32, num_key_value_heads: 4, vocab_size: V, max_position_embeddings: 2048, torch_dtype: 'float32',

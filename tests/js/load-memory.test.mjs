@@ -3,12 +3,13 @@
 // the packed weights + the largest tensor + 10 % (packed weights = the module's live bytes after
 // the load). Prints the measured numbers.
 import assert from 'node:assert/strict';
-import { closeSync, copyFileSync, mkdtempSync, openSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 
 import { init } from '../../dist/node.mjs';
+import { writeCheckpoint } from './checkpoint-file.mjs';
 import { DATA } from './helpers.mjs';
 
 // MiniLM-L12-shaped BertModel: 33.4 M parameters, 133 MB as F32.
@@ -29,33 +30,6 @@ function tensors({ vocab, positions, types, d, layers, ff }) {
   }
   t.push(['pooler.dense.weight', [d, d]], ['pooler.dense.bias', [d]]);
   return t;
-}
-
-// Writes model.safetensors with small random values (LayerNorm weights 1), tensor by tensor.
-function writeCheckpoint(path, list) {
-  const header = { __metadata__: { format: 'pt' } };
-  let offset = 0;
-  for (const [name, shape] of list) {
-    const bytes = shape.reduce((a, b) => a * b, 1) * 4;
-    header[name] = { dtype: 'F32', shape, data_offsets: [offset, offset + bytes] };
-    offset += bytes;
-  }
-  let json = JSON.stringify(header);
-  json += ' '.repeat((8 - (json.length % 8)) % 8);
-  const fd = openSync(path, 'w');
-  const prefix = Buffer.alloc(8);
-  prefix.writeBigUInt64LE(BigInt(json.length));
-  writeSync(fd, prefix);
-  writeSync(fd, json);
-  let seed = 12345;
-  for (const [name, shape] of list) {
-    const values = new Float32Array(shape.reduce((a, b) => a * b, 1));
-    if (name.endsWith('LayerNorm.weight')) values.fill(1);
-    else for (let i = 0; i < values.length; i++) { seed = (Math.imul(seed, 1103515245) + 12345) >>> 0; values[i] = (seed / 2 ** 32 - 0.5) * 0.04; }
-    writeSync(fd, new Uint8Array(values.buffer));
-  }
-  closeSync(fd);
-  return 8 + json.length + offset;
 }
 
 const dir = mkdtempSync(join(tmpdir(), 'simdformer-load-memory-'));
