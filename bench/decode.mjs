@@ -9,32 +9,53 @@
 //    keys and the STEPS - 1 after it), interleaved rounds, medians; then the line t(c) = a + b·c
 //    through the end points, the middle point's residual from it (overall and per round), the
 //    weight-streaming share a / t(c) and the per-context-token cost b.
+//    With --backend native (issue 31's "GPT-2-small decoding >= 1.5x onnxruntime-node with-past
+//    tokens/s"): simdformer's Node-API addon (init({ backend: 'native' }), the level the loader
+//    picks for this CPU) against onnxruntime-node (the package transformers.js pulls in; its CPU
+//    execution provider, intraOpNumThreads = --threads, sequential execution) running the same
+//    decoder_with_past.onnx in the same JavaScript loop, interleaved in this one process.
 // 2. The nn.Transformer encoder-decoder Model.generate (d 512, 8 heads, 6 + 6 layers, random
 //    weights written here, source 128 tokens), ms per generated token for 32 and 64 tokens and
 //    per decoding step (their difference); with --before <dist> also the package built from an
 //    earlier commit, interleaved with this one, and whether both generate the same tokens.
 //
-//   node bench/decode.mjs [--quick] [--threads N] [--gpt2-only | --encdec-only] [--decoder gpt2-small|smollm2-135m]
-//                         [--before /path/to/old/dist] [--json out.json]
-//   (--gpt2-only: the decoders only, each exported one of them unless --decoder names one)
+//   node bench/decode.mjs [--quick] [--backend wasm|native] [--threads N] [--gpt2-only | --encdec-only]
+//                         [--decoder gpt2-small|smollm2-135m] [--models DIR] [--before /path/to/old/dist] [--json out.json]
+//   (--backend: simdformer's wasm build against onnxruntime-web (default), or the native addon
+//    against onnxruntime-node; --gpt2-only: the decoders only, each exported one of them unless
+//    --decoder names one; --models: the folder bench/export_hf.py wrote, default bench/models)
 //   (BENCH_ROUNDS, BENCH_STEPS: rounds, and timed steps per round and context)
+//   issue 31's figure: node bench/decode.mjs --backend native --gpt2-only --decoder gpt2-small
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
-import * as ort from 'onnxruntime-web';
-
 import { init } from '../dist/node.mjs';
 import { readSafetensors } from './safetensors.mjs';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
-const MODELS = join(HERE, 'models');
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');
 const arg = (name) => (args.includes(name) ? args[args.indexOf(name) + 1] : undefined);
+const MODELS = resolve(arg('--models') ?? join(HERE, 'models'));
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? (quick ? 2 : 5));
 const STEPS = Number(process.env.BENCH_STEPS ?? 16);  // timed steps per round and context
+const THREADS = Number(arg('--threads') ?? 1);
+const BACKEND = arg('--backend') ?? 'wasm';
+if (!['wasm', 'native'].includes(BACKEND)) throw new Error(`--backend must be wasm or native, not '${BACKEND}'`);
+// The ONNX Runtime that matches the backend: onnxruntime-web (wasm) beside simdformer's wasm
+// build, onnxruntime-node (native CPU) beside the addon. Only that one is imported: both register
+// a 'cpu' backend with onnxruntime-common.
+const ORT_NAME = BACKEND === 'native' ? 'onnxruntime-node' : 'onnxruntime-web';
+const ortModule = await import(ORT_NAME);
+const ort = 'InferenceSession' in ortModule ? ortModule : ortModule.default;  // onnxruntime-node is CommonJS
+const ortSession = (dir, file) => (BACKEND === 'native'
+  // One process, THREADS intra-op threads (ORT's own pool, default spinning), no inter-op pool:
+  // the with-past graph is a chain, as a JavaScript decoding loop runs it.
+  ? ort.InferenceSession.create(join(dir, file), { executionProviders: ['cpu'], graphOptimizationLevel: 'all',
+    intraOpNumThreads: THREADS, interOpNumThreads: 1, executionMode: 'sequential', logSeverityLevel: 3 })
+  : ort.InferenceSession.create(readFileSync(join(dir, file)), { executionProviders: ['wasm'], graphOptimizationLevel: 'all' }));
 
 const median = (xs) => { const s = [...xs].sort((a, b) => a - b); return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2; };
 const quantile = (xs, q) => { const s = [...xs].sort((a, b) => a - b); return s[Math.min(s.length - 1, Math.floor(q * s.length))]; };
@@ -51,7 +72,7 @@ function lcg(seed) {
 }
 
 
-// ---- 1. decoders (GPT-2-small, the Llama stand-in): simdformer against onnxruntime-web -------
+// ---- 1. decoders (GPT-2-small, the Llama stand-in): simdformer against ONNX Runtime ----------
 
 const DECODERS = ['gpt2-small', 'smollm2-135m'];
 const manifestOf = (name) => JSON.parse(readFileSync(join(MODELS, 'manifest.json'), 'utf8')).models.find((m) => m.name === name);
@@ -60,7 +81,7 @@ async function decoderEngines(sf, name) {
   const dir = join(MODELS, name);
   const manifest = manifestOf(name);
   const model = await sf.loadPretrained(dir);
-  const session = await ort.InferenceSession.create(readFileSync(join(dir, manifest.onnx)), { executionProviders: ['wasm'], graphOptimizationLevel: 'all' });
+  const session = await ortSession(dir, manifest.onnx);
   const { layers, d_model: d } = manifest;
   // The past holds the key/value heads only (grouped-query attention for the Llama).
   const heads = manifest.kv_heads ?? manifest.heads, dh = manifest.head_dim ?? d / manifest.heads;
@@ -84,7 +105,7 @@ async function decoderEngines(sf, name) {
   for (let i = 0; i < first.logits.data.length; i++) ortDiff = Math.max(ortDiff, Math.abs(first.logits.data[i] - check.prompt_logits.data[i]));
   const lastRow = check.prompt_logits.data.subarray(check.prompt_logits.data.length - vocab);
   const sfFirst = await model.generateText(promptIds, { maxNewTokens: 1, stop: [] });
-  if (!(ortDiff < 1e-3)) throw new Error(`onnxruntime-web differs from PyTorch by ${ortDiff}`);
+  if (!(ortDiff < 1e-3)) throw new Error(`${ORT_NAME} differs from PyTorch by ${ortDiff}`);
   if (sfFirst.ids[0] !== argmax(lastRow)) throw new Error(`simdformer's first token ${sfFirst.ids[0]} is not PyTorch's ${argmax(lastRow)}`);
 
   return {
@@ -172,7 +193,7 @@ async function benchDecoder(sf, name) {
     row.speedupSameRound = median(times[i].simdformer.map((s, r) => median(times[i].ort[r]) / median(s)));
     row.speedupCpu = row.ort.cpuMs / row.simdformer.cpuMs;
     console.log(`context ${String(context).padStart(3)}: simdformer ${row.simdformer.ms.toFixed(2)} ms/token (${row.simdformer.tokensPerSecond.toFixed(1)} tok/s, p10-p90 ${row.simdformer.p10.toFixed(1)}-${row.simdformer.p90.toFixed(1)}), `
-      + `onnxruntime-web ${row.ort.ms.toFixed(2)} ms/token (${row.ort.tokensPerSecond.toFixed(1)} tok/s): ${row.speedup.toFixed(2)}x (same-round median ${row.speedupSameRound.toFixed(2)}x); `
+      + `${ORT_NAME} ${row.ort.ms.toFixed(2)} ms/token (${row.ort.tokensPerSecond.toFixed(1)} tok/s): ${row.speedup.toFixed(2)}x (same-round median ${row.speedupSameRound.toFixed(2)}x); `
       + `CPU time per step ${row.simdformer.cpuMs.toFixed(2)} vs ${row.ort.cpuMs.toFixed(2)} ms: ${row.speedupCpu.toFixed(2)}x`);
     return row;
   });
@@ -214,7 +235,7 @@ function stepLine(label, contexts, times, bytes) {
   console.log(`  weight-streaming share a/t(c): ${line.weightShare.map((w) => `${w.context}: ${(100 * w.share).toFixed(0)} %`).join(', ')}; `
     + `implied bandwidth: weights ${(bytes.weights / 1e6).toFixed(0)} MB / a = ${line.bandwidthGBs.weights.toFixed(1)} GB/s, `
     + `K/V ${bytes.cachePerContextToken} B per context token / b = ${line.bandwidthGBs.cache.toFixed(1)} GB/s`);
-  console.log(`  onnxruntime-web (${line.ortMs.map((t) => t.toFixed(2)).join(' / ')} ms): a = ${ort.a.toFixed(2)} ms, b = ${(ort.b * 1000).toFixed(2)} us per context token, middle residual ${(100 * ort.residual).toFixed(1)} %`);
+  console.log(`  ${ORT_NAME} (${line.ortMs.map((t) => t.toFixed(2)).join(' / ')} ms): a = ${ort.a.toFixed(2)} ms, b = ${(ort.b * 1000).toFixed(2)} us per context token, middle residual ${(100 * ort.residual).toFixed(1)} %`);
   console.log(`  (super-linear growth, t = a + b*c + q*c^2, puts the middle point below the line by q*${Math.round(quadraticGap(xs))} ms: `
     + `a negative residual beyond the per-round range; linear growth leaves it within that range of 0)`);
   return line;
@@ -351,20 +372,37 @@ async function benchEncoderDecoder(sf, before) {
   return { shape, srcLength, rows, step, sameTokens, firstDifference, tokens: tokens.after, loadavg: load };
 }
 
+// The package built from an earlier commit, on the same backend as this one (an old dist's
+// 'auto' would pick its addon where it has prebuilds); a dist from before issue 31 has no
+// `backend` option and only wasm.
+async function initBefore(pkg) {
+  try {
+    return await pkg.init(BACKEND === 'native' ? { backend: 'native' } : { simd: true, backend: 'wasm' });
+  } catch (e) {
+    if (BACKEND === 'native' || !/backend/.test(e.message)) throw e;
+    return pkg.init({ simd: true });
+  }
+}
+
 async function main() {
-  // --threads N: both engines on N threads (simdformer's pthreads build, ORT's numThreads), in
-  // this one process; ORT's workers spin after each run, so at N = 2 on 2 cores each engine's
-  // steps also pay for the other's idle pool (CPU times then count every thread).
-  const threads = Number(arg('--threads') ?? 1);
-  ort.env.wasm.numThreads = threads;
+  // --threads N: both engines on N threads (wasm: simdformer's pthreads build and ORT's
+  // numThreads; native: the addon's std::thread pool and ORT's intraOpNumThreads), in this one
+  // process; ORT's workers spin after each run, so at N = 2 on 2 cores each engine's steps also
+  // pay for the other's idle pool (CPU times then count every thread).
+  const threads = THREADS;
+  if (BACKEND === 'wasm') ort.env.wasm.numThreads = threads;
   ort.env.logLevel = 'error';
-  // The wasm build, as onnxruntime-web is (the native addon has its own bench, bench/native.mjs).
-  const sf = await init(threads > 1 ? { simd: true, threads, backend: 'wasm' } : { simd: true, backend: 'wasm' });
+  // wasm: the SIMD128 build, as onnxruntime-web is wasm; native: the addon at the level the
+  // loader picks for this CPU (SIMDFORMER_NATIVE_LEVEL forces one), as onnxruntime-node is native.
+  const sf = BACKEND === 'native'
+    ? await init({ backend: 'native', threads })
+    : await init(threads > 1 ? { simd: true, threads, backend: 'wasm' } : { simd: true, backend: 'wasm' });
   const beforeDir = arg('--before');
-  const before = beforeDir ? await (await import(pathToFileURL(join(resolve(beforeDir), 'node.mjs')).href)).init({ simd: true }) : null;
-  console.log(`machine: ${process.arch}, ${os.cpus()[0].model}, Node ${process.version}; simdformer ${sf.arch}; `
-    + `onnxruntime-web ${ort.env.versions?.web ?? ''} (wasm, ${threads} thread${threads > 1 ? 's' : ''}); ${ROUNDS} rounds x ${STEPS} steps per context; load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
-  const result = { rounds: ROUNDS, steps: STEPS, threads };
+  const before = beforeDir ? await initBefore(await import(pathToFileURL(join(resolve(beforeDir), 'node.mjs')).href)) : null;
+  const ortVersion = ort.env.versions?.[BACKEND === 'native' ? 'node' : 'web'] ?? '';
+  console.log(`machine: ${process.arch}, ${os.cpus()[0].model}, Node ${process.version}; simdformer ${sf.backend ?? 'wasm'} ${sf.arch} (${sf.lanes} lanes); `
+    + `${ORT_NAME} ${ortVersion} (${BACKEND === 'native' ? 'cpu' : 'wasm'}, ${threads} thread${threads > 1 ? 's' : ''}); ${ROUNDS} rounds x ${STEPS} steps per context; load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+  const result = { backend: BACKEND, ort: `${ORT_NAME} ${ortVersion}`, arch: sf.arch, rounds: ROUNDS, steps: STEPS, threads };
   if (!args.includes('--encdec-only')) {
     const names = arg('--decoder') ? [arg('--decoder')] : DECODERS.filter((n) => manifestOf(n));
     result.decoders = {};
@@ -373,7 +411,7 @@ async function main() {
   }
   if (!args.includes('--gpt2-only')) result.encoderDecoder = await benchEncoderDecoder(sf, before);
   mkdirSync(join(HERE, '.cache'), { recursive: true });
-  const out = arg('--json') ?? join(HERE, '.cache', 'decode.json');
+  const out = arg('--json') ?? join(HERE, '.cache', BACKEND === 'native' ? 'decode-native.json' : 'decode.json');
   writeFileSync(out, JSON.stringify(result, null, 1));
   console.log(`results: ${out}`);
 }
