@@ -16,36 +16,57 @@
 //    as in transformers.js's generate, computes the logits of every prompt position).
 //    --threads 2: each engine ALONE in its own process (two thread pools on two cores steal each
 //    other's core), alternated simdformer, ORT, ORT, simdformer; the rounds are pooled.
+//    With --backend native (issue 31's "GPT-2-small decoding >= 1.5x onnxruntime-node with-past
+//    tokens/s"): simdformer's Node-API addon (init({ backend: 'native' }), the level the loader
+//    picks for this CPU) against onnxruntime-node (the package transformers.js pulls in; its CPU
+//    execution provider, intraOpNumThreads = --threads, sequential execution) running the same
+//    decoder_with_past.onnx in the same JavaScript loop, interleaved in this one process.
 // 2. The nn.Transformer encoder-decoder Model.generate (d 512, 8 heads, 6 + 6 layers, random
 //    weights written here, source 128 tokens), ms per generated token for 32 and 64 tokens and
 //    per decoding step (their difference); with --before <dist> also the package built from an
 //    earlier commit, interleaved with this one, and whether both generate the same tokens.
 //
-//   node bench/decode.mjs [--quick] [--threads N] [--weights f32|int8] [--gpt2-only | --encdec-only]
-//                         [--decoder gpt2-small|smollm2-135m] [--before /path/to/old/dist] [--json out.json]
-//   (--gpt2-only: the decoders only, each exported one of them unless --decoder names one)
+//   node bench/decode.mjs [--quick] [--backend wasm|native] [--threads N] [--weights f32|int8] [--gpt2-only | --encdec-only]
+//                         [--decoder gpt2-small|smollm2-135m] [--models DIR] [--before /path/to/old/dist] [--json out.json]
+//   (--backend: simdformer's wasm build against onnxruntime-web (default), or the native addon
+//    against onnxruntime-node; --gpt2-only: the decoders only, each exported one of them unless
+//    --decoder names one; --models: the folder bench/export_hf.py wrote, default bench/models)
 //   (BENCH_ROUNDS, BENCH_STEPS: rounds, and timed steps per round and context)
+//   issue 31's figure: node bench/decode.mjs --backend native --gpt2-only --decoder gpt2-small
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
-import * as ort from 'onnxruntime-web';
-
 import { init } from '../dist/node.mjs';
 import { readSafetensors } from './safetensors.mjs';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
-const MODELS = join(HERE, 'models');
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');
 const arg = (name) => (args.includes(name) ? args[args.indexOf(name) + 1] : undefined);
+const MODELS = resolve(arg('--models') ?? join(HERE, 'models'));
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? (quick ? 2 : 5));
 const STEPS = Number(process.env.BENCH_STEPS ?? 16);  // timed steps per round and context
 const WEIGHTS = arg('--weights') ?? 'f32';
 const PREFILL = quick ? 32 : 128;  // prompt tokens of the prefill timing
 const ALONE = arg('--alone');  // 'simdformer' | 'ort': this process times that engine only (the 2-thread runs)
+const THREADS = Number(arg('--threads') ?? 1);
+const BACKEND = arg('--backend') ?? 'wasm';
+if (!['wasm', 'native'].includes(BACKEND)) throw new Error(`--backend must be wasm or native, not '${BACKEND}'`);
+// The ONNX Runtime that matches the backend: onnxruntime-web (wasm) beside simdformer's wasm
+// build, onnxruntime-node (native CPU) beside the addon. Only that one is imported: both register
+// a 'cpu' backend with onnxruntime-common.
+const ORT_NAME = BACKEND === 'native' ? 'onnxruntime-node' : 'onnxruntime-web';
+const ortModule = await import(ORT_NAME);
+const ort = 'InferenceSession' in ortModule ? ortModule : ortModule.default;  // onnxruntime-node is CommonJS
+const ortSession = (dir, file) => (BACKEND === 'native'
+  // One process, THREADS intra-op threads (ORT's own pool, default spinning), no inter-op pool:
+  // the with-past graph is a chain, as a JavaScript decoding loop runs it.
+  ? ort.InferenceSession.create(join(dir, file), { executionProviders: ['cpu'], graphOptimizationLevel: 'all',
+    intraOpNumThreads: THREADS, interOpNumThreads: 1, executionMode: 'sequential', logSeverityLevel: 3 })
+  : ort.InferenceSession.create(readFileSync(join(dir, file)), { executionProviders: ['wasm'], graphOptimizationLevel: 'all' }));
 
 const median = (xs) => { const s = [...xs].sort((a, b) => a - b); return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2; };
 const quantile = (xs, q) => { const s = [...xs].sort((a, b) => a - b); return s[Math.min(s.length - 1, Math.floor(q * s.length))]; };
@@ -63,7 +84,7 @@ function lcg(seed) {
 }
 
 
-// ---- 1. decoders (GPT-2-small, the Llama stand-in): simdformer against onnxruntime-web -------
+// ---- 1. decoders (GPT-2-small, the Llama stand-in): simdformer against ONNX Runtime ----------
 
 const DECODERS = ['gpt2-small', 'smollm2-135m'];
 const manifestOf = (name) => JSON.parse(readFileSync(join(MODELS, 'manifest.json'), 'utf8')).models.find((m) => m.name === name);
@@ -74,7 +95,7 @@ async function decoderEngines(sf, name) {
   const int8 = WEIGHTS === 'int8';
   if (int8 && !manifest.onnx_q8) throw new Error(`${name} has no q8 graph: re-run bench/export_hf.py`);
   const model = await sf.loadPretrained(dir, int8 ? { weights: 'int8' } : {});
-  const session = await ort.InferenceSession.create(readFileSync(join(dir, int8 ? manifest.onnx_q8 : manifest.onnx)), { executionProviders: ['wasm'], graphOptimizationLevel: 'all' });
+  const session = await ortSession(dir, int8 ? manifest.onnx_q8 : manifest.onnx);
   const { layers, d_model: d } = manifest;
   // The past holds the key/value heads only (grouped-query attention for the Llama).
   const heads = manifest.kv_heads ?? manifest.heads, dh = manifest.head_dim ?? d / manifest.heads;
@@ -103,9 +124,9 @@ async function decoderEngines(sf, name) {
   let ortCosine = null;
   if (int8) {
     ortCosine = cosine(first.logits.data, check.prompt_logits.data);
-    if (!(ortCosine > 0.99)) throw new Error(`onnxruntime-web's q8 logits are far from PyTorch's (cosine ${ortCosine})`);
+    if (!(ortCosine > 0.99)) throw new Error(`${ORT_NAME}'s q8 logits are far from PyTorch's (cosine ${ortCosine})`);
   } else {
-    if (!(ortDiff < 1e-3)) throw new Error(`onnxruntime-web differs from PyTorch by ${ortDiff}`);
+    if (!(ortDiff < 1e-3)) throw new Error(`${ORT_NAME} differs from PyTorch by ${ortDiff}`);
     if (sfFirst.ids[0] !== argmax(lastRow)) throw new Error(`simdformer's first token ${sfFirst.ids[0]} is not PyTorch's ${argmax(lastRow)}`);
   }
 
@@ -215,7 +236,8 @@ async function measureDecoder(sf, name, engines) {
 function measureDecoderAlone(name) {
   let pooled = null;
   for (const engine of ['simdformer', 'ort', 'ort', 'simdformer']) {
-    const argv = [fileURLToPath(import.meta.url), '--alone', engine, '--decoder', name, '--threads', arg('--threads'), '--weights', WEIGHTS, ...(quick ? ['--quick'] : [])];
+    const argv = [fileURLToPath(import.meta.url), '--alone', engine, '--decoder', name, '--threads', String(THREADS), '--weights', WEIGHTS,
+      '--backend', BACKEND, '--models', MODELS, ...(quick ? ['--quick'] : [])];
     const r = spawnSync(process.execPath, argv, { encoding: 'utf8', maxBuffer: 256 << 20 });
     if (r.status !== 0) throw new Error(`the ${engine} process failed:\n${r.stdout}\n${r.stderr}`);
     const m = JSON.parse(r.stdout.slice(r.stdout.indexOf('{"alone"'))).alone;
@@ -228,13 +250,12 @@ function measureDecoderAlone(name) {
 }
 
 async function benchDecoder(sf, name) {
-  console.log(`${name} (${WEIGHTS === 'int8' ? "int8: simdformer weights: 'int8' against onnxruntime-web's q8 graph" : 'f32'}):`);
-  const threads = Number(arg('--threads') ?? 1);
-  const m = threads > 1 ? measureDecoderAlone(name) : await measureDecoder(sf, name, ['simdformer', 'ort']);
+  console.log(`${name} (${WEIGHTS === 'int8' ? `int8: simdformer weights: 'int8' against ${ORT_NAME}'s q8 graph` : 'f32'}):`);
+  const m = THREADS > 1 ? measureDecoderAlone(name) : await measureDecoder(sf, name, ['simdformer', 'ort']);
   const { contexts, times, cpuTimes, load } = m;
   const e = { manifest: m.manifest, model: { parameterCount: m.parameterCount }, checks: m.checks };
   if (m.checks.ortLogitsCosine !== null) {
-    console.log(`  checks: first token simdformer ${m.checks.firstToken}, onnxruntime-web ${m.checks.ortFirstToken}, PyTorch f32 ${m.checks.pytorchFirstToken}; `
+    console.log(`  checks: first token simdformer ${m.checks.firstToken}, ${ORT_NAME} ${m.checks.ortFirstToken}, PyTorch f32 ${m.checks.pytorchFirstToken}; `
       + `ORT q8 logits' cosine to PyTorch f32 ${m.checks.ortLogitsCosine.toFixed(5)}`);
   }
   const rows = contexts.map((context, i) => {
@@ -249,13 +270,13 @@ async function benchDecoder(sf, name) {
     row.speedupSameRound = median(times[i].simdformer.map((s, r) => median(times[i].ort[r]) / median(s)));
     row.speedupCpu = row.ort.cpuMs / row.simdformer.cpuMs;
     console.log(`context ${String(context).padStart(3)}: simdformer ${row.simdformer.ms.toFixed(2)} ms/token (${row.simdformer.tokensPerSecond.toFixed(1)} tok/s, p10-p90 ${row.simdformer.p10.toFixed(1)}-${row.simdformer.p90.toFixed(1)}), `
-      + `onnxruntime-web ${row.ort.ms.toFixed(2)} ms/token (${row.ort.tokensPerSecond.toFixed(1)} tok/s): ${row.speedup.toFixed(2)}x (same-round median ${row.speedupSameRound.toFixed(2)}x); `
+      + `${ORT_NAME} ${row.ort.ms.toFixed(2)} ms/token (${row.ort.tokensPerSecond.toFixed(1)} tok/s): ${row.speedup.toFixed(2)}x (same-round median ${row.speedupSameRound.toFixed(2)}x); `
       + `CPU time per step ${row.simdformer.cpuMs.toFixed(2)} vs ${row.ort.cpuMs.toFixed(2)} ms: ${row.speedupCpu.toFixed(2)}x`);
     return row;
   });
   const prefill = { tokens: PREFILL, simdformerMs: median(m.prefill.simdformer), ortMs: median(m.prefill.ort), rounds: m.prefill.simdformer.length };
   prefill.ratio = prefill.simdformerMs / prefill.ortMs;
-  console.log(`prefill of ${PREFILL} tokens: simdformer ${prefill.simdformerMs.toFixed(1)} ms (to its first token), onnxruntime-web ${prefill.ortMs.toFixed(1)} ms (one run, empty past): `
+  console.log(`prefill of ${PREFILL} tokens: simdformer ${prefill.simdformerMs.toFixed(1)} ms (to its first token), ${ORT_NAME} ${prefill.ortMs.toFixed(1)} ms (one run, empty past): `
     + `${prefill.ratio.toFixed(2)}x its time (goal <= 0.7x; ${prefill.rounds} runs each)`);
   let fit = null;
   if (contexts.length >= 3) {
@@ -294,7 +315,7 @@ function stepLine(label, contexts, times, bytes) {
   console.log(`  weight-streaming share a/t(c): ${line.weightShare.map((w) => `${w.context}: ${(100 * w.share).toFixed(0)} %`).join(', ')}; `
     + `implied bandwidth: weights ${(bytes.weights / 1e6).toFixed(0)} MB / a = ${line.bandwidthGBs.weights.toFixed(1)} GB/s, `
     + `K/V ${bytes.cachePerContextToken} B per context token / b = ${line.bandwidthGBs.cache.toFixed(1)} GB/s`);
-  console.log(`  onnxruntime-web (${line.ortMs.map((t) => t.toFixed(2)).join(' / ')} ms): a = ${ort.a.toFixed(2)} ms, b = ${(ort.b * 1000).toFixed(2)} us per context token, middle residual ${(100 * ort.residual).toFixed(1)} %`);
+  console.log(`  ${ORT_NAME} (${line.ortMs.map((t) => t.toFixed(2)).join(' / ')} ms): a = ${ort.a.toFixed(2)} ms, b = ${(ort.b * 1000).toFixed(2)} us per context token, middle residual ${(100 * ort.residual).toFixed(1)} %`);
   console.log(`  (super-linear growth, t = a + b*c + q*c^2, puts the middle point below the line by q*${Math.round(quadraticGap(xs))} ms: `
     + `a negative residual beyond the per-round range; linear growth leaves it within that range of 0)`);
   return line;
@@ -431,26 +452,44 @@ async function benchEncoderDecoder(sf, before) {
   return { shape, srcLength, rows, step, sameTokens, firstDifference, tokens: tokens.after, loadavg: load };
 }
 
+// The package built from an earlier commit, on the same backend as this one (an old dist's
+// 'auto' would pick its addon where it has prebuilds); a dist from before issue 31 has no
+// `backend` option and only wasm.
+async function initBefore(pkg) {
+  try {
+    return await pkg.init(BACKEND === 'native' ? { backend: 'native' } : { simd: true, backend: 'wasm' });
+  } catch (e) {
+    if (BACKEND === 'native' || !/backend/.test(e.message)) throw e;
+    return pkg.init({ simd: true });
+  }
+}
+
 async function main() {
-  // --threads N: both engines on N threads (simdformer's pthreads build, ORT's numThreads). The
-  // decoders then run each engine alone in a child process (--alone); this parent keeps no pool
-  // of its own unless it times the encoder-decoder (--encdec-only) itself.
-  const threads = Number(arg('--threads') ?? 1);
-  ort.env.wasm.numThreads = threads;
+  // --threads N: both engines on N threads (wasm: simdformer's pthreads build and ORT's
+  // numThreads; native: the addon's std::thread pool and ORT's intraOpNumThreads). The decoders
+  // then run each engine alone in a child process (--alone); this parent keeps no pool of its own
+  // unless it times the encoder-decoder (--encdec-only) itself.
+  const threads = THREADS;
+  if (BACKEND === 'wasm') ort.env.wasm.numThreads = threads;
   ort.env.logLevel = 'error';
-  // The wasm build, as onnxruntime-web is (the native addon has its own bench, bench/native.mjs).
+  // wasm: the SIMD128 build, as onnxruntime-web is wasm; native: the addon at the level the
+  // loader picks for this CPU (SIMDFORMER_NATIVE_LEVEL forces one), as onnxruntime-node is native.
   const ownPool = threads > 1 && (ALONE || args.includes('--encdec-only'));
-  const sf = await init(ownPool ? { simd: true, threads, backend: 'wasm' } : { simd: true, backend: 'wasm' });
+  const sfThreads = ownPool ? threads : 1;
+  const sf = BACKEND === 'native'
+    ? await init({ backend: 'native', threads: sfThreads })
+    : await init(sfThreads > 1 ? { simd: true, threads: sfThreads, backend: 'wasm' } : { simd: true, backend: 'wasm' });
   const beforeDir = arg('--before');
-  const before = beforeDir ? await (await import(pathToFileURL(join(resolve(beforeDir), 'node.mjs')).href)).init({ simd: true }) : null;
-  console.log(`machine: ${process.arch}, ${os.cpus()[0].model}, Node ${process.version}; simdformer ${sf.arch}; `
-    + `onnxruntime-web ${ort.env.versions?.web ?? ''} (wasm, ${threads} thread${threads > 1 ? 's' : ''}); ${ROUNDS} rounds x ${STEPS} steps per context; load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+  const before = beforeDir ? await initBefore(await import(pathToFileURL(join(resolve(beforeDir), 'node.mjs')).href)) : null;
+  const ortVersion = ort.env.versions?.[BACKEND === 'native' ? 'node' : 'web'] ?? '';
+  console.log(`machine: ${process.arch}, ${os.cpus()[0].model}, Node ${process.version}; simdformer ${sf.backend ?? 'wasm'} ${sf.arch} (${sf.lanes} lanes); `
+    + `${ORT_NAME} ${ortVersion} (${BACKEND === 'native' ? 'cpu' : 'wasm'}, ${threads} thread${threads > 1 ? 's' : ''}); ${ROUNDS} rounds x ${STEPS} steps per context; load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
   if (ALONE) {  // one engine alone (see measureDecoderAlone): its raw times to the parent
     const m = await measureDecoder(sf, arg('--decoder'), [ALONE]);
     process.stdout.write(JSON.stringify({ alone: m }));
     return;
   }
-  const result = { rounds: ROUNDS, steps: STEPS, threads, weights: WEIGHTS };
+  const result = { backend: BACKEND, ort: `${ORT_NAME} ${ortVersion}`, arch: sf.arch, rounds: ROUNDS, steps: STEPS, threads, weights: WEIGHTS };
   if (!args.includes('--encdec-only')) {
     const names = arg('--decoder') ? [arg('--decoder')] : DECODERS.filter((n) => manifestOf(n));
     result.decoders = {};
@@ -459,7 +498,7 @@ async function main() {
   }
   if (!args.includes('--gpt2-only')) result.encoderDecoder = await benchEncoderDecoder(sf, before);
   mkdirSync(join(HERE, '.cache'), { recursive: true });
-  const out = arg('--json') ?? join(HERE, '.cache', 'decode.json');
+  const out = arg('--json') ?? join(HERE, '.cache', BACKEND === 'native' ? 'decode-native.json' : 'decode.json');
   writeFileSync(out, JSON.stringify(result, null, 1));
   console.log(`results: ${out}`);
 }

@@ -2,7 +2,8 @@
 # npm run bench: exports the workloads from PyTorch (once), installs the peers, builds simdformer
 # when stale, then runs the wasm side-by-side benchmark, the threads benchmark, text -> embedding
 # and short texts against transformers.js (headless Chromium and Node), the native addon against
-# transformers.js on onnxruntime-node (bench/native.mjs), the int8 BERT layer, and the native kernel
+# transformers.js on onnxruntime-node (bench/native.mjs), GPT-2 decoding on the addon against
+# onnxruntime-node (bench/decode.mjs --backend native), the int8 BERT layer, and the native kernel
 # benchmark.
 #   bench/run.sh [--quick]      (BENCH_BUDGET_MS sets the timing budget per engine and workload)
 set -euo pipefail
@@ -36,6 +37,8 @@ node bench/int8-layer.mjs                    # int8 BERT-base layer vs f32 and o
 node bench/load-memory.mjs                   # issue 32: heap growth while loading a 135M decoder (f32) and a 0.5B one (int8)
 # token-by-token decoding: GPT-2-small vs onnxruntime-web, encoder-decoder generate (BENCH_BEFORE=<old dist>: before/after)
 node bench/decode.mjs $quick ${BENCH_BEFORE:+--before "$BENCH_BEFORE"}
+# Issue 31: GPT-2-small decoding on the native addon vs onnxruntime-node (with past), same loop
+node bench/decode.mjs $quick --backend native --gpt2-only --decoder gpt2-small
 echo "ceiling loop as assembled (wasm-objdump):"
 wasm-objdump -d bench/.cache/ceiling.wasm | sed -n '/loop/,/br_if/p' | cut -c40- | awk '{print $1}' | sort | uniq -c | sort -rn
 cmake --preset native-release -DSIMDFORMER_BUILD_BENCH=ON >/dev/null

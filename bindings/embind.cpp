@@ -17,7 +17,6 @@
 #include <malloc.h>
 
 #include <cmath>
-#include <new>
 #include <string>
 
 #include "entry/model_entry.h"
@@ -113,10 +112,9 @@ public:
 
     // loadCheckpoint(config, shards, index, read, progress, options): texts as {ptr, length}.
     val load_checkpoint(val config, val shards, val index, val read, val progress, val options) {
-        if (!is_function(read)) return val("invalid_argument\tloadCheckpoint: read must be a function");
         const bool has_progress = !progress.isUndefined() && !progress.isNull();
-        if (has_progress && !is_function(progress))
-            return val("invalid_argument\tloadCheckpoint: progress must be a function or undefined");
+        if (const int code = entry::check_load_callbacks(is_function(read), has_progress, is_function(progress)))
+            return reply(code);
         JsShardReader reader(read);
         return reply(e_.load_checkpoint(text_of(config), text_of(shards), text_of(index), reader,
                                         has_progress ? call_progress : nullptr, &progress, text_of(options)));
@@ -212,18 +210,9 @@ private:
 };
 
 // Handles are made here rather than by Embind's constructor, whose `new` cannot fail softly:
-// null in JavaScript means out of memory.
-// The reserves (entry::hold_reserves) are held before, and taken back after: a failed `new`
-// releases them.
-template <class Handle>
-Handle* create_handle() {
-    if (!entry::hold_reserves()) return nullptr;
-    Handle* h = new (std::nothrow) Handle();
-    (void)entry::hold_reserves();
-    return h;
-}
-ModelHandle* create_model_handle() { return create_handle<ModelHandle>(); }
-LinearHandle* create_linear_handle() { return create_handle<LinearHandle>(); }
+// null in JavaScript means out of memory (entry::new_between_reserves, as the addon's).
+ModelHandle* create_model_handle() { return entry::new_between_reserves<ModelHandle>(); }
+LinearHandle* create_linear_handle() { return entry::new_between_reserves<LinearHandle>(); }
 
 val attention_op(val o) { return reply(entry::attention(read_AttentionArgs(o))); }
 

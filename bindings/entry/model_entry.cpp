@@ -107,6 +107,15 @@ int ModelEntry::load(Number data, Number size_arg, const TextArg& config) {
     });
 }
 
+int check_load_callbacks(bool read_is_function, bool progress_given, bool progress_is_function) {
+    return guarded("loadCheckpoint", [&]() -> Status {
+        if (!read_is_function) return Status::invalid("loadCheckpoint: read must be a function");
+        if (progress_given && !progress_is_function)
+            return Status::invalid("loadCheckpoint: progress must be a function or undefined");
+        return Status::ok();
+    });
+}
+
 int ModelEntry::load_checkpoint(const TextArg& config, const TextArg& shards, const TextArg& index, ShardReader& reader,
                                 LoadProgress progress, void* progress_user, const TextArg& options) {
     return guarded("loadCheckpoint", [&]() -> Status {

@@ -27,6 +27,11 @@ public:
 // Called after every decoding step of generate() (steps done, most steps possible).
 using StepCallback = void (*)(void* user, size_t step, size_t max_steps);
 
+// loadCheckpoint's callbacks as the binding found them, checked before a ShardReader is made of
+// them: `read` must be a function, `progress` a function or absent (undefined or null). 0, or
+// invalid_argument naming the callback (reply_text()): the wasm module's and the addon's message.
+int check_load_callbacks(bool read_is_function, bool progress_given, bool progress_is_function);
+
 class ModelEntry {
 public:
     // The nn.Transformer dialect from safetensors bytes data [size]; config: JSON text, or empty

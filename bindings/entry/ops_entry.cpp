@@ -6,6 +6,7 @@
 #include "reply.h"
 #include "simdformer/attention.h"
 #include "simdformer/io.h"
+#include "simdformer/threads.h"
 
 namespace simdformer::entry {
 
@@ -119,6 +120,15 @@ int describe_safetensors(Number data, Number size_arg, std::string* json) {
         if (!d.is_ok()) return d.status();
         *json = std::move(d).value();
         return Status::ok();
+    });
+}
+
+int set_thread_count(Number n) {
+    return guarded("setThreads", [&]() -> Status {
+        // JS numbers: only exact integers in range reach the size_t conversion.
+        if (!(n >= 1 && n <= 64) || n != std::floor(n))
+            return Status::invalid("threads must be an integer in [1, 64], got " + std::to_string(n));
+        return simdformer::set_threads(size_t(n));
     });
 }
 

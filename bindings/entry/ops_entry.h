@@ -30,4 +30,9 @@ int positional_encoding(Number n, Number d, Number out);
 // data [size] bytes of a safetensors file -> its description as JSON text in *json.
 int describe_safetensors(Number data, Number size, std::string* json);
 
+// The thread setting (simdformer/threads.h) from a JS number: an integer in [1, 64], else
+// invalid_argument; what set_threads() refuses, with its code (unsupported in a build without
+// threads, out_of_memory when a worker cannot start). The wasm module's and the addon's setThreads.
+int set_thread_count(Number n);
+
 }  // namespace simdformer::entry

@@ -46,6 +46,17 @@ constexpr size_t kRetryReserveBytes = size_t{64} << 10;
 constexpr size_t kThrowReserveBytes = size_t{16} << 10;
 bool hold_reserves() noexcept;
 
+// A T made with new (std::nothrow) between the reserves, as every handle is (the wasm module's
+// and the addon's): they are held before (a failing `new` releases them) and taken back after.
+// Null when memory ran out, which the bindings hand to JavaScript as null (out of memory).
+template <class T>
+T* new_between_reserves() {
+    if (!hold_reserves()) return nullptr;
+    T* p = new (std::nothrow) T();
+    (void)hold_reserves();
+    return p;
+}
+
 // The try/catch of guarded(), out of line: run(body) is the call's body. One copy of the handlers
 // for every entry point instead of one per guarded() instantiation (issue 30: 17 of them).
 int guarded_call(const char* what, Status (*run)(void*), void* body) noexcept;

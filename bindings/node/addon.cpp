@@ -231,9 +231,7 @@ protected:
 public:
     // Made with new (std::nothrow) between the entry layer's reserves, as on wasm.
     bool init_entry() {
-        if (!entry::hold_reserves()) return false;
-        e_.reset(new (std::nothrow) Entry());
-        (void)entry::hold_reserves();
+        e_.reset(entry::new_between_reserves<Entry>());
         return e_ != nullptr;
     }
 
@@ -292,10 +290,10 @@ private:
     Napi::Value load_checkpoint(Fn info) {
         Napi::Env env = info.Env();
         const Napi::Value read = arg(info, 3), progress = arg(info, 4);
-        if (!is_function(read)) return text_reply(env, "invalid_argument", "loadCheckpoint: read must be a function");
         const bool has_progress = !progress.IsUndefined() && !progress.IsNull();
-        if (has_progress && !is_function(progress))
-            return text_reply(env, "invalid_argument", "loadCheckpoint: progress must be a function or undefined");
+        Lock lock(call_lock());  // the entry layer's reply buffer is the process's
+        if (const int code = entry::check_load_callbacks(is_function(read), has_progress, is_function(progress)))
+            return reply(env, code);
         PendingError pending;
         Napi::Value r = call(info, "loadCheckpoint", [&](entry::ModelEntry& e) {
             JsShardReader reader(env, read.As<Napi::Function>(), pending);
@@ -547,14 +545,10 @@ private:
         return Napi::Number::New(info.Env(), double(tracked_high_water()));
     }
 
-    // setThreads(n): "" or "<code>\t<message>", as embind_threads.cpp.
+    // setThreads(n): "" or "<code>\t<message>", the same entry point as embind_threads.cpp's.
     Napi::Value set_threads_op(Fn info) {
-        const double n = num_arg(info, 0);
-        if (!(n >= 1 && n <= 64) || n != std::floor(n))
-            return text_reply(info.Env(), "invalid_argument", "threads must be an integer in [1, 64], got " + std::to_string(n));
         Lock lock(call_lock());  // never while another call runs a forward pass
-        const Status s = set_threads(size_t(n));
-        return s.is_ok() ? Napi::String::New(info.Env(), "") : text_reply(info.Env(), status_code_name(s.code()), s.message());
+        return reply(info.Env(), entry::set_thread_count(num_arg(info, 0)));
     }
     Napi::Value threads_op(Fn info) { return Napi::Number::New(info.Env(), double(threads())); }
     Napi::Value threads_supported_op(Fn info) { return Napi::Boolean::New(info.Env(), threads_supported()); }

@@ -23,6 +23,7 @@
 #include "entry/numbers.h"
 #include "entry/ops_entry.h"
 #include "entry/reply.h"
+#include "simdformer/threads.h"
 #include "test_util.h"
 
 // ---- allocation failure, two models ------------------------------------------------------------
@@ -841,5 +842,38 @@ TEST(EntryModel, TextClassifierFlagCheckedAndItsLogitsMatchTheReference) {
     EXPECT_EQ(reply_code(), "unsupported") << entry::reply_text();
 }
 
+// setThreads and loadCheckpoint's callback checks are one entry point for the wasm module and the
+// addon: the replies are word for word those both bindings returned before they shared them.
+TEST(EntryBindingChecks, SetThreadCountRepliesAsBothBindingsDid) {
+    for (double bad : {0.0, 65.0, 1.5, -1.0, kNaN, kInf, k2_32 + 1}) {
+        EXPECT_NE(entry::set_thread_count(bad), 0) << bad;
+        EXPECT_EQ(std::string(entry::reply_text()), "invalid_argument\tthreads must be an integer in [1, 64], got " + std::to_string(bad));
+    }
+    EXPECT_NE(entry::set_thread_count(1.5), 0);
+    EXPECT_STREQ(entry::reply_text(), "invalid_argument\tthreads must be an integer in [1, 64], got 1.500000");
+    ASSERT_EQ(entry::set_thread_count(1), 0) << entry::reply_text();
+    EXPECT_STREQ(entry::reply_text(), "");
+    EXPECT_EQ(threads(), 1u);
+    if (threads_supported()) {
+        ASSERT_EQ(entry::set_thread_count(2), 0) << entry::reply_text();
+        EXPECT_EQ(threads(), 2u);
+        ASSERT_EQ(entry::set_thread_count(1), 0) << entry::reply_text();
+    } else {
+        EXPECT_NE(entry::set_thread_count(2), 0);
+        EXPECT_EQ(reply_code(), "unsupported") << entry::reply_text();
+    }
+    EXPECT_EQ(threads(), 1u);
+}
+
+TEST(EntryBindingChecks, LoadCallbacksReplyAsBothBindingsDid) {
+    EXPECT_EQ(entry::check_load_callbacks(true, false, false), 0) << entry::reply_text();
+    EXPECT_EQ(entry::check_load_callbacks(true, true, true), 0) << entry::reply_text();
+    for (bool given : {false, true}) {
+        EXPECT_NE(entry::check_load_callbacks(false, given, false), 0);
+        EXPECT_STREQ(entry::reply_text(), "invalid_argument\tloadCheckpoint: read must be a function");
+    }
+    EXPECT_NE(entry::check_load_callbacks(true, true, false), 0);
+    EXPECT_STREQ(entry::reply_text(), "invalid_argument\tloadCheckpoint: progress must be a function or undefined");
+}
 }  // namespace
 }  // namespace simdformer::test
