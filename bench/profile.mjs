@@ -1,0 +1,146 @@
+// Issue 29's per-shape profile: where one forward pass spends its time, by kernel. V8's sampling
+// profiler (node:inspector, 100 µs interval) runs while the SIMD128 build encodes texts of 5, 23,
+// 46 and 128 tokens with the MiniLM-L6- and BERT-base-shaped folders of bench/models (one thread,
+// the same wasm the page runs, built with its function names kept: --profiling-funcs, which
+// changes no code, only adds the name section). Each wasm function's self time is put in a
+// category by its name (GEMM, attention's scores / softmax / weights · V, LayerNorm, GELU,
+// residual adds, the JavaScript around them; the score and weights · V products are told from the
+// projections by the attention functions on the sample's stack); the GEMM's share is also given as GFLOP/s of the
+// model's matrix products against the mul + add ceiling measured in the same process
+// (bench/ceiling.mjs's loop).
+//
+//   cmake --preset wasm-release -B build/wasm-prof -DCMAKE_EXE_LINKER_FLAGS=--profiling-funcs
+//   cmake --build build/wasm-prof --target simdformer_js
+//   node bench/profile.mjs [--build build/wasm-prof] [--models minilm-l6,bert-base]
+// (the package in dist/ is copied to a temporary folder under build/ with that build's glue and wasm in place
+// of its own: the glue and the wasm go together)
+//   (PROFILE_MS: sampling time per shape, default 3000)
+// Two threads are not profiled here: the sampling profiler sees the main thread only.
+import { copyFileSync, cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+const arg = (name, fallback) => (process.argv.includes(name) ? process.argv[process.argv.indexOf(name) + 1] : fallback);
+const BUILD = resolve(arg('--build', join(HERE, '..', 'build', 'wasm-prof')));
+const MODELS = arg('--models', 'minilm-l6,bert-base').split(',');
+const LENGTHS = [5, 23, 46, 128];
+const SAMPLE_MS = Number(process.env.PROFILE_MS ?? 3000);
+const PASSAGE = 'Attention lets every word of a sentence look at every other word and decide how much each one matters '
+  + 'for its own meaning, and a model stacks many such layers to read whole documents quickly on small devices';
+
+// A sample's category: from the attention functions on its stack when there is one (the
+// score and weights · V products run the same GEMM kernel as the projections), else from the
+// function it is in. Names are the C++ functions', demangled.
+const ATTENTION = [
+  ['attention: scores q·k', /head_dot_scores|dot_rows_f32/],
+  ['attention: softmax', /softmax|relu_normalize/],
+  ['attention: masks', /mask_scores|floor_f32/],
+];
+const LEAF = [
+  ['GEMM: projections + FFN', /gemm_f32|tile<|epilogue_row|pack_b|pack_a/],
+  ['GELU / activation', /activate|gelu|erf|tanh|silu/i],
+  ['LayerNorm', /layernorm|rms_norm/i],
+  ['residual add / bias', /add_f32|bias/],
+  ['embedding / pooling', /embed|pool|normalize_rows/i],
+  ['memcpy / memset', /memcpy|memset|memmove/],
+  ['JavaScript (tokenizer, API)', /^[A-Za-z_$#.][\w$#.]*$|\.mjs|anonymous/],
+];
+function categoryOf(stack) {  // stack: function names, leaf first
+  const inHead = stack.findIndex((f) => /head_attend|head_dot_scores/.test(f));
+  if (inHead >= 0) {
+    for (const [cat, re] of ATTENTION) if (stack.slice(0, inHead + 1).some((f) => re.test(f))) return cat;
+    return 'attention: weights · V';
+  }
+  return (LEAF.find(([, re]) => re.test(stack[0])) ?? ['other'])[0];
+}
+
+function textOfTokens(model, n) {
+  const count = (t) => model.encodeText(t).ids.length;
+  const words = PASSAGE.split(' ');
+  let text = '';
+  for (let i = 0; count(text) < n; i = (i + 1) % words.length) {
+    const next = text ? `${text} ${words[i]}` : words[i];
+    text = count(next) <= n ? next : `${text} a`;
+  }
+  return text;
+}
+
+// Time per category and per leaf function from a .cpuprofile: each sample stands for the time
+// to the next one.
+function sampleTimes(profile) {
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const parent = new Map();
+  for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+  const nameOf = (n) => n.callFrame.functionName || `(${n.callFrame.url || 'anonymous'})`;
+  const categories = new Map(), leaves = new Map();
+  const deltas = profile.timeDeltas;
+  profile.samples.forEach((id, i) => {
+    const stack = [];
+    for (let at = id; at !== undefined; at = parent.get(at)) stack.push(nameOf(byId.get(at)));
+    const dt = (deltas[i + 1] ?? deltas[i]) / 1000;
+    const cat = categoryOf(stack);
+    categories.set(cat, (categories.get(cat) ?? 0) + dt);
+    leaves.set(stack[0], (leaves.get(stack[0]) ?? 0) + dt);
+  });
+  return { categories, leaves };
+}
+
+// The mul + add ceiling of this engine (bench/ceiling.mjs: independent f32x4 multiply-add
+// chains in a loop), or null if it cannot run.
+async function ceilingGflops() {
+  try {
+    const { measureCeiling } = await import('./ceiling.mjs');
+    return (await measureCeiling()).gflops;
+  } catch {
+    return null;
+  }
+}
+
+// Inside the checkout (build/ is git-ignored), so that the copy finds node_modules as dist/ does.
+const dist = mkdtempSync(join(HERE, '..', 'build', 'dist-profile-'));
+process.on('exit', () => rmSync(dist, { recursive: true, force: true }));
+cpSync(join(HERE, '..', 'dist'), dist, { recursive: true });
+for (const f of ['simdformer.mjs', 'simdformer.wasm']) copyFileSync(join(BUILD, 'bindings', f), join(dist, f));
+const { init } = await import(pathToFileURL(join(dist, 'node.mjs')).href);
+const sf = await init({ simd: true, backend: 'wasm' });
+const session = new Session();
+session.connect();
+await session.post('Profiler.enable');
+await session.post('Profiler.setSamplingInterval', { interval: 100 });
+const ceiling = await ceilingGflops();
+console.log(`wasm from ${BUILD}; ${sf.arch}; sampling ${SAMPLE_MS} ms per shape; mul + add ceiling ${ceiling ? `${ceiling.toFixed(1)} GFLOP/s` : 'not measured (bench/ceiling.mjs exports no measureCeiling)'}`);
+for (const name of MODELS) {
+  const model = await sf.loadPretrained(join(HERE, 'models', name));
+  const { n_layers: layers, d_model: d, d_ff: ff } = model.info;
+  for (const n of LENGTHS) {
+    const text = textOfTokens(model, n);
+    for (let i = 0; i < 3; i++) model.encodeText(text);  // warm-up: tier-up, workspace
+    await session.post('Profiler.start');
+    const t0 = performance.now();
+    let passes = 0;
+    while (performance.now() - t0 < SAMPLE_MS) { model.encodeText(text); passes++; }
+    const wall = performance.now() - t0;
+    const { profile } = await session.post('Profiler.stop');
+    const { categories: cats, leaves } = sampleTimes(profile);
+    const total = [...cats.values()].reduce((x, y) => x + y, 0);
+    const perPass = wall / passes;
+    // The matrix products of one pass: 4 d x d projections and the two FFN ones per layer.
+    const flops = 2 * n * layers * (4 * d * d + 2 * d * ff);
+    const gemmMs = ((cats.get('GEMM: projections + FFN') ?? 0) / total) * perPass;
+    const gflops = flops / (gemmMs * 1e6);
+    console.log(`\n${name} (${layers} x ${d}, ff ${ff}), ${n} tokens: ${perPass.toFixed(2)} ms per pass (${passes} passes); `
+      + `GEMM ${gemmMs.toFixed(2)} ms = ${gflops.toFixed(1)} GFLOP/s${ceiling ? ` (${(100 * gflops / ceiling).toFixed(0)} % of the ceiling)` : ''}`);
+    for (const [cat, ms] of [...cats].sort((a, b) => b[1] - a[1])) {
+      console.log(`  ${cat.padEnd(30)} ${(100 * ms / total).toFixed(1).padStart(5)} %  ${(perPass * ms / total).toFixed(3).padStart(8)} ms`);
+    }
+    if (process.env.PROFILE_ALL) {
+      const top = [...leaves].sort((x, y) => y[1] - x[1]).filter(([, ms]) => ms / total >= 0.001);
+      for (const [fn, ms] of top) console.log(`    ${(100 * ms / total).toFixed(1).padStart(5)} %  ${fn.slice(0, 120)}`);
+    }
+  }
+  model.dispose();
+}
+await session.post('Profiler.disable');
+session.disconnect();
