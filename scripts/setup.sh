@@ -10,6 +10,7 @@
 #   bench   : core + Google Benchmark, wabt, python3-torch (exports the benchmark weights)
 #   goldens : python3-torch (regenerates tests/data with PyTorch)
 #   train   : python3-torch + fortunes (English text for scripts/training/train_text_models.py)
+#   arm64   : the arm64 cross compiler and qemu-user (preset native-arm64: the C++ tests on NEON)
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 DEPS="$ROOT/.deps"
@@ -29,7 +30,8 @@ for role in "${@:-core}"; do
                  libbenchmark-dev wabt python3-torch python3-onnx ;;
     goldens) add python3-torch libopenblas0-pthread python3-jinja2 ;;
     train)   add python3-torch libopenblas0-pthread fortunes ;;
-    *) echo "setup.sh: unknown role '$role' (expected core, npm, browser, test, bench, goldens or train)" >&2; exit 2 ;;
+    arm64)   add cmake ninja-build googletest nlohmann-json3-dev g++-aarch64-linux-gnu qemu-user ;;
+    *) echo "setup.sh: unknown role '$role' (expected core, npm, browser, test, bench, goldens, train or arm64)" >&2; exit 2 ;;
   esac
 done
 
