@@ -19,6 +19,7 @@ namespace simdformer::detail {
 struct LayerProbe {
     size_t layer = 0;
     float* out = nullptr;
+    const ModelConfig* shape = nullptr;  // the runner's layer-stack shape (TextStack::load's *shape)
 };
 
 // The workspace of a text family's forward_text.
@@ -88,7 +89,7 @@ struct TextStack {
     void run(size_t n_batch, size_t n_seq, const SequenceMasks& masks, bool need_weights, TextWorkspace& ws,
              const LayerProbe* probe) const;
     // The probed layer's projections from the scratch into out (LayerProbe).
-    void copy_probe(size_t tokens, const LayerScratch& s, const SequenceMasks& masks, float* out) const;
+    void copy_probe(size_t tokens, const LayerScratch& s, const SequenceMasks& masks, const LayerProbe& probe) const;
     // Rows r.logits_rows of the last hidden state into ws.head_in.
     void gather_rows(const TextRequest& r, TextWorkspace& ws) const;
 };
