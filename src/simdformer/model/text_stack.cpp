@@ -4,20 +4,14 @@
 #include <cstring>
 #include <limits>
 
+#include "simdformer/detail/validate.h"
+
 namespace simdformer::detail {
 namespace {
 
 std::string str(size_t v) { return std::to_string(v); }
 
 }  // namespace
-
-Status check_ids(const int32_t* ids, size_t n, size_t limit, const char* what) {
-    for (size_t i = 0; i < n; ++i)
-        if (ids[i] < 0 || size_t(ids[i]) >= limit)
-            return Status::invalid(cat({what, " ", ids[i], " at index ", str(i),
-                                        " is outside [0, ", str(limit), ")"}));
-    return Status::ok();
-}
 
 Status check_attention_mask(const uint8_t* mask, size_t n) {
     for (size_t i = 0; i < n; ++i)
@@ -40,8 +34,7 @@ Status TextStack::check_request(const Runner& owner, const TextRequest& r, const
     if (r.n_seq == 0) return Status::invalid("n_seq must be at least 1");
     if (r.n_seq > t.max_positions)
         return Status::invalid(cat({"n_seq=", str(r.n_seq), " exceeds the model's ", str(t.max_positions), " positions"}));
-    if (r.n_seq > ws.max_len)
-        return Status::invalid(cat({"n_seq=", str(r.n_seq), " exceeds the workspace's limit of ", str(ws.max_len)}));
+    SF_RETURN_IF_ERROR(check_workspace_limit(r.n_seq, ws.max_len, "n_seq", "="));
     const size_t n = r.n_batch * r.n_seq;
     if (!r.tokens) return Status::invalid("tokens are required");
     SF_RETURN_IF_ERROR(check_ids(r.tokens, n, t.vocab_size, "token id"));

@@ -47,8 +47,6 @@ std::vector<std::string> accept_unused(WeightReader& reader, const TextModelRef&
 
 // The largest of n_batch x n_seq positions (item b's at positions + b * stride), plus one.
 size_t longest_sequence(size_t n_batch, size_t n_seq, const int32_t* positions, size_t stride);
-// Every id of ids [n] in [0, limit): "<what> 7 at index 3 is outside [0, 5)".
-Status check_ids(const int32_t* ids, size_t n, size_t limit, const char* what);
 // attention_mask [n] holds only 0 and 1.
 Status check_attention_mask(const uint8_t* mask, size_t n);
 
