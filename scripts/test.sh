@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Runs every simdformer test suite from a clean checkout: installs what is missing, builds the
-# native (SIMD and scalar) and wasm (SIMD128, scalar, and SIMD128 + pthreads: its runtime tests
-# only) configurations, and runs their Google Test suites through CTest (wasm under node, a suite
-# per process), plus
+# native (SSE2 baseline, AVX2 + FMA, AVX-512) and wasm (SIMD128, scalar, and SIMD128 + pthreads:
+# its runtime tests only) configurations, and runs their Google Test suites through CTest (wasm
+# under node, a suite per process), plus
 # native ASan + UBSan and wasm ASan + UBSan (wasm-asan: 32-bit size_t, as shipped); then the fuzz
 # targets (scripts/fuzz.sh) and the JavaScript suites.
 # Ends with one summary line: "N passed, N failed".
@@ -101,12 +101,16 @@ run_node_tests_log main-job build/main-job.node.log
 
 bash scripts/setup.sh test || { echo "setup failed"; echo "0 passed, 1 failed"; exit 1; }
 
-# native-addon-avx2 and native-addon-avx512: the same Google Tests on the levels the addon's other
-# files are built for (x86-64-v3: AVX2 + FMA; x86-64-v4: AVX-512, only where the CPU has it), each
-# kernels_test checking that its level is the one that runs, beside native-release's SSE2 baseline.
+# native-addon-avx2 and native-addon-avx512: the Google Tests on the levels the addon's other
+# files are built for (x86-64-v3: AVX2 + FMA, every suite; x86-64-v4: AVX-512, only where the CPU
+# has it, the suites that run the xsimd kernels: CMakePresets.json), each kernels_test checking
+# that its level is the one that runs, beside native-release's SSE2 baseline.
+# The scalar kernels (SIMDFORMER_SIMD=OFF) run in wasm-scalar, the build that ships them; the
+# preset native-scalar (the same sources for one lane, natively) is not run here: its only
+# difference, scalar kernels under the native thread pool, is a build that nothing ships.
 avx512_preset=""
 grep -qw avx512bw /proc/cpuinfo 2>/dev/null && avx512_preset="native-addon-avx512"
-for preset in ${SIMDFORMER_PRESETS:-native-release native-addon-avx2 $avx512_preset native-scalar native-asan wasm-release wasm-scalar wasm-threads wasm-asan}; do
+for preset in ${SIMDFORMER_PRESETS:-native-release native-addon-avx2 $avx512_preset native-asan wasm-release wasm-scalar wasm-threads wasm-asan}; do
   run_ctest_preset "$preset"
 done
 
