@@ -1,6 +1,7 @@
 # Every build switch of simdformer, with defaults for a top-level build.
 option(SIMDFORMER_BUILD_TESTS    "Build the Google Test suites"                      ${PROJECT_IS_TOP_LEVEL})
 option(SIMDFORMER_BUILD_EXAMPLES "Build the native examples"                         ${PROJECT_IS_TOP_LEVEL})
+set(SIMDFORMER_TEST_SUITES "" CACHE STRING "The Google Test suites to build and run, e.g. kernels_test;layers_test (empty: all)")
 option(SIMDFORMER_BUILD_BENCH    "Build the native Google Benchmark kernels bench"   OFF)
 option(SIMDFORMER_BUILD_FUZZERS  "Build the libFuzzer targets (clang)"               OFF)
 option(SIMDFORMER_SIMD           "Vectorize kernels with xsimd (OFF: scalar kernels)" ON)

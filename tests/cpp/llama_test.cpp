@@ -6,8 +6,8 @@
 // disk and shards; greedy continuations token for token (the dynamic case past
 // max_position_embeddings, as HF's cached generate computes it). Then the properties PyTorch
 // cannot check for us: every cached step equals a full recomputation, a left-padded batch decodes
-// each prompt as alone, the cache holds only the key/value heads, int8 weights, and the config
-// errors.
+// each prompt as alone (GPT-2's fixture too), the cache holds only the key/value heads, int8
+// weights, and the config errors.
 #include <cmath>
 #include <nlohmann/json.hpp>
 
@@ -38,23 +38,6 @@ Result<Model> load_case(const Case& c, const LoadOptions& options = {}) {
                                                      : std::vector<std::string>{"model.safetensors"};
     CheckpointFiles f = open_checkpoint_files("hf/" + c.name, files, c.sharded);
     return Model::load_checkpoint(read_text(hf_path(c.name + "/config.json")), f.shards, f.index, options);
-}
-
-Workspace workspace(const Model& m, size_t batch, size_t n, size_t context = 0, size_t logits_rows = 0) {
-    WorkspaceLimits limits;
-    limits.max_batch = batch;
-    limits.max_src_len = n;
-    limits.max_context = context;
-    limits.max_logits_rows = logits_rows;
-    auto ws = m.make_workspace(limits);
-    EXPECT_TRUE(ws.is_ok()) << ws.status().message();
-    return std::move(ws).value();
-}
-
-std::vector<int32_t> all_rows(size_t n) {
-    std::vector<int32_t> rows(n);
-    for (size_t i = 0; i < n; ++i) rows[i] = int32_t(i);
-    return rows;
 }
 
 // Greedy decoding of `prompt` (one item), the steps' tokens and logits [steps, V].
@@ -261,45 +244,49 @@ TEST_P(RotaryGolden, Int8WeightsStayCloseAndDecode) {
 INSTANTIATE_TEST_SUITE_P(Fixtures, RotaryGolden, ::testing::ValuesIn(kCases), case_name);
 
 // A batch padded on the left decodes every prompt as it decodes alone, whatever the others are
-// (rotary positions count real tokens; the window counts cache slots, as HF's masks).
-TEST(RotaryDecoding, LeftPaddedBatchDecodesEachPromptAsAlone) {
-    for (const char* name : {"llama_gqa", "qwen2"}) {
-        auto loaded = load_case(Case{name, 0});
-        SF_ASSERT_OK(loaded.status());
-        const Model& m = loaded.value();
-        const std::vector<std::vector<int32_t>> prompts = {{51, 256, 851, 579, 402, 969, 454, 620, 87}, {39, 450, 78}, {11}};
-        const size_t n = 9, steps = 6, B = prompts.size();
-        std::vector<int32_t> tokens(B * n, 1056);
-        std::vector<uint8_t> mask(B * n, 0);
-        for (size_t b = 0; b < B; ++b)
-            for (size_t i = 0; i < prompts[b].size(); ++i) {
-                tokens[b * n + n - prompts[b].size() + i] = prompts[b][i];
-                mask[b * n + n - prompts[b].size() + i] = 1;
-            }
-        Workspace ws = workspace(m, B, n, n + steps);
-        DecodeRequest r;
-        r.n_batch = B;
-        r.n_seq = n;
-        r.tokens = tokens.data();
-        r.attention_mask = mask.data();
-        r.max_new_tokens = steps;
-        SF_ASSERT_OK(m.decode_begin(r, ws));
-        std::vector<std::vector<int32_t>> got(B);
-        std::vector<std::vector<float>> got_logits(B);
-        while (!ws.decode_done()) {
-            SF_ASSERT_OK(m.decode_step(ws));
-            for (size_t b = 0; b < B; ++b) {
-                got[b].push_back(ws.step_tokens()[b]);
-                got_logits[b].insert(got_logits[b].end(), ws.logits() + b * kVocab, ws.logits() + (b + 1) * kVocab);
-            }
+// (GPT-2's learned positions and rotary positions count real tokens, as HF's generate does).
+class LeftPaddedBatch : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(LeftPaddedBatch, DecodesEachPromptAsAlone) {
+    const char* name = GetParam();
+    auto loaded = load_case(Case{name, 0});
+    SF_ASSERT_OK(loaded.status());
+    const Model& m = loaded.value();
+    const std::vector<std::vector<int32_t>> prompts = {{51, 256, 851, 579, 402, 969, 454, 620, 87}, {39, 450, 78}, {11}};
+    const size_t n = 9, steps = 6, B = prompts.size();
+    std::vector<int32_t> tokens(B * n, 1056);
+    std::vector<uint8_t> mask(B * n, 0);
+    for (size_t b = 0; b < B; ++b)
+        for (size_t i = 0; i < prompts[b].size(); ++i) {
+            tokens[b * n + n - prompts[b].size() + i] = prompts[b][i];
+            mask[b * n + n - prompts[b].size() + i] = 1;
         }
+    Workspace ws = workspace(m, B, n, n + steps);
+    DecodeRequest r;
+    r.n_batch = B;
+    r.n_seq = n;
+    r.tokens = tokens.data();
+    r.attention_mask = mask.data();
+    r.max_new_tokens = steps;
+    SF_ASSERT_OK(m.decode_begin(r, ws));
+    std::vector<std::vector<int32_t>> got(B);
+    std::vector<std::vector<float>> got_logits(B);
+    while (!ws.decode_done()) {
+        SF_ASSERT_OK(m.decode_step(ws));
         for (size_t b = 0; b < B; ++b) {
-            const auto [alone, logits] = greedy(m, prompts[b], steps);
-            EXPECT_EQ(alone, got[b]) << name << " prompt " << b;
-            EXPECT_LT(max_abs_diff(logits.data(), got_logits[b].data(), steps * kVocab), kCacheTolerance) << name << " " << b;
+            got[b].push_back(ws.step_tokens()[b]);
+            got_logits[b].insert(got_logits[b].end(), ws.logits() + b * kVocab, ws.logits() + (b + 1) * kVocab);
         }
     }
+    for (size_t b = 0; b < B; ++b) {
+        const auto [alone, logits] = greedy(m, prompts[b], steps);
+        EXPECT_EQ(alone, got[b]) << name << " prompt " << b;
+        EXPECT_LT(max_abs_diff(logits.data(), got_logits[b].data(), steps * kVocab), kCacheTolerance) << name << " " << b;
+    }
 }
+
+INSTANTIATE_TEST_SUITE_P(CausalLms, LeftPaddedBatch, ::testing::Values("gpt2", "llama_gqa", "qwen2"),
+                         [](const ::testing::TestParamInfo<const char*>& info) { return std::string(info.param); });
 
 // The cache holds the key/value heads only: growing max_context by one position costs
 // n_layers x 2 x kv_width floats for the keys and values (plus the step's per-head map, the

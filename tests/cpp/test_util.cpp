@@ -136,4 +136,21 @@ Model load_case(const std::string& name) {
     return std::move(m).value();
 }
 
+Workspace workspace(const Model& m, size_t batch, size_t n, size_t context, size_t logits_rows) {
+    WorkspaceLimits limits;
+    limits.max_batch = batch;
+    limits.max_src_len = n;
+    limits.max_context = context;
+    limits.max_logits_rows = logits_rows;
+    auto ws = m.make_workspace(limits);
+    EXPECT_TRUE(ws.is_ok()) << ws.status().message();
+    return std::move(ws).value();
+}
+
+std::vector<int32_t> all_rows(size_t n) {
+    std::vector<int32_t> rows(n);
+    for (size_t i = 0; i < n; ++i) rows[i] = int32_t(i);
+    return rows;
+}
+
 }  // namespace simdformer::test

@@ -62,6 +62,12 @@ Golden load_golden(const std::string& file);
 // A model loaded from tests/data/<name>.safetensors + <name>.json (fails the test on error).
 Model load_case(const std::string& name);
 
+// A workspace for `batch` items of up to n tokens, a key/value cache of `context` positions and
+// logits for up to logits_rows rows (fails the test on error).
+Workspace workspace(const Model& m, size_t batch, size_t n, size_t context = 0, size_t logits_rows = 0);
+// The rows 0, 1, ..., n - 1 (a TextRequest's logits_rows for every token).
+std::vector<int32_t> all_rows(size_t n);
+
 #define SF_ASSERT_OK(expr)                                                              \
     do {                                                                                \
         const ::simdformer::Status sf_st_ = (expr);                                     \

@@ -7,7 +7,7 @@ import { check, fail, jsonReply, translateInternalErrors } from './errors.mjs';
 import { forwardArgs, sequenceArgs } from './forward-args.mjs';
 import { CallHeap, copyF32, copyI32 } from './heap.mjs';
 import { prepareBatch } from './inputs.mjs';
-import { disposable, forget, watch } from './lifetime.mjs';
+import { disposable, disposeHandle, liveHandle, watch } from './lifetime.mjs';
 import { boolean, func, integer, name, oneOf, readOptions, unused, value } from './options.mjs';
 
 // Options every attention-running call takes.
@@ -69,19 +69,9 @@ export class Model {
   /** Bytes of the model's reusable workspace (grows to the largest call so far). */
   get workspaceBytes() { return this.#live().workspaceBytes(); }
 
-  dispose() {
-    this.#guard.check('dispose');
-    if (this.#handle) {
-      this.#handle.delete();
-      this.#handle = null;
-      forget(this);
-    }
-  }
+  dispose() { this.#handle = disposeHandle(this, this.#guard, this.#handle); }
 
-  #live() {
-    if (!this.#handle) fail('this Model has been disposed', 'disposed');
-    return this.#handle;
-  }
+  #live() { return liveHandle(this.#handle, 'this Model'); }
 
   // side: 'src' or 'tgt' (token ids when that side has an embedding table), or 'vectors'.
   // maskName: the option the padding mask came from, for messages.

@@ -18,7 +18,7 @@ import { CallGuard } from './call-guard.mjs';
 import { classificationScores, defaultFunction, functionToApply, headsOf, rankLabels, topK } from './classification.mjs';
 import { check, fail, translateInternalErrors } from './errors.mjs';
 import { CallHeap, copyF32 } from './heap.mjs';
-import { disposable, forget, watch } from './lifetime.mjs';
+import { disposable, disposeHandle, liveHandle, watch } from './lifetime.mjs';
 import { boolean, integer, oneOf, readOptions } from './options.mjs';
 import { l2Normalize, pool, softmaxTopK } from './pooling.mjs';
 import * as tasks from './task-heads.mjs';
@@ -60,19 +60,9 @@ export class TextModel {
   get tokenizer() { return this.#tokenizer; }
   get disposed() { return this.#handle === null; }
 
-  dispose() {
-    this.#guard.check('dispose');
-    if (this.#handle) {
-      this.#handle.delete();
-      this.#handle = null;
-      forget(this);
-    }
-  }
+  dispose() { this.#handle = disposeHandle(this, this.#guard, this.#handle); }
 
-  #live() {
-    if (!this.#handle) fail('this model has been disposed', 'disposed');
-    return this.#handle;
-  }
+  #live() { return liveHandle(this.#handle, 'this model'); }
 
   #maxLengthOption() { return integer(1, this.#tokenizer.maxLength, this.#tokenizer.maxLength); }
 

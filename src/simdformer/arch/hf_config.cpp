@@ -52,6 +52,11 @@ Status read_id2label(const json& id2label, TextConfig* t) {
     return Status::ok();
 }
 
+// An integer JSON value (is_number_integer) in [0, hi), however nlohmann stored it.
+bool integer_below(const json& v, size_t hi) {
+    return v.is_number_unsigned() ? v.get<uint64_t>() < hi : v.get<int64_t>() >= 0 && uint64_t(v.get<int64_t>()) < hi;
+}
+
 }  // namespace
 
 Status HfConfig::size(std::initializer_list<const char*> names, size_t lo, size_t hi, size_t fallback,
@@ -100,9 +105,7 @@ Status HfConfig::generation_token_id(const char* name, size_t hi, int64_t fallba
                                      std::vector<std::pair<std::string, nlohmann::json>>* unused) const {
     auto it = j_.find(name);
     if (it == j_.end() || !it->is_number_integer()) return token_id(name, hi, fallback, out);  // absent, null or not an integer
-    const bool in_range = it->is_number_unsigned() ? it->get<uint64_t>() < hi : it->get<int64_t>() >= 0 &&
-                                                                                   uint64_t(it->get<int64_t>()) < hi;
-    if (in_range) return token_id(name, hi, fallback, out);
+    if (integer_below(*it, hi)) return token_id(name, hi, fallback, out);
     unused->push_back({name, *it});
     *out = -1;
     return Status::ok();
@@ -121,9 +124,7 @@ Status HfConfig::generation_token_ids(const char* name, size_t hi, int64_t fallb
     if (it->size() > 1024) return Status::invalid(cat({quoted(name), " lists ", it->size(), " ids (at most 1024)"}));
     for (const nlohmann::json& id : *it) {
         if (!id.is_number_integer()) return Status::invalid(cat({quoted(name), " must list integers, not ", id.dump()}));
-        const bool in_range = id.is_number_unsigned() ? id.get<uint64_t>() < hi
-                                                      : id.get<int64_t>() >= 0 && uint64_t(id.get<int64_t>()) < hi;
-        if (in_range) all->push_back(id.get<int64_t>());
+        if (integer_below(id, hi)) all->push_back(id.get<int64_t>());
         else unused->push_back({name, id});
     }
     *out = all->empty() ? -1 : all->front();

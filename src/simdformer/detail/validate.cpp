@@ -21,4 +21,16 @@ Status check_additive_mask(const float* m, size_t n, const char* what) {
     return Status::ok();
 }
 
+Status check_ids(const int32_t* ids, size_t n, size_t limit, const char* what, const char* kind, const char* range) {
+    for (size_t i = 0; i < n; ++i)
+        if (ids[i] < 0 || size_t(ids[i]) >= limit)
+            return Status::invalid(cat({what, kind, " ", ids[i], " at index ", i, " is outside ", range, "[0, ", limit, ")"}));
+    return Status::ok();
+}
+
+Status check_workspace_limit(size_t n, size_t limit, const char* what, const char* sep) {
+    if (n > limit) return Status::invalid(cat({what, sep, n, " exceeds the workspace's limit of ", limit}));
+    return Status::ok();
+}
+
 }  // namespace simdformer

@@ -83,7 +83,12 @@ void Rotary::tables(size_t rows, const int32_t* positions, size_t seq_len, float
     }
 }
 
-void rotate_half(size_t rows, size_t heads, size_t dim, float* x, size_t ldx, const float* cos, const float* sin) {
+namespace {
+
+// (x * cos) + (rotate_half(x) * sin), rotate_half(x) = cat(-x2, x1). kMinus: by minus the angle,
+// i.e. sin negated (exactly: the same results as a rotation by a table of -sin).
+template <bool kMinus>
+void rotate_rows(size_t rows, size_t heads, size_t dim, float* x, size_t ldx, const float* cos, const float* sin) {
     const size_t h = dim / 2;
     for (size_t r = 0; r < rows; ++r) {
         const float* c = cos + r * h;
@@ -91,13 +96,20 @@ void rotate_half(size_t rows, size_t heads, size_t dim, float* x, size_t ldx, co
         for (size_t head = 0; head < heads; ++head) {
             float* v = x + r * ldx + head * dim;
             for (size_t j = 0; j < h; ++j) {
-                const float a = v[j], b = v[j + h];
-                // (x * cos) + (rotate_half(x) * sin), rotate_half(x) = cat(-x2, x1)
-                v[j] = a * c[j] + (-b) * s[j];
-                v[j + h] = b * c[j] + a * s[j];
+                const float a = v[j], b = v[j + h], sj = kMinus ? -s[j] : s[j];
+                v[j] = a * c[j] + (-b) * sj;
+                v[j + h] = b * c[j] + a * sj;
             }
         }
     }
+}
+
+}  // namespace
+
+void rotate_half(size_t rows, size_t heads, size_t dim, float* x, size_t ldx, const float* cos, const float* sin,
+                 RotateBy direction) {
+    if (direction == RotateBy::kMinusAngle) rotate_rows<true>(rows, heads, dim, x, ldx, cos, sin);
+    else rotate_rows<false>(rows, heads, dim, x, ldx, cos, sin);
 }
 
 }  // namespace simdformer

@@ -54,7 +54,10 @@ private:
 };
 
 // Rotates `heads` heads of width dim in each of `rows` rows (row r at x + r * ldx) in place, row
-// r by row r of cos and sin [rows, dim / 2].
-void rotate_half(size_t rows, size_t heads, size_t dim, float* x, size_t ldx, const float* cos, const float* sin);
+// r by the angles of row r of cos and sin [rows, dim / 2]; RotateBy::kMinusAngle turns such a
+// rotation back (the same cos, sin negated: what the layer probe shows of q and k as projected).
+enum class RotateBy { kAngle, kMinusAngle };
+void rotate_half(size_t rows, size_t heads, size_t dim, float* x, size_t ldx, const float* cos, const float* sin,
+                 RotateBy direction = RotateBy::kAngle);
 
 }  // namespace simdformer

@@ -54,7 +54,7 @@ Status CausalLm::forward_text(const TextRequest& r, WorkspaceImpl& any) const {
     window_masks(r.n_seq, r.n_seq, ws, &masks);
     const int32_t* pos = ws.position_ids.data();
     stack_.rotary_rows(r.n_batch, r.n_seq, pos, r.n_seq, longest_sequence(r.n_batch, r.n_seq, pos, r.n_seq), ws, &masks);
-    const LayerProbe probe{r.probe_layer, r.probe_out};
+    const LayerProbe probe{r.probe_layer, r.probe_out, &shape_};
     stack_.run(r.n_batch, r.n_seq, masks, r.need_weights, ws, r.probe_out ? &probe : nullptr);  // ends with ln_f
     ws.output = ws.x.data();
     ws.output_rows = r.n_batch * r.n_seq;

@@ -17,6 +17,7 @@
 #include <algorithm>
 #include <limits>
 
+#include "simdformer/detail/validate.h"
 #include "simdformer/model/causal_lm.h"
 
 namespace simdformer::detail {

@@ -88,7 +88,7 @@ Status TextEncoder::forward_text(const TextRequest& r, WorkspaceImpl& any) const
     SequenceMasks masks;
     masks.key_bias = r.attention_mask ? ws.key_bias.data() : nullptr;
     masks.key_bias_stride = r.n_seq;
-    const LayerProbe probe{r.probe_layer, r.probe_out};
+    const LayerProbe probe{r.probe_layer, r.probe_out, &shape_};
     stack_.run(r.n_batch, r.n_seq, masks, r.need_weights, ws, r.probe_out ? &probe : nullptr);
     ws.output = ws.x.data();
     ws.output_rows = r.n_batch * r.n_seq;

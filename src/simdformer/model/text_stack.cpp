@@ -4,20 +4,14 @@
 #include <cstring>
 #include <limits>
 
+#include "simdformer/detail/validate.h"
+
 namespace simdformer::detail {
 namespace {
 
 std::string str(size_t v) { return std::to_string(v); }
 
 }  // namespace
-
-Status check_ids(const int32_t* ids, size_t n, size_t limit, const char* what) {
-    for (size_t i = 0; i < n; ++i)
-        if (ids[i] < 0 || size_t(ids[i]) >= limit)
-            return Status::invalid(cat({what, " ", ids[i], " at index ", str(i),
-                                        " is outside [0, ", str(limit), ")"}));
-    return Status::ok();
-}
 
 Status check_attention_mask(const uint8_t* mask, size_t n) {
     for (size_t i = 0; i < n; ++i)
@@ -40,8 +34,7 @@ Status TextStack::check_request(const Runner& owner, const TextRequest& r, const
     if (r.n_seq == 0) return Status::invalid("n_seq must be at least 1");
     if (r.n_seq > t.max_positions)
         return Status::invalid(cat({"n_seq=", str(r.n_seq), " exceeds the model's ", str(t.max_positions), " positions"}));
-    if (r.n_seq > ws.max_len)
-        return Status::invalid(cat({"n_seq=", str(r.n_seq), " exceeds the workspace's limit of ", str(ws.max_len)}));
+    SF_RETURN_IF_ERROR(check_workspace_limit(r.n_seq, ws.max_len, "n_seq", "="));
     const size_t n = r.n_batch * r.n_seq;
     if (!r.tokens) return Status::invalid("tokens are required");
     SF_RETURN_IF_ERROR(check_ids(r.tokens, n, t.vocab_size, "token id"));
@@ -109,35 +102,29 @@ void TextStack::run(size_t n_batch, size_t n, const SequenceMasks& masks, bool n
         float* slot = ws.attention.empty() ? nullptr : ws.attention.data() + i * n_batch * h * n * n;
         float* w = ws.record(ws.encoder_maps, i, slot, n_batch, h, n, n, need_weights);
         layers[i].forward(n_batch, n, x, masks, options, scratch, w);
-        if (probe && probe->layer == i) copy_probe(n_batch * n, scratch, masks, probe->out);
+        if (probe && probe->layer == i) copy_probe(n_batch * n, scratch, masks, *probe);
     }
     if (final_norm) final_norm->forward(n_batch * n, x, d, x, d);
 }
 
 // The attention scratch still holds the probed layer's projections (the feed-forward half of the
 // layer only uses s1, s2 and hidden): q, k, v, context, then for rotary models q and k turned back
-// by their angles (a rotation by -angle: cos kept, sin negated), i.e. as projected.
-void TextStack::copy_probe(size_t tokens, const LayerScratch& s, const SequenceMasks& masks, float* out) const {
-    ModelConfig shape;
-    shape.d_model = config.d_model;
-    shape.nhead = config.n_heads;
-    shape.n_kv_heads = config.n_kv_heads;
-    shape.head_dim = config.head_dim;
+// by their angles (RotateBy::kMinusAngle), i.e. as projected.
+void TextStack::copy_probe(size_t tokens, const LayerScratch& s, const SequenceMasks& masks, const LayerProbe& probe) const {
+    const ModelConfig& shape = *probe.shape;
     const size_t qw = shape.q_width(), kvw = shape.kv_width(), dh = shape.d_head();
+    float* out = probe.out;
     const std::pair<const float*, size_t> parts[4] = {{s.q, qw}, {s.k, kvw}, {s.v, kvw}, {s.context, qw}};
     for (const auto& [data, width] : parts) {
         std::memcpy(out, data, tokens * width * sizeof(float));
         out += tokens * width;
     }
     if (!rotary) return;
-    const size_t half = rotary->half();
-    std::vector<float> back(tokens * half);  // -sin: only for the step-by-step view, never per token
-    for (size_t i = 0; i < back.size(); ++i) back[i] = -masks.rope_sin[i];
     std::memcpy(out, s.q, tokens * qw * sizeof(float));
-    rotate_half(tokens, qw / dh, dh, out, qw, masks.rope_cos, back.data());
+    rotate_half(tokens, qw / dh, dh, out, qw, masks.rope_cos, masks.rope_sin, RotateBy::kMinusAngle);
     out += tokens * qw;
     std::memcpy(out, s.k, tokens * kvw * sizeof(float));
-    rotate_half(tokens, kvw / dh, dh, out, kvw, masks.rope_cos, back.data());
+    rotate_half(tokens, kvw / dh, dh, out, kvw, masks.rope_cos, masks.rope_sin, RotateBy::kMinusAngle);
 }
 
 void TextStack::gather_rows(const TextRequest& r, TextWorkspace& ws) const {

@@ -19,6 +19,7 @@ namespace simdformer::detail {
 struct LayerProbe {
     size_t layer = 0;
     float* out = nullptr;
+    const ModelConfig* shape = nullptr;  // the runner's layer-stack shape (TextStack::load's *shape)
 };
 
 // The workspace of a text family's forward_text.
@@ -46,8 +47,6 @@ std::vector<std::string> accept_unused(WeightReader& reader, const TextModelRef&
 
 // The largest of n_batch x n_seq positions (item b's at positions + b * stride), plus one.
 size_t longest_sequence(size_t n_batch, size_t n_seq, const int32_t* positions, size_t stride);
-// Every id of ids [n] in [0, limit): "<what> 7 at index 3 is outside [0, 5)".
-Status check_ids(const int32_t* ids, size_t n, size_t limit, const char* what);
 // attention_mask [n] holds only 0 and 1.
 Status check_attention_mask(const uint8_t* mask, size_t n);
 
@@ -88,7 +87,7 @@ struct TextStack {
     void run(size_t n_batch, size_t n_seq, const SequenceMasks& masks, bool need_weights, TextWorkspace& ws,
              const LayerProbe* probe) const;
     // The probed layer's projections from the scratch into out (LayerProbe).
-    void copy_probe(size_t tokens, const LayerScratch& s, const SequenceMasks& masks, float* out) const;
+    void copy_probe(size_t tokens, const LayerScratch& s, const SequenceMasks& masks, const LayerProbe& probe) const;
     // Rows r.logits_rows of the last hidden state into ws.head_in.
     void gather_rows(const TextRequest& r, TextWorkspace& ws) const;
 };

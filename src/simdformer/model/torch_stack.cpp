@@ -14,9 +14,7 @@ std::string str(size_t v) { return std::to_string(v); }
 
 Status check_length(size_t n_seq, size_t max_len, const char* which) {
     if (n_seq == 0) return Status::invalid(cat({which, " sequence is empty"}));
-    if (n_seq > max_len)
-        return Status::invalid(cat({which, " length ", str(n_seq), " exceeds the workspace's limit of ", str(max_len)}));
-    return Status::ok();
+    return check_workspace_limit(n_seq, max_len, which, " length ");
 }
 
 }  // namespace
@@ -55,10 +53,7 @@ Status TorchStack::check_sequence(const SequenceInput& s, size_t n_batch, size_t
     const size_t tokens = n_batch * s.n_seq;
     if (embedding) {
         if (!s.tokens) return Status::invalid(cat({which, ": this model takes token ids, none given"}));
-        for (size_t i = 0; i < tokens; ++i)
-            if (s.tokens[i] < 0 || size_t(s.tokens[i]) >= embedding->vocab_size())
-                return Status::invalid(cat({which, " token ", s.tokens[i], " at index ",
-                                            str(i), " is outside the vocabulary [0, ", str(embedding->vocab_size()), ")"}));
+        SF_RETURN_IF_ERROR(check_ids(s.tokens, tokens, embedding->vocab_size(), which, " token", "the vocabulary "));
     } else {
         if (!s.embeddings)
             return Status::invalid(cat({which, ": this model takes vectors [n_seq, d_model], none given"}));
