@@ -23,10 +23,13 @@ export async function interleave(engines, run, budgetMs) {
   return out;
 }
 
-// One engine alone (its own page or process): two warm-up runs, then as many runs as half of
+// One engine alone (its own page or process): warm-up runs for at least warmupMs (a fresh page
+// compiles its wasm modules' optimised code on background threads for seconds -- onnxruntime's
+// is large -- and that takes the second core from a 2-thread pool), then as many runs as half of
 // budgetMs allows (7 to 25). run() -> ms. Returns every timed run.
-export async function timedRuns(run, budgetMs) {
-  for (let i = 0; i < 2; i++) await run();
+export async function timedRuns(run, budgetMs, warmupMs = 3000) {
+  const until = performance.now() + warmupMs;
+  for (let i = 0; i < 2 || performance.now() < until; i++) await run();
   const first = await run();
   const rounds = Math.max(7, Math.min(25, Math.ceil(budgetMs / 2 / first)));
   const times = [];
