@@ -1,20 +1,23 @@
 // Embind bindings of the thread setting (simdformer/threads.h); a separate EMSCRIPTEN_BINDINGS
 // block so the model bindings stay untouched. setThreads returns "" or "<status code>\t<message>"
-// like every fallible binding: entry::set_thread_count checks the number and replies, for the
-// addon too.
+// like every fallible binding. (Not entry::set_thread_count, which the addon uses: this one
+// builds its refusal outside guarded(), the one way a C++ exception can escape a binding, which
+// tests/js/eh-fallback.test.mjs uses to prove the JavaScript safety net for an escaping bug.)
 #include <emscripten/bind.h>
-#include <emscripten/val.h>
 
-#include "entry/ops_entry.h"
-#include "entry/reply.h"
+#include <string>
+
 #include "simdformer/threads.h"
 
 namespace simdformer::bindings {
 namespace {
 
-emscripten::val set_threads_op(double n) {
-    const int code = entry::set_thread_count(n);
-    return emscripten::val(code == 0 ? "" : entry::reply_text());
+std::string set_threads_op(double n) {
+    // JS numbers: only exact integers in range reach the size_t conversion.
+    if (!(n >= 1 && n <= 64) || n != static_cast<double>(static_cast<int>(n)))
+        return std::string("invalid_argument\tthreads must be an integer in [1, 64], got ") + std::to_string(n);
+    const Status s = set_threads(static_cast<size_t>(n));
+    return s.is_ok() ? std::string() : std::string(status_code_name(s.code())) + "\t" + s.message();
 }
 
 double threads_op() { return static_cast<double>(threads()); }
