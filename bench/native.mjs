@@ -34,7 +34,7 @@ const CHILD = arg('--child');  // 'native' | 'transformers.js': time that engine
 const LENGTHS = [5, 23, 46, 128];
 const MIN_COSINE = 0.9999;
 const POOL = { pooling: 'mean', normalize: true };
-const PASSAGE = 'Attention lets every word of a sentence look at every other word and decide how much each one matters '
+export const PASSAGE = 'Attention lets every word of a sentence look at every other word and decide how much each one matters '
   + 'for its own meaning, and a model stacks many such layers to read whole documents quickly on small devices';
 const BATCH = [
   'The quick brown fox jumps over the lazy dog.',
@@ -48,7 +48,7 @@ const BATCH = [
 ];
 
 // A text of exactly n tokens (special tokens included) for this tokenizer.
-function textOfTokens(model, n) {
+export function textOfTokens(model, n) {
   const count = (t) => model.encodeText(t).ids.length;
   const words = PASSAGE.split(' ');
   let text = '';
@@ -219,4 +219,4 @@ async function main() {
   console.log(`results: ${file}`);
 }
 
-main().catch((e) => { console.error(e); process.exitCode = 1; });
+if (process.argv[1] === fileURLToPath(import.meta.url)) main().catch((e) => { console.error(e); process.exitCode = 1; });

@@ -21,14 +21,14 @@ import { Session } from 'node:inspector/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
+import { textOfTokens } from './native.mjs';
+
 const HERE = dirname(fileURLToPath(import.meta.url));
 const arg = (name, fallback) => (process.argv.includes(name) ? process.argv[process.argv.indexOf(name) + 1] : fallback);
 const BUILD = resolve(arg('--build', join(HERE, '..', 'build', 'wasm-prof')));
 const MODELS = arg('--models', 'minilm-l6,bert-base').split(',');
 const LENGTHS = [5, 23, 46, 128];
 const SAMPLE_MS = Number(process.env.PROFILE_MS ?? 3000);
-const PASSAGE = 'Attention lets every word of a sentence look at every other word and decide how much each one matters '
-  + 'for its own meaning, and a model stacks many such layers to read whole documents quickly on small devices';
 
 // A sample's category: from the attention functions on its stack when there is one (the
 // score and weights · V products run the same GEMM kernel as the projections), else from the
@@ -56,16 +56,6 @@ function categoryOf(stack) {  // stack: function names, leaf first
   return (LEAF.find(([, re]) => re.test(stack[0])) ?? ['other'])[0];
 }
 
-function textOfTokens(model, n) {
-  const count = (t) => model.encodeText(t).ids.length;
-  const words = PASSAGE.split(' ');
-  let text = '';
-  for (let i = 0; count(text) < n; i = (i + 1) % words.length) {
-    const next = text ? `${text} ${words[i]}` : words[i];
-    text = count(next) <= n ? next : `${text} a`;
-  }
-  return text;
-}
 
 // Time per category and per leaf function from a .cpuprofile: each sample stands for the time
 // to the next one.
