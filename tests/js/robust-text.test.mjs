@@ -335,3 +335,129 @@ describe('abort always settles', () => {
     await within(assert.rejects(sf.loadPretrained(files, { signal: ac.signal }), (e) => e === reason), 3000, 'loadPretrained after abort');
   });
 });
+
+// The task heads (tokenClassify, answer, zeroShot, rerank, classify) and chat templates under
+// hostile input: each wrong value a SimdformerError naming what was wrong, each value Hugging
+// Face's pipelines take accepted, arrays read once (holes, Proxies, lengths of 2^32 - 1), the
+// caller's own exceptions passed on, and nothing left allocated.
+describe('task heads and chat templates under hostile input', () => {
+  const HF = join(DATA, 'hf');
+  const NUMBERS = [2 ** 31, 2 ** 32, 2 ** 53, 2 ** 63, -1, NaN, Infinity, -Infinity, 1.5, '5', 5n, null, true, {}, []];
+  const text = 'John Smith lives in New York and works at Google.';
+  const models = {};
+  const load = async (name) => { models[name] ??= await sf.loadPretrained(join(HF, name)); return models[name]; };
+  after(() => { for (const m of Object.values(models)) m.dispose(); });
+  // Runs `body`, then checks that the calls left malloc's bytes where the first valid call put them.
+  const flat = async (body) => {
+    await body();
+    const base = sf.mallocBytes;
+    await body();
+    assert.equal(sf.mallocBytes, base, 'malloc bytes after a second round');
+  };
+
+  test('numbers near 2^31, 2^32, 2^53, 2^63, negative, NaN, Infinity, fractions, BigInt, strings: refused, naming the option', async () => {
+    const [tok, qa, nli, rr, cls] = await Promise.all(['bert_tokcls', 'bert_qa', 'roberta_nli', 'bert_reranker', 'bert_seqcls'].map(load));
+    const calls = {
+      'tokenClassify stride': (v) => tok.tokenClassify(text, { aggregation: 'simple', stride: v }),
+      'tokenClassify maxLength': (v) => tok.tokenClassify(text, { maxLength: v }),
+      'tokenClassify batchSize': (v) => tok.tokenClassify(text, { batchSize: v }),
+      'answer topK': (v) => qa.answer('Where?', text, { topK: v }),
+      'answer maxAnswerLength': (v) => qa.answer('Where?', text, { maxAnswerLength: v }),
+      'answer docStride': (v) => qa.answer('Where?', text, { docStride: v }),
+      'answer maxSeqLen': (v) => qa.answer('Where?', text, { maxSeqLen: v }),
+      'zeroShot maxLength': (v) => nli.zeroShot(text, ['a'], { maxLength: v }),
+      'zeroShot batchSize': (v) => nli.zeroShot(text, ['a'], { batchSize: v }),
+      'rerank topK': (v) => rr.rerank('q', ['a'], { topK: v }),
+      'classify topK': (v) => cls.classify(text, { topK: v }),
+      'classify batchSize': (v) => cls.classify(text, { batchSize: v }),
+    };
+    await flat(() => {
+      for (const [name, call] of Object.entries(calls)) {
+        const option = name.split(' ')[1];
+        for (const v of NUMBERS) {
+          // topK null is 'every one' (classify, rerank); 2^31 and 2^32 are counts Hugging Face takes.
+          if (v === null && /topK/.test(name) && !name.startsWith('answer')) continue;
+          if ((v === 2 ** 31 || v === 2 ** 32) && /topK|maxAnswerLength/.test(name)) continue;
+          assert.throws(() => call(v), error(new RegExp(`${option} must be`)), `${name} ${String(v)}`);
+        }
+      }
+    });
+  });
+
+  test('arrays are read once: holes, non-strings, a length of 2^32 - 1 and Proxies are refused or read as given', async () => {
+    const [tok, qa, nli, rr, cls, chat] = await Promise.all(['bert_tokcls', 'bert_qa', 'roberta_nli', 'bert_reranker', 'bert_seqcls', 'llama_gqa'].map(load));
+    const messages = [{ role: 'user', content: 'hi' }];
+    const huge = () => new Array(2 ** 32 - 1);
+    const endless = () => new Proxy(['a'], { get: (t, k) => (k === 'length' ? 2 ** 32 - 1 : t[k]) });
+    const start = Date.now();
+    await flat(async () => {
+      for (const [what, call, pattern] of [
+        ['classify', (x) => cls.classify(x), /classify\[\d+\]: expected a string/],
+        ['embed', (x) => cls.embed(x), /embed\[\d+\]: expected a string/],
+        ['tokenClassify', (x) => tok.tokenClassify(x, { aggregation: 'simple' }), /tokenClassify\[\d+\]: expected a string/],
+        ['zeroShot texts', (x) => nli.zeroShot(x, ['a']), /zeroShot\[\d+\]: expected a string/],
+        ['zeroShot labels', (x) => nli.zeroShot(text, x), /zeroShot: labels must be .* at index \d+/],
+        ['rerank', (x) => rr.rerank('q', x), /rerank: documents must be an array of strings, got .* at index \d+/],
+        ['ignoreLabels', (x) => tok.tokenClassify(text, { ignoreLabels: x }), /ignoreLabels must be an array of strings, got .* at index \d+/],
+      ]) {
+        for (const bad of [['a', , 'b'], ['a', 5], [null], huge(), endless()]) assert.throws(() => call(bad), error(pattern), `${what} ${bad.length}`);
+      }
+      await assert.rejects(chat.applyChatTemplate([messages[0], , messages[0]]), error(/messages\[1\] must be an object with a string role, got undefined/));
+      await assert.rejects(chat.applyChatTemplate(huge()), error(/messages\[0\] must be an object/));
+      await assert.rejects(chat.generateText([messages[0], , messages[0]]), error(/messages\[1\] must be an object/));
+      await assert.rejects(chat.generateText([messages, , messages], { maxNewTokens: 1 }), error(/conversation 1 must be a non-empty array/));
+      await assert.rejects(chat.generateText(['Hi', , 'there'], { maxNewTokens: 1 }), error(/prompt 1 must be a string or token ids, got undefined/));
+      await assert.rejects(chat.generateText([[1, 2], huge()], { maxNewTokens: 1 }), error(/prompt 1 must be a string or token ids/));
+      await assert.rejects(chat.generateText(Object.assign(huge(), { 0: 5 }), { maxNewTokens: 1 }), error(/token id undefined at index 1/));
+    });
+    assert.ok(Date.now() - start < 10000, `took ${Date.now() - start} ms`);
+    // A Proxy that answers differently the second time it is read: the value read (once) is used.
+    const flipping = (items) => { const seen = new Set(); return new Proxy(items, { get: (t, k) => (seen.has(k) ? 5 : (seen.add(k), t[k])) }); };
+    assert.deepEqual(rr.rerank('q', flipping(['a', 'b'])), rr.rerank('q', ['a', 'b']));
+    assert.deepEqual(cls.classify(flipping(['a', ['b', 'c']])).map((r) => r.predictions), cls.classify(['a', ['b', 'c']]).map((r) => r.predictions));
+    assert.deepEqual(nli.zeroShot('x', flipping(['a', 'b'])), nli.zeroShot('x', ['a', 'b']));
+    // A getter that throws: the caller's own error, unchanged; the model works after it.
+    const boom = new Error('the caller\'s getter');
+    const throwing = Object.defineProperty(['a', 'b'], 1, { get() { throw boom; } });
+    for (const call of [() => cls.classify(throwing), () => rr.rerank('q', throwing), () => nli.zeroShot(throwing, ['a']), () => qa.answer('q', { toString() { throw boom; } })]) {
+      assert.throws(call, (e) => e === boom || (e instanceof SimdformerError && /question and context must be strings/.test(e.message)));
+    }
+    assert.equal(rr.rerank('q', ['a']).length, 1);
+    // A million labels with a wrong last one are refused at once, before any forward pass.
+    const million = Array.from({ length: 1e6 }, (_, i) => `label ${i}`);
+    million[999999] = 7;
+    assert.throws(() => nli.zeroShot(text, million), error(/at index 999999/));
+    assert.throws(() => rr.rerank('q', million), error(/at index 999999/));
+  });
+
+  test('re-entrant calls from onToken and from template functions are busy; other models work; nothing stays allocated', async () => {
+    const chat = await load('llama_gqa'), cls = await load('bert_seqcls');
+    const messages = [{ role: 'user', content: 'hi' }];
+    await flat(async () => {
+      const errors = [];
+      let label = null;
+      const r = await chat.generateText(messages, { maxNewTokens: 2, stop: [], onToken: () => {
+        for (const call of [() => chat.dispose(), () => chat.encodeText('x'), () => chat.attentionSteps('x')]) {
+          try { call(); } catch (e) { errors.push(e); }
+        }
+        chat.applyChatTemplate(messages).catch((e) => errors.push(e));
+        chat.generateText('x').catch((e) => errors.push(e));
+        label = cls.classify('a').predictions[0].label;
+      } });
+      assert.equal(r.ids.length, 2);
+      await new Promise((resolve) => { setTimeout(resolve, 0); });
+      assert.equal(errors.length, 10);
+      assert.ok(errors.every((e) => e instanceof SimdformerError && e.code === 'busy'), errors.map(String).join('; '));
+      assert.equal(typeof label, 'string');
+      // A template's function (options.variables) calling back into the model.
+      const inside = [];
+      const text = await chat.applyChatTemplate(messages, { template: '{{ f() }}', variables: { f: () => {
+        try { chat.dispose(); } catch (e) { inside.push(e.code); }
+        return 'ok';
+      } } });
+      assert.equal(text, 'ok');
+      assert.deepEqual(inside, ['busy']);
+      assert.equal(chat.disposed, false);
+    });
+  });
+});

@@ -9,15 +9,12 @@ import { fail } from './errors.mjs';
 import { boolean, describe, integer, readOptions } from './options.mjs';
 import { answerMask, collectAnswers, windowSpans } from './question-answering.mjs';
 import { aggregation, mergeOverlapping, tokenEntities } from './token-classification.mjs';
-import { textItems } from './text-inputs.mjs';
+import { stringList, textItems } from './text-inputs.mjs';
 import { candidateLabels, entailmentId, hypothesis, zeroShotScores } from './zero-shot.mjs';
 
 const batchSize = () => integer(1, 4096, 32);
 
-const strings = (fallback) => ({
-  fallback,
-  read: (v, what) => (Array.isArray(v) && v.every((x) => typeof x === 'string') ? v : fail(`${what} must be an array of strings, got ${describe(v)}`)),
-});
+const strings = (fallback) => ({ fallback, read: stringList });
 
 const text = (fallback) => ({
   fallback,
@@ -131,10 +128,10 @@ export function rerank(ctx, query, documents, options) {
   requireHead(info, 'has_classifier', 'sequence-classification head (a cross-encoder)', 'rerank', 'ForSequenceClassification');
   if (info.num_labels !== 1) fail(`rerank needs a one-label cross-encoder; this classifier has ${info.num_labels} labels (${info.labels.join(', ')})`, 'unsupported');
   if (typeof query !== 'string') fail(`rerank: query must be a string, got ${describe(query)}`);
-  if (!Array.isArray(documents) || !documents.every((d) => typeof d === 'string')) fail(`rerank: documents must be an array of strings, got ${describe(documents)}`);
-  if (documents.length === 0) fail('rerank: the array of documents is empty');
+  const docs = stringList(documents, 'rerank: documents');
+  if (docs.length === 0) fail('rerank: the array of documents is empty');
   const o = readOptions(options, { topK: topK(Infinity), maxLength: ctx.maxLength, batchSize: batchSize() }, 'rerank');
-  const logits = inBatches(documents.map((d) => [query, d]), o.batchSize, (chunk) => {
+  const logits = inBatches(docs.map((d) => [query, d]), o.batchSize, (chunk) => {
     const enc = tokenizer.encodeBatch(chunk, o.maxLength);
     ctx.forward(enc, { needClassifier: true });
     return Array.from(ctx.classifierLogits(enc.nBatch));
