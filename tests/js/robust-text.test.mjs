@@ -384,6 +384,21 @@ describe('task heads and chat templates under hostile input', () => {
     });
   });
 
+  test("values Hugging Face's pipelines take: stride 0, topK 0 (none) and huge, maxAnswerLength 2^32; a stride of maxLength or more is refused however short the text", async () => {
+    const [tok, qa, rr, cls] = await Promise.all(['bert_tokcls', 'bert_qa', 'bert_reranker', 'bert_seqcls'].map(load));
+    assert.ok(Array.isArray(tok.tokenClassify(text, { aggregation: 'simple', stride: 0 })));
+    assert.throws(() => tok.tokenClassify(text, { aggregation: 'simple', stride: tok.maxLength }), error(/stride must be an integer in \[0, \d+\]/));
+    assert.deepEqual(cls.classify(text, { topK: 0 }).predictions, []);
+    assert.equal(cls.classify(text, { topK: 2 ** 32 }).predictions.length, cls.info.num_labels);
+    assert.deepEqual(rr.rerank('q', ['a', 'b'], { topK: 0 }), []);
+    assert.equal(rr.rerank('q', ['a', 'b'], { topK: 2 ** 31 }).length, 2);
+    const all = qa.answer('Where does John live?', text, { topK: 2 ** 32, maxAnswerLength: 2 ** 32 });
+    assert.ok(all.length > 10 && all.every((a, i) => i === 0 || a.score <= all[i - 1].score));
+    // A maxAnswerLength beyond the window changes nothing.
+    assert.deepEqual(qa.answer('Where does John live?', text, { maxAnswerLength: 2 ** 32 }), qa.answer('Where does John live?', text, { maxAnswerLength: 1000 }));
+    assert.throws(() => qa.answer('Where?', text, { topK: 0 }), error(/topK must be/));  // the pipeline's top_k >= 1
+  });
+
   test('arrays are read once: holes, non-strings, a length of 2^32 - 1 and Proxies are refused or read as given', async () => {
     const [tok, qa, nli, rr, cls, chat] = await Promise.all(['bert_tokcls', 'bert_qa', 'roberta_nli', 'bert_reranker', 'bert_seqcls', 'llama_gqa'].map(load));
     const messages = [{ role: 'user', content: 'hi' }];

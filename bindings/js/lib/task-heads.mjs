@@ -34,7 +34,8 @@ export function tokenClassify(ctx, input, options) {
   requireHead(info, 'has_token_classifier', 'token-classification head', 'tokenClassify', 'ForTokenClassification');
   const o = readOptions(options, {
     aggregation: aggregation(), ignoreLabels: strings(['O']), maxLength: ctx.maxLength, batchSize: batchSize(),
-    stride: integer(0, 1 << 20, undefined),
+    // The pipeline refuses a stride of model_max_length or more, however short the text.
+    stride: integer(0, tokenizer.maxLength - 1, undefined),
   }, 'tokenClassify');
   if (o.stride !== undefined && o.aggregation === 'none') {
     fail(`tokenClassify: stride ${o.stride} reads the whole text in overlapping windows, which needs an aggregation other than 'none' (the pipeline's rule): 'simple', 'first', 'average' or 'max'`);
@@ -66,7 +67,8 @@ export function answer(ctx, question, context, options) {
   if (question.trim() === '') fail('answer: the question is empty');
   if (context.trim() === '') fail('answer: the context is empty');
   const o = readOptions(options, {
-    topK: integer(1, 1000, 1), maxAnswerLength: integer(1, 1 << 20, 15),
+    // Any count the pipeline takes: a topK or maxAnswerLength beyond the candidates keeps them all.
+    topK: integer(1, Number.MAX_SAFE_INTEGER, 1), maxAnswerLength: integer(1, Number.MAX_SAFE_INTEGER, 15),
     maxSeqLen: integer(1, tokenizer.maxLength, Math.min(tokenizer.maxLength, 384)), docStride: integer(0, 1 << 20, undefined),
     handleImpossibleAnswer: boolean(false), batchSize: batchSize(),
   }, 'answer');
