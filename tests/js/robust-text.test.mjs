@@ -445,6 +445,37 @@ describe('task heads and chat templates under hostile input', () => {
     assert.throws(() => rr.rerank('q', million), error(/at index 999999/));
   });
 
+  test('applyChatTemplate and generateText: options that are not objects, messages of the wrong kind, cycles and deep nesting are refused', async () => {
+    const chat = await load('llama_gqa');
+    const messages = [{ role: 'user', content: 'hi' }];
+    await flat(async () => {
+      for (const options of [5, 'x', true, null, [], 5n]) {
+        await assert.rejects(chat.applyChatTemplate(messages, options), error(/applyChatTemplate: options must be an object/), String(options));
+      }
+      for (const chatTemplate of [5, 'x', []]) {
+        await assert.rejects(chat.generateText(messages, { chatTemplate }), error(/generateText: chatTemplate must be an object/), String(chatTemplate));
+      }
+      for (const [bad, pattern] of [
+        [[{ role: 'user', content: 5 }], /messages\[0\]\.content must be a string or a list of parts/],
+        [[{ role: 'user', content: {} }], /messages\[0\]\.content must be/],
+        [[{ content: 'no role' }], /messages\[0\] must be an object with a string role/],
+        [[{ role: 5, content: 'x' }], /messages\[0\] must be an object with a string role/],
+        [[null], /messages\[0\] must be an object/],
+        [[{ role: 'user' }], /chat template failed/],  // the template reads the missing content (Jinja2 refuses it too)
+      ]) {
+        await assert.rejects(chat.applyChatTemplate(bad), error(pattern), JSON.stringify(bad));
+      }
+      const cyclic = { role: 'user', content: 'hi' };
+      cyclic.self = cyclic;
+      let deep = {};
+      for (let i = 0; i < 100000; i++) deep = { d: deep };
+      await assert.rejects(chat.applyChatTemplate([cyclic]), error(/chat template failed: it recursed too deeply/));
+      await assert.rejects(chat.applyChatTemplate([{ role: 'user', content: 'x', deep }]), error(/chat template failed: it recursed too deeply/));
+      await assert.rejects(chat.applyChatTemplate(messages, { variables: { deep } }), error(/chat template failed: it recursed too deeply/));
+      await assert.rejects(chat.generateText([{ role: 'user', content: 'word '.repeat(3000) }]), error(/the conversation is too long: \d+ tokens, and the model has \d+ positions/));
+    });
+  });
+
   test('re-entrant calls from onToken and from template functions are busy; other models work; nothing stays allocated', async () => {
     const chat = await load('llama_gqa'), cls = await load('bert_seqcls');
     const messages = [{ role: 'user', content: 'hi' }];

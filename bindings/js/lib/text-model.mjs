@@ -19,7 +19,7 @@ import { classificationScores, defaultFunction, functionToApply, headsOf, rankLa
 import { check, fail, translateInternalErrors } from './errors.mjs';
 import { CallHeap, copyF32 } from './heap.mjs';
 import { disposable, disposeHandle, liveHandle, watch } from './lifetime.mjs';
-import { boolean, integer, oneOf, readOptions } from './options.mjs';
+import { boolean, describe, integer, oneOf, readOptions } from './options.mjs';
 import { l2Normalize, pool, softmaxTopK } from './pooling.mjs';
 import * as tasks from './task-heads.mjs';
 import { textItems } from './text-inputs.mjs';
@@ -336,9 +336,12 @@ export class TextModel {
    * with tokenize: true its ids (no special tokens added: the template writes its own).
    * options: {addGenerationPrompt, tokenize, tools, documents, template, variables}.
    */
-  applyChatTemplate(messages, options = {}) {
+  applyChatTemplate(messages, options) {
     return this.#guard.runAsync('applyChatTemplate', async () => {
       this.#live();
+      if (options !== undefined && (options === null || typeof options !== 'object' || Array.isArray(options))) {
+        fail(`applyChatTemplate: options must be an object, got ${describe(options)}`);
+      }
       const { tokenize = false, ...rest } = options ?? {};
       if (typeof tokenize !== 'boolean') fail(`applyChatTemplate: tokenize must be true or false, got ${typeof tokenize}`);
       const text = await renderChat(this.#chat, messages, rest, 'applyChatTemplate');
