@@ -476,6 +476,24 @@ describe('task heads and chat templates under hostile input', () => {
     });
   });
 
+  test('empty texts with a tokenizer that adds no special tokens: no entities, else an error saying so', async () => {
+    const tokenizer = JSON.parse(read(join(HF, 'bert_tokcls'), 'tokenizer.json'));
+    tokenizer.post_processor = null;
+    const dir = join(HF, 'bert_tokcls');
+    const m = await sf.loadPretrained({ config: read(dir, 'config.json'), weights: readFileSync(join(dir, 'model.safetensors')), tokenizer,
+      tokenizerConfig: read(dir, 'tokenizer_config.json') });
+    await flat(() => {
+      assert.deepEqual(m.tokenClassify(''), []);
+      assert.deepEqual(m.tokenClassify(['', ''], { aggregation: 'simple', stride: 2 }), [[], []]);
+      const [none, some] = m.tokenClassify(['', 'John Smith'], { aggregation: 'simple' });
+      assert.deepEqual([none, some], [[], m.tokenClassify('John Smith', { aggregation: 'simple' })]);
+      for (const call of [() => m.encodeText(''), () => m.embed(['', '']), () => m.attentionSteps('')]) {
+        assert.throws(call, error(/the input has no tokens: its texts are empty and this tokenizer adds no special tokens/));
+      }
+    });
+    m.dispose();
+  });
+
   test('re-entrant calls from onToken and from template functions are busy; other models work; nothing stays allocated', async () => {
     const chat = await load('llama_gqa'), cls = await load('bert_seqcls');
     const messages = [{ role: 'user', content: 'hi' }];

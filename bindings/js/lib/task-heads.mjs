@@ -48,10 +48,15 @@ export function tokenClassify(ctx, input, options) {
     : tokenizer.encodeTextWindows(text, o.maxLength, o.stride).map((seq) => ({ text, t, seq }))));
   const L = info.num_labels;
   const found = inBatches(windows, o.batchSize, (chunk) => {
-    const enc = tokenizer.padBatch(chunk.map((w) => w.seq));
+    // A text of no tokens (an empty text, with a tokenizer that adds no special tokens) has no
+    // entities, and no row in the batch.
+    const run = chunk.filter((w) => w.seq.length > 0);
+    if (!run.length) return chunk.map(() => []);
+    const enc = tokenizer.padBatch(run.map((w) => w.seq));
     ctx.forward(enc, { needTokenLogits: true });
     const n = enc.nSeq, logits = ctx.tokenLogits(enc.nBatch * n, L);  // [B * n, L]
-    return chunk.map((w, b) => tokenEntities(w.text, w.seq, logits.subarray(b * n * L, (b * n + w.seq.length) * L), info.labels, tokenizer, o));
+    const entities = new Map(run.map((w, b) => [w, tokenEntities(w.text, w.seq, logits.subarray(b * n * L, (b * n + w.seq.length) * L), info.labels, tokenizer, o)]));
+    return chunk.map((w) => entities.get(w) ?? []);
   });
   const perText = items.map(() => []);
   windows.forEach((w, i) => perText[w.t].push(found[i]));

@@ -78,6 +78,9 @@ export class TextModel {
   // rotation) to ptr [B * n * probeLayout(info).width].
   #forward(enc, { needWeights = false, needPooler = false, needClassifier = false, needTokenLogits = false, logitsRows = null, probe = null } = {}) {
     const h = this.#live();
+    // Only empty texts, and a tokenizer that adds no special tokens: nothing to run the model on
+    // (the engine would refuse its nSeq of 0, a name the caller never gave).
+    if (enc.nSeq === 0) fail('the input has no tokens: its texts are empty and this tokenizer adds no special tokens');
     const usesTypes = this.#info.type_vocab_size > 1;
     const heap = new CallHeap(this.#module);
     try {
