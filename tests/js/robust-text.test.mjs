@@ -438,6 +438,8 @@ describe('task heads and chat templates under hostile input', () => {
       assert.throws(call, (e) => e === boom || (e instanceof SimdformerError && /question and context must be strings/.test(e.message)));
     }
     assert.equal(rr.rerank('q', ['a']).length, 1);
+    // A label whose hypothesis cannot fit maxLength (only the text is cut): named.
+    assert.throws(() => nli.zeroShot(text, ['short', 'word '.repeat(100)], { batchSize: 1 }), error(/zeroShot: the hypothesis for label 'word word.*' is too long: the second text has \d+ tokens/));
     // A million labels with a wrong last one are refused at once, before any forward pass.
     const million = Array.from({ length: 1e6 }, (_, i) => `label ${i}`);
     million[999999] = 7;

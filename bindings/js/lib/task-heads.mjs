@@ -5,7 +5,7 @@
 //     forward(enc, needs): runs a padded batch (tokenizer.padBatch / encodeBatch),
 //     tokenLogits(rows, cols), classifierLogits(rows): copies of the last forward's outputs }
 import { rankDocuments, requireHead, topK } from './classification.mjs';
-import { fail } from './errors.mjs';
+import { SimdformerError, fail } from './errors.mjs';
 import { boolean, describe, integer, readOptions } from './options.mjs';
 import { answerMask, collectAnswers, windowSpans } from './question-answering.mjs';
 import { aggregation, mergeOverlapping, tokenEntities } from './token-classification.mjs';
@@ -115,9 +115,18 @@ export function zeroShot(ctx, input, labels, options) {
   const L = info.num_labels;
   const results = items.map((sequence) => {
     const pairs = hypotheses.map((h) => [sequence, h]);
-    const rows = inBatches(pairs, o.batchSize, (chunk) => {
-      // The pipeline cuts only the text (truncation only_first), never the hypothesis.
-      const enc = tokenizer.encodeBatch(chunk, o.maxLength, 'only_first');
+    const rows = inBatches(pairs, o.batchSize, (chunk, start) => {
+      // The pipeline cuts only the text (truncation only_first), never the hypothesis: one that
+      // does not fit is an error naming its label.
+      const tooLong = (pair) => { try { tokenizer.encodeOne(pair, o.maxLength, 'only_first'); return false; } catch (e) { return e instanceof SimdformerError; } };
+      let enc;
+      try {
+        enc = tokenizer.encodeBatch(chunk, o.maxLength, 'only_first');
+      } catch (e) {
+        const k = e instanceof SimdformerError ? chunk.findIndex(tooLong) : -1;
+        if (k < 0) throw e;
+        fail(`zeroShot: the hypothesis for label ${describe(candidates[start + k])} is too long: ${e.message}`);
+      }
       ctx.forward(enc, { needClassifier: true });
       const logits = ctx.classifierLogits(enc.nBatch);
       return chunk.map((_, b) => logits.subarray(b * L, (b + 1) * L));
