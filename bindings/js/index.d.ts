@@ -559,7 +559,7 @@ export interface FillMaskResult {
 }
 
 export interface ClassifyOptions {
-  /** How many labels per text, highest score first (default 1); null: every label. */
+  /** How many labels per text, highest score first (default 1; 0: none); null: every label. */
   topK?: number | null;
   /**
    * Default as the text-classification pipeline: 'none' for problem_type 'regression', 'sigmoid'
@@ -686,7 +686,7 @@ export interface ZeroShotResult {
 }
 
 export interface RerankOptions {
-  /** How many documents (default all); null: all. */
+  /** How many documents (default all; 0: none); null: all. */
   topK?: number | null;
   maxLength?: number;
   batchSize?: number;

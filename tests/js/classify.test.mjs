@@ -109,7 +109,8 @@ for (const simd of [true, false]) {
       // functionToApply overrides the default; logits are the same whatever it is.
       const raw = model.classify(batch[0], { functionToApply: 'none', topK: null });
       assert.deepEqual(raw.predictions.map((p) => p.score).sort(), Array.from(raw.logits, (x) => x).sort());
-      for (const bad of [0, -1, 1.5, '2']) assert.throws(() => model.classify('x', { topK: bad }), SimdformerError);
+      for (const bad of [-1, 1.5, '2']) assert.throws(() => model.classify('x', { topK: bad }), SimdformerError);
+      assert.deepEqual(model.classify('x', { topK: 0 }).predictions, []);  // the pipeline's scores[:0]
       assert.throws(() => model.classify('x', { functionToApply: 'tanh' }), SimdformerError);
       assert.throws(() => model.classify('x', { top_k: 2 }), /unknown option 'top_k'/);
       assert.throws(() => model.classify([]), SimdformerError);

@@ -58,6 +58,23 @@ test('ner: entities as the pipeline, aggregation chosen', () => {
   assert.equal(cli('ner', '--aggregation', 'longest', '--model', hf('bert_tokcls'), '--text', 'x').status, 2);
 });
 
+test('ner --stride and qa --doc-stride: 0 is a stride (windows that do not overlap); empty, negative or fractional ones are usage errors', () => {
+  const long = texts('bert_tokcls').ner.find((r) => 'stride' in r);
+  const r = cli('ner', '--json', '--model', hf('bert_tokcls'), '--text', long.text, '--max-length', String(long.max_length), '--stride', '0');
+  assert.equal(r.status, 0, r.stderr);
+  assert.ok(JSON.parse(r.stdout)[0].entities.length > 0);
+  for (const [flag, value, command] of [['--stride', '', 'ner'], ['--stride', '-1', 'ner'], ['--doc-stride', '1.5', 'qa'], ['--doc-stride', ' ', 'qa']]) {
+    const bad = command === 'ner'
+      ? cli('ner', '--model', hf('bert_tokcls'), '--text', 'x', `${flag}=${value}`)
+      : cli('qa', '--model', hf('bert_qa'), '--question', 'q', '--context', 'c', `${flag}=${value}`);
+    assert.equal(bad.status, 2, `${flag} '${value}': ${bad.stderr}`);
+    assert.match(bad.stderr, new RegExp(`${flag} must be an integer >= 0, not '${value}'`));
+  }
+  const huge = cli('ner', '--model', hf('bert_tokcls'), '--text', 'x', '--stride', '100000');
+  assert.equal(huge.status, 1);
+  assert.match(huge.stderr, /stride must be an integer in \[0, \d+\]/);
+});
+
 test('qa: the answers over windows, from --context or --context-file', () => {
   const row = texts('bert_qa').qa[1];
   const r = cli('qa', '--json', '--model', hf('bert_qa'), '--question', row.question, '--context', row.context, '--top-k', '3',

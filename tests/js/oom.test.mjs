@@ -109,6 +109,19 @@ test('every operation at every heap level: out_of_memory or the right answer, th
     'linear.forward': [() => layer.forward(x.subarray(0, 48)), bits],
     inspect: [() => sf.inspect(encoderBytes), null],
   };
+  // The task heads: each a forward pass (or several: windows, hypotheses, documents) whose
+  // workspace and call buffers must be taken back when one fails.
+  const heads = {};
+  for (const name of ['bert_tokcls', 'bert_qa', 'roberta_nli', 'bert_reranker', 'bert_seqcls']) heads[name] = await sf.loadPretrained(join(DATA, 'hf', name));
+  const json = (r) => Buffer.from(JSON.stringify(r, (k, v) => (v instanceof Float32Array ? Array.from(v) : v)));
+  const long = 'John Smith lives in New York and works at Google. '.repeat(4);
+  Object.assign(ops, {
+    tokenClassify: [() => heads.bert_tokcls.tokenClassify([long, 'Mary'], { aggregation: 'simple', stride: 4, maxLength: 16 }), json],
+    answer: [() => heads.bert_qa.answer('Where does John live?', long, { topK: 3, maxSeqLen: 24, docStride: 6 }), json],
+    zeroShot: [() => heads.roberta_nli.zeroShot(['a b', 'c'], ['x', 'y', 'z'], { multiLabel: true }), json],
+    rerank: [() => heads.bert_reranker.rerank('q', ['a', 'b c', 'd'], { batchSize: 2 }), json],
+    classify: [() => heads.bert_seqcls.classify(['a', ['b', 'c']], { topK: null, returnAttention: true }), json],
+  });
   const summary = [];
   for (const [name, [op, key]] of Object.entries(ops)) {
     const outcomes = { ok: 0, oom: 0 };
@@ -163,7 +176,7 @@ test('every operation at every heap level: out_of_memory or the right answer, th
   assert.ok(outcomes.oom > 0 && outcomes.ok > 0, JSON.stringify(outcomes));
   summary.push(`loadPretrained ${outcomes.oom}/${outcomes.oom + outcomes.ok}`);
   console.log(`# oom: heap ${module.HEAPU8.length >>> 20} MiB; out_of_memory/levels per operation: ${summary.join(', ')}`);
-  for (const m of [encoder, seq2seq, text, layer]) m.dispose();
+  for (const m of [encoder, seq2seq, text, layer, ...Object.values(heads)]) m.dispose();
 });
 
 test('a large config text or safetensors header with the heap nearly full is out_of_memory, not an abort', () => {

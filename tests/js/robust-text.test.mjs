@@ -335,3 +335,195 @@ describe('abort always settles', () => {
     await within(assert.rejects(sf.loadPretrained(files, { signal: ac.signal }), (e) => e === reason), 3000, 'loadPretrained after abort');
   });
 });
+
+// The task heads (tokenClassify, answer, zeroShot, rerank, classify) and chat templates under
+// hostile input: each wrong value a SimdformerError naming what was wrong, each value Hugging
+// Face's pipelines take accepted, arrays read once (holes, Proxies, lengths of 2^32 - 1), the
+// caller's own exceptions passed on, and nothing left allocated.
+describe('task heads and chat templates under hostile input', () => {
+  const HF = join(DATA, 'hf');
+  const NUMBERS = [2 ** 31, 2 ** 32, 2 ** 53, 2 ** 63, -1, NaN, Infinity, -Infinity, 1.5, '5', 5n, null, true, {}, []];
+  const text = 'John Smith lives in New York and works at Google.';
+  const models = {};
+  const load = async (name) => { models[name] ??= await sf.loadPretrained(join(HF, name)); return models[name]; };
+  after(() => { for (const m of Object.values(models)) m.dispose(); });
+  // Runs `body`, then checks that the calls left malloc's bytes where the first valid call put them.
+  const flat = async (body) => {
+    await body();
+    const base = sf.mallocBytes;
+    await body();
+    assert.equal(sf.mallocBytes, base, 'malloc bytes after a second round');
+  };
+
+  test('numbers near 2^31, 2^32, 2^53, 2^63, negative, NaN, Infinity, fractions, BigInt, strings: refused, naming the option', async () => {
+    const [tok, qa, nli, rr, cls] = await Promise.all(['bert_tokcls', 'bert_qa', 'roberta_nli', 'bert_reranker', 'bert_seqcls'].map(load));
+    const calls = {
+      'tokenClassify stride': (v) => tok.tokenClassify(text, { aggregation: 'simple', stride: v }),
+      'tokenClassify maxLength': (v) => tok.tokenClassify(text, { maxLength: v }),
+      'tokenClassify batchSize': (v) => tok.tokenClassify(text, { batchSize: v }),
+      'answer topK': (v) => qa.answer('Where?', text, { topK: v }),
+      'answer maxAnswerLength': (v) => qa.answer('Where?', text, { maxAnswerLength: v }),
+      'answer docStride': (v) => qa.answer('Where?', text, { docStride: v }),
+      'answer maxSeqLen': (v) => qa.answer('Where?', text, { maxSeqLen: v }),
+      'zeroShot maxLength': (v) => nli.zeroShot(text, ['a'], { maxLength: v }),
+      'zeroShot batchSize': (v) => nli.zeroShot(text, ['a'], { batchSize: v }),
+      'rerank topK': (v) => rr.rerank('q', ['a'], { topK: v }),
+      'classify topK': (v) => cls.classify(text, { topK: v }),
+      'classify batchSize': (v) => cls.classify(text, { batchSize: v }),
+    };
+    await flat(() => {
+      for (const [name, call] of Object.entries(calls)) {
+        const option = name.split(' ')[1];
+        for (const v of NUMBERS) {
+          // topK null is 'every one' (classify, rerank); 2^31 and 2^32 are counts Hugging Face takes.
+          if (v === null && /topK/.test(name) && !name.startsWith('answer')) continue;
+          if ((v === 2 ** 31 || v === 2 ** 32) && /topK|maxAnswerLength/.test(name)) continue;
+          assert.throws(() => call(v), error(new RegExp(`${option} must be`)), `${name} ${String(v)}`);
+        }
+      }
+    });
+  });
+
+  test("values Hugging Face's pipelines take: stride 0, topK 0 (none) and huge, maxAnswerLength 2^32; a stride of maxLength or more is refused however short the text", async () => {
+    const [tok, qa, rr, cls] = await Promise.all(['bert_tokcls', 'bert_qa', 'bert_reranker', 'bert_seqcls'].map(load));
+    assert.ok(Array.isArray(tok.tokenClassify(text, { aggregation: 'simple', stride: 0 })));
+    assert.throws(() => tok.tokenClassify(text, { aggregation: 'simple', stride: tok.maxLength }), error(/stride must be an integer in \[0, \d+\]/));
+    assert.deepEqual(cls.classify(text, { topK: 0 }).predictions, []);
+    assert.equal(cls.classify(text, { topK: 2 ** 32 }).predictions.length, cls.info.num_labels);
+    assert.deepEqual(rr.rerank('q', ['a', 'b'], { topK: 0 }), []);
+    assert.equal(rr.rerank('q', ['a', 'b'], { topK: 2 ** 31 }).length, 2);
+    const all = qa.answer('Where does John live?', text, { topK: 2 ** 32, maxAnswerLength: 2 ** 32 });
+    assert.ok(all.length > 10 && all.every((a, i) => i === 0 || a.score <= all[i - 1].score));
+    // A maxAnswerLength beyond the window changes nothing.
+    assert.deepEqual(qa.answer('Where does John live?', text, { maxAnswerLength: 2 ** 32 }), qa.answer('Where does John live?', text, { maxAnswerLength: 1000 }));
+    assert.throws(() => qa.answer('Where?', text, { topK: 0 }), error(/topK must be/));  // the pipeline's top_k >= 1
+  });
+
+  test('arrays are read once: holes, non-strings, a length of 2^32 - 1 and Proxies are refused or read as given', async () => {
+    const [tok, qa, nli, rr, cls, chat] = await Promise.all(['bert_tokcls', 'bert_qa', 'roberta_nli', 'bert_reranker', 'bert_seqcls', 'llama_gqa'].map(load));
+    const messages = [{ role: 'user', content: 'hi' }];
+    const huge = () => new Array(2 ** 32 - 1);
+    const endless = () => new Proxy(['a'], { get: (t, k) => (k === 'length' ? 2 ** 32 - 1 : t[k]) });
+    const start = Date.now();
+    await flat(async () => {
+      for (const [what, call, pattern] of [
+        ['classify', (x) => cls.classify(x), /classify\[\d+\]: expected a string/],
+        ['embed', (x) => cls.embed(x), /embed\[\d+\]: expected a string/],
+        ['tokenClassify', (x) => tok.tokenClassify(x, { aggregation: 'simple' }), /tokenClassify\[\d+\]: expected a string/],
+        ['zeroShot texts', (x) => nli.zeroShot(x, ['a']), /zeroShot\[\d+\]: expected a string/],
+        ['zeroShot labels', (x) => nli.zeroShot(text, x), /zeroShot: labels must be .* at index \d+/],
+        ['rerank', (x) => rr.rerank('q', x), /rerank: documents must be an array of strings, got .* at index \d+/],
+        ['ignoreLabels', (x) => tok.tokenClassify(text, { ignoreLabels: x }), /ignoreLabels must be an array of strings, got .* at index \d+/],
+      ]) {
+        for (const bad of [['a', , 'b'], ['a', 5], [null], huge(), endless()]) assert.throws(() => call(bad), error(pattern), `${what} ${bad.length}`);
+      }
+      await assert.rejects(chat.applyChatTemplate([messages[0], , messages[0]]), error(/messages\[1\] must be an object with a string role, got undefined/));
+      await assert.rejects(chat.applyChatTemplate(huge()), error(/messages\[0\] must be an object/));
+      await assert.rejects(chat.generateText([messages[0], , messages[0]]), error(/messages\[1\] must be an object/));
+      await assert.rejects(chat.generateText([messages, , messages], { maxNewTokens: 1 }), error(/conversation 1 must be a non-empty array/));
+      await assert.rejects(chat.generateText(['Hi', , 'there'], { maxNewTokens: 1 }), error(/prompt 1 must be a string or token ids, got undefined/));
+      await assert.rejects(chat.generateText([[1, 2], huge()], { maxNewTokens: 1 }), error(/prompt 1 must be a string or token ids/));
+      await assert.rejects(chat.generateText(Object.assign(huge(), { 0: 5 }), { maxNewTokens: 1 }), error(/token id undefined at index 1/));
+    });
+    assert.ok(Date.now() - start < 10000, `took ${Date.now() - start} ms`);
+    // A Proxy that answers differently the second time it is read: the value read (once) is used.
+    const flipping = (items) => { const seen = new Set(); return new Proxy(items, { get: (t, k) => (seen.has(k) ? 5 : (seen.add(k), t[k])) }); };
+    assert.deepEqual(rr.rerank('q', flipping(['a', 'b'])), rr.rerank('q', ['a', 'b']));
+    assert.deepEqual(cls.classify(flipping(['a', ['b', 'c']])).map((r) => r.predictions), cls.classify(['a', ['b', 'c']]).map((r) => r.predictions));
+    assert.deepEqual(nli.zeroShot('x', flipping(['a', 'b'])), nli.zeroShot('x', ['a', 'b']));
+    // A getter that throws: the caller's own error, unchanged; the model works after it.
+    const boom = new Error('the caller\'s getter');
+    const throwing = Object.defineProperty(['a', 'b'], 1, { get() { throw boom; } });
+    for (const call of [() => cls.classify(throwing), () => rr.rerank('q', throwing), () => nli.zeroShot(throwing, ['a']), () => qa.answer('q', { toString() { throw boom; } })]) {
+      assert.throws(call, (e) => e === boom || (e instanceof SimdformerError && /question and context must be strings/.test(e.message)));
+    }
+    assert.equal(rr.rerank('q', ['a']).length, 1);
+    // A label whose hypothesis cannot fit maxLength (only the text is cut): named.
+    assert.throws(() => nli.zeroShot(text, ['short', 'word '.repeat(100)], { batchSize: 1 }), error(/zeroShot: the hypothesis for label 'word word.*' is too long: the second text has \d+ tokens/));
+    // A million labels with a wrong last one are refused at once, before any forward pass.
+    const million = Array.from({ length: 1e6 }, (_, i) => `label ${i}`);
+    million[999999] = 7;
+    assert.throws(() => nli.zeroShot(text, million), error(/at index 999999/));
+    assert.throws(() => rr.rerank('q', million), error(/at index 999999/));
+  });
+
+  test('applyChatTemplate and generateText: options that are not objects, messages of the wrong kind, cycles and deep nesting are refused', async () => {
+    const chat = await load('llama_gqa');
+    const messages = [{ role: 'user', content: 'hi' }];
+    await flat(async () => {
+      for (const options of [5, 'x', true, null, [], 5n]) {
+        await assert.rejects(chat.applyChatTemplate(messages, options), error(/applyChatTemplate: options must be an object/), String(options));
+      }
+      for (const chatTemplate of [5, 'x', []]) {
+        await assert.rejects(chat.generateText(messages, { chatTemplate }), error(/generateText: chatTemplate must be an object/), String(chatTemplate));
+      }
+      for (const [bad, pattern] of [
+        [[{ role: 'user', content: 5 }], /messages\[0\]\.content must be a string or a list of parts/],
+        [[{ role: 'user', content: {} }], /messages\[0\]\.content must be/],
+        [[{ content: 'no role' }], /messages\[0\] must be an object with a string role/],
+        [[{ role: 5, content: 'x' }], /messages\[0\] must be an object with a string role/],
+        [[null], /messages\[0\] must be an object/],
+        [[{ role: 'user' }], /chat template failed/],  // the template reads the missing content (Jinja2 refuses it too)
+      ]) {
+        await assert.rejects(chat.applyChatTemplate(bad), error(pattern), JSON.stringify(bad));
+      }
+      const cyclic = { role: 'user', content: 'hi' };
+      cyclic.self = cyclic;
+      let deep = {};
+      for (let i = 0; i < 100000; i++) deep = { d: deep };
+      await assert.rejects(chat.applyChatTemplate([cyclic]), error(/chat template failed: it recursed too deeply/));
+      await assert.rejects(chat.applyChatTemplate([{ role: 'user', content: 'x', deep }]), error(/chat template failed: it recursed too deeply/));
+      await assert.rejects(chat.applyChatTemplate(messages, { variables: { deep } }), error(/chat template failed: it recursed too deeply/));
+      await assert.rejects(chat.generateText([{ role: 'user', content: 'word '.repeat(3000) }]), error(/the conversation is too long: \d+ tokens, and the model has \d+ positions/));
+    });
+  });
+
+  test('empty texts with a tokenizer that adds no special tokens: no entities, else an error saying so', async () => {
+    const tokenizer = JSON.parse(read(join(HF, 'bert_tokcls'), 'tokenizer.json'));
+    tokenizer.post_processor = null;
+    const dir = join(HF, 'bert_tokcls');
+    const m = await sf.loadPretrained({ config: read(dir, 'config.json'), weights: readFileSync(join(dir, 'model.safetensors')), tokenizer,
+      tokenizerConfig: read(dir, 'tokenizer_config.json') });
+    await flat(() => {
+      assert.deepEqual(m.tokenClassify(''), []);
+      assert.deepEqual(m.tokenClassify(['', ''], { aggregation: 'simple', stride: 2 }), [[], []]);
+      const [none, some] = m.tokenClassify(['', 'John Smith'], { aggregation: 'simple' });
+      assert.deepEqual([none, some], [[], m.tokenClassify('John Smith', { aggregation: 'simple' })]);
+      for (const call of [() => m.encodeText(''), () => m.embed(['', '']), () => m.attentionSteps('')]) {
+        assert.throws(call, error(/the input has no tokens: its texts are empty and this tokenizer adds no special tokens/));
+      }
+    });
+    m.dispose();
+  });
+
+  test('re-entrant calls from onToken and from template functions are busy; other models work; nothing stays allocated', async () => {
+    const chat = await load('llama_gqa'), cls = await load('bert_seqcls');
+    const messages = [{ role: 'user', content: 'hi' }];
+    await flat(async () => {
+      const errors = [];
+      let label = null;
+      const r = await chat.generateText(messages, { maxNewTokens: 2, stop: [], onToken: () => {
+        for (const call of [() => chat.dispose(), () => chat.encodeText('x'), () => chat.attentionSteps('x')]) {
+          try { call(); } catch (e) { errors.push(e); }
+        }
+        chat.applyChatTemplate(messages).catch((e) => errors.push(e));
+        chat.generateText('x').catch((e) => errors.push(e));
+        label = cls.classify('a').predictions[0].label;
+      } });
+      assert.equal(r.ids.length, 2);
+      await new Promise((resolve) => { setTimeout(resolve, 0); });
+      assert.equal(errors.length, 10);
+      assert.ok(errors.every((e) => e instanceof SimdformerError && e.code === 'busy'), errors.map(String).join('; '));
+      assert.equal(typeof label, 'string');
+      // A template's function (options.variables) calling back into the model.
+      const inside = [];
+      const text = await chat.applyChatTemplate(messages, { template: '{{ f() }}', variables: { f: () => {
+        try { chat.dispose(); } catch (e) { inside.push(e.code); }
+        return 'ok';
+      } } });
+      assert.equal(text, 'ok');
+      assert.deepEqual(inside, ['busy']);
+      assert.equal(chat.disposed, false);
+    });
+  });
+});

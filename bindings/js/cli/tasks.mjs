@@ -3,7 +3,7 @@
 // (an NLI model) and rerank (a cross-encoder). Each prints a table for people, or with --json the
 // library call's result for scripts.
 import { UsageError, json, short, table } from './format.mjs';
-import { FOLDER, TEXT, integerOption, requireModel, texts } from './text.mjs';
+import { FOLDER, TEXT, countOption, integerOption, requireModel, texts } from './text.mjs';
 import { readRegularText } from '../node/files.mjs';
 
 // Loads the folder, runs `work(model)`, disposes the model whatever happens.
@@ -47,7 +47,7 @@ async function ner(sf, a, { out, progress }) {
   return withModel(sf, a, progress, (model) => {
     const results = model.tokenClassify(list, {
       aggregation, maxLength: integerOption(a, 'max-length', model.maxLength), ...(a['all-labels'] ? { ignoreLabels: [] } : {}),
-      ...(a.stride !== undefined ? { stride: integerOption(a, 'stride', undefined) } : {}),
+      ...(a.stride !== undefined ? { stride: countOption(a, 'stride') } : {}),
     });
     if (a.json) {
       out(json(results.map((entities, i) => ({ text: list[i], entities }))));
@@ -88,11 +88,7 @@ async function qa(sf, a, { out, progress }) {
       topK: integerOption(a, 'top-k', 1), maxAnswerLength: integerOption(a, 'max-answer-length', undefined),
       maxSeqLen: integerOption(a, 'max-seq-len', undefined), handleImpossibleAnswer: a['allow-no-answer'] === true,
     };
-    if (a['doc-stride'] !== undefined) {
-      const n = Number(a['doc-stride']);
-      if (!Number.isSafeInteger(n) || n < 0) throw new UsageError(`--doc-stride must be an integer >= 0, not '${a['doc-stride']}'`);
-      options.docStride = n;
-    }
+    if (a['doc-stride'] !== undefined) options.docStride = countOption(a, 'doc-stride');
     for (const k of Object.keys(options)) if (options[k] === undefined) delete options[k];
     const got = model.answer(a.question, context, options);
     const answers = Array.isArray(got) ? got : [got];

@@ -23,6 +23,13 @@ export const integerOption = (a, key, fallback) => {
   return n;
 };
 
+/** An option that may be 0 (strides): an integer >= 0 written in decimal ('' is not 0). */
+export const countOption = (a, key) => {
+  if (a[key] === undefined) return undefined;
+  if (!/^\s*\d+\s*$/.test(a[key]) || !Number.isSafeInteger(Number(a[key]))) throw new UsageError(`--${key} must be an integer >= 0, not '${a[key]}'`);
+  return Number(a[key]);
+};
+
 // --text (repeatable) and --input <file> (one text per line) -> texts.
 export async function texts(a) {
   const list = [...(a.text ?? [])];

@@ -17,6 +17,7 @@
 // templateGlobals, the same names and behaviour but for that bound.)
 import { SimdformerError, fail } from './errors.mjs';
 import { describe } from './options.mjs';
+import { readList } from './text-inputs.mjs';
 
 let library = null;
 let loadLibrary = () => import('@huggingface/jinja');
@@ -80,18 +81,26 @@ export function chatTemplates(tokenizerConfig, jinjaText) {
   return { templates, specialTokens };
 }
 
+// The messages, checked, as a copy of the array (read once, a hole refused like a wrong item:
+// text-inputs.mjs); the template gets the copy.
 function checkMessages(messages, where) {
-  if (!Array.isArray(messages) || messages.length === 0) fail(`${where}: messages must be a non-empty array of {role, content}, got ${describe(messages)}`);
-  messages.forEach((m, i) => {
+  const empty = () => fail(`${where}: messages must be a non-empty array of {role, content}, got ${describe(messages)}`);
+  if (!Array.isArray(messages)) empty();
+  const list = readList(messages, (m, i) => {
     if (!isPlainObject(m) || typeof m.role !== 'string') fail(`${where}: messages[${i}] must be an object with a string role, got ${describe(m)}`);
     if (!(typeof m.content === 'string' || Array.isArray(m.content) || m.content === null || m.content === undefined)) {
       fail(`${where}: messages[${i}].content must be a string or a list of parts, got ${describe(m.content)}`);
     }
   });
+  return list.length ? list : empty();
 }
 
-/** A conversation: an array of {role: string, content} objects (what generateText takes as messages). */
-export const isConversation = (x) => Array.isArray(x) && x.length > 0 && x.every((m) => isPlainObject(m) && typeof m.role === 'string');
+/**
+ * Whether generateText's input is a conversation ([{role, content}, ...]): an array whose first
+ * item is an object (no prompt is one). The rest is checked when it is rendered, so a wrong
+ * message further on is an error about that message, not a prompt of the wrong type.
+ */
+export const isConversation = (x) => Array.isArray(x) && x.length > 0 && isPlainObject(x[0]);
 
 function chooseTemplate(chat, { template, tools }, where) {
   if (template !== undefined) {
@@ -144,7 +153,7 @@ export async function renderChat(chat, messages, options = {}, where = 'applyCha
   if (!isPlainObject(options)) fail(`${where}: options must be an object, got ${describe(options)}`);
   const known = ['addGenerationPrompt', 'tools', 'documents', 'template', 'variables'];
   for (const key of Object.keys(options)) if (!known.includes(key)) fail(`${where}: unknown option '${key}' (known: ${known.join(', ')})`);
-  checkMessages(messages, where);
+  const list = checkMessages(messages, where);
   const { addGenerationPrompt = false, tools, documents, variables = {} } = options;
   if (typeof addGenerationPrompt !== 'boolean') fail(`${where}: addGenerationPrompt must be true or false, got ${describe(addGenerationPrompt)}`);
   if (!isPlainObject(variables)) fail(`${where}: variables must be an object, got ${describe(variables)}`);
@@ -160,7 +169,7 @@ export async function renderChat(chat, messages, options = {}, where = 'applyCha
     ...templateGlobals(),
     ...(chat?.specialTokens ?? {}),
     ...variables,
-    messages,
+    messages: list,
     add_generation_prompt: addGenerationPrompt,
     ...(tools === undefined ? {} : { tools }),
     ...(documents === undefined ? {} : { documents }),

@@ -17,12 +17,15 @@ export function defaultFunction(problemType, numLabels) {
   return 'softmax';
 }
 
-/** topK: a positive integer (more than the labels gives them all), or null for every label. */
+/**
+ * topK: an integer >= 0 (more than the labels gives them all; 0 none, as the pipeline's
+ * scores[:top_k] and CrossEncoder.rank's results[:top_k]), or null for every label.
+ */
 export const topK = (fallback) => ({
   fallback,
   read: (v, what) => {
     if (v === null) return Infinity;
-    if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 1) fail(`${what} must be a positive integer or null (every label), got ${describe(v)}`);
+    if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0) fail(`${what} must be an integer >= 0 or null (every one), got ${describe(v)}`);
     return v;
   },
 });

@@ -61,27 +61,49 @@ export function windowSpans(start, end, allowed, { topK, maxAnswerLength }) {
   return { spans: best.filter((c) => ok(c.s) && ok(c.e)), nullScore };
 }
 
-/** [start, end) characters of the context for tokens s..e: the whole words they belong to. */
-export function answerChars(seq, s, e) {
-  const words = seq.wordIds;
-  if (!words || words[s] === null || words[e] === null) return [seq.offsets[s][0], seq.offsets[e][1]];
-  const inWord = (w) => seq.offsets.filter((_, k) => words[k] === w && seq.sequenceIds[k] === 1);
-  const first = inWord(words[s]), last = inWord(words[e]);
-  return [first[0][0], last[last.length - 1][1]];
+/** word id -> [start, end) characters of that word's context tokens, for a window with wordIds. */
+function wordChars(seq) {
+  const chars = new Map();
+  if (!seq.wordIds) return chars;
+  seq.wordIds.forEach((w, k) => {
+    if (w === null || seq.sequenceIds[k] !== 1) return;
+    const [start, end] = seq.offsets[k];
+    const known = chars.get(w);
+    if (known) known[1] = end;
+    else chars.set(w, [start, end]);
+  });
+  return chars;
 }
 
-/** Merges the windows' spans into answers and picks the topK (see the file comment). */
+/** [start, end) characters of the context for tokens s..e: the whole words they belong to. */
+export function answerChars(seq, s, e, words = wordChars(seq)) {
+  const first = seq.wordIds ? words.get(seq.wordIds[s]) : undefined, last = seq.wordIds ? words.get(seq.wordIds[e]) : undefined;
+  if (!first || !last) return [seq.offsets[s][0], seq.offsets[e][1]];
+  return [first[0], last[1]];
+}
+
+/**
+ * Merges the windows' spans into answers and picks the topK (see the file comment). Each span
+ * costs O(1) (its words' characters and the answer it merges into are looked up), so a topK
+ * that keeps every candidate of long contexts stays linear in the candidates.
+ */
 export function collectAnswers(context, windows, options) {
-  const answers = [];
+  const answers = [], byText = new Map();
   let nullScore = 1000000;
   for (const { seq, spans, windowNull } of windows) {
     nullScore = Math.min(nullScore, windowNull);
+    const words = wordChars(seq);
     for (const { s, e, score } of spans) {
-      const [start, end] = answerChars(seq, s, e);
+      const [start, end] = answerChars(seq, s, e, words);
       const text = context.slice(start, end);
-      const same = answers.find((a) => a.answer.toLowerCase() === text.toLowerCase());
+      const key = text.toLowerCase();
+      const same = byText.get(key);
       if (same) same.score += score;
-      else answers.push({ answer: text, score, start, end });
+      else {
+        const a = { answer: text, score, start, end };
+        byText.set(key, a);
+        answers.push(a);
+      }
     }
   }
   if (options.handleImpossibleAnswer) answers.push({ answer: '', score: nullScore, start: 0, end: 0 });

@@ -5,19 +5,16 @@
 //     forward(enc, needs): runs a padded batch (tokenizer.padBatch / encodeBatch),
 //     tokenLogits(rows, cols), classifierLogits(rows): copies of the last forward's outputs }
 import { rankDocuments, requireHead, topK } from './classification.mjs';
-import { fail } from './errors.mjs';
+import { SimdformerError, fail } from './errors.mjs';
 import { boolean, describe, integer, readOptions } from './options.mjs';
 import { answerMask, collectAnswers, windowSpans } from './question-answering.mjs';
 import { aggregation, mergeOverlapping, tokenEntities } from './token-classification.mjs';
-import { textItems } from './text-inputs.mjs';
+import { stringList, textItems } from './text-inputs.mjs';
 import { candidateLabels, entailmentId, hypothesis, zeroShotScores } from './zero-shot.mjs';
 
 const batchSize = () => integer(1, 4096, 32);
 
-const strings = (fallback) => ({
-  fallback,
-  read: (v, what) => (Array.isArray(v) && v.every((x) => typeof x === 'string') ? v : fail(`${what} must be an array of strings, got ${describe(v)}`)),
-});
+const strings = (fallback) => ({ fallback, read: stringList });
 
 const text = (fallback) => ({
   fallback,
@@ -37,7 +34,8 @@ export function tokenClassify(ctx, input, options) {
   requireHead(info, 'has_token_classifier', 'token-classification head', 'tokenClassify', 'ForTokenClassification');
   const o = readOptions(options, {
     aggregation: aggregation(), ignoreLabels: strings(['O']), maxLength: ctx.maxLength, batchSize: batchSize(),
-    stride: integer(0, 1 << 20, undefined),
+    // The pipeline refuses a stride of model_max_length or more, however short the text.
+    stride: integer(0, tokenizer.maxLength - 1, undefined),
   }, 'tokenClassify');
   if (o.stride !== undefined && o.aggregation === 'none') {
     fail(`tokenClassify: stride ${o.stride} reads the whole text in overlapping windows, which needs an aggregation other than 'none' (the pipeline's rule): 'simple', 'first', 'average' or 'max'`);
@@ -50,10 +48,15 @@ export function tokenClassify(ctx, input, options) {
     : tokenizer.encodeTextWindows(text, o.maxLength, o.stride).map((seq) => ({ text, t, seq }))));
   const L = info.num_labels;
   const found = inBatches(windows, o.batchSize, (chunk) => {
-    const enc = tokenizer.padBatch(chunk.map((w) => w.seq));
+    // A text of no tokens (an empty text, with a tokenizer that adds no special tokens) has no
+    // entities, and no row in the batch.
+    const run = chunk.filter((w) => w.seq.length > 0);
+    if (!run.length) return chunk.map(() => []);
+    const enc = tokenizer.padBatch(run.map((w) => w.seq));
     ctx.forward(enc, { needTokenLogits: true });
     const n = enc.nSeq, logits = ctx.tokenLogits(enc.nBatch * n, L);  // [B * n, L]
-    return chunk.map((w, b) => tokenEntities(w.text, w.seq, logits.subarray(b * n * L, (b * n + w.seq.length) * L), info.labels, tokenizer, o));
+    const entities = new Map(run.map((w, b) => [w, tokenEntities(w.text, w.seq, logits.subarray(b * n * L, (b * n + w.seq.length) * L), info.labels, tokenizer, o)]));
+    return chunk.map((w) => entities.get(w) ?? []);
   });
   const perText = items.map(() => []);
   windows.forEach((w, i) => perText[w.t].push(found[i]));
@@ -69,7 +72,8 @@ export function answer(ctx, question, context, options) {
   if (question.trim() === '') fail('answer: the question is empty');
   if (context.trim() === '') fail('answer: the context is empty');
   const o = readOptions(options, {
-    topK: integer(1, 1000, 1), maxAnswerLength: integer(1, 1 << 20, 15),
+    // Any count the pipeline takes: a topK or maxAnswerLength beyond the candidates keeps them all.
+    topK: integer(1, Number.MAX_SAFE_INTEGER, 1), maxAnswerLength: integer(1, Number.MAX_SAFE_INTEGER, 15),
     maxSeqLen: integer(1, tokenizer.maxLength, Math.min(tokenizer.maxLength, 384)), docStride: integer(0, 1 << 20, undefined),
     handleImpossibleAnswer: boolean(false), batchSize: batchSize(),
   }, 'answer');
@@ -111,9 +115,18 @@ export function zeroShot(ctx, input, labels, options) {
   const L = info.num_labels;
   const results = items.map((sequence) => {
     const pairs = hypotheses.map((h) => [sequence, h]);
-    const rows = inBatches(pairs, o.batchSize, (chunk) => {
-      // The pipeline cuts only the text (truncation only_first), never the hypothesis.
-      const enc = tokenizer.encodeBatch(chunk, o.maxLength, 'only_first');
+    const rows = inBatches(pairs, o.batchSize, (chunk, start) => {
+      // The pipeline cuts only the text (truncation only_first), never the hypothesis: one that
+      // does not fit is an error naming its label.
+      const tooLong = (pair) => { try { tokenizer.encodeOne(pair, o.maxLength, 'only_first'); return false; } catch (e) { return e instanceof SimdformerError; } };
+      let enc;
+      try {
+        enc = tokenizer.encodeBatch(chunk, o.maxLength, 'only_first');
+      } catch (e) {
+        const k = e instanceof SimdformerError ? chunk.findIndex(tooLong) : -1;
+        if (k < 0) throw e;
+        fail(`zeroShot: the hypothesis for label ${describe(candidates[start + k])} is too long: ${e.message}`);
+      }
       ctx.forward(enc, { needClassifier: true });
       const logits = ctx.classifierLogits(enc.nBatch);
       return chunk.map((_, b) => logits.subarray(b * L, (b + 1) * L));
@@ -131,10 +144,10 @@ export function rerank(ctx, query, documents, options) {
   requireHead(info, 'has_classifier', 'sequence-classification head (a cross-encoder)', 'rerank', 'ForSequenceClassification');
   if (info.num_labels !== 1) fail(`rerank needs a one-label cross-encoder; this classifier has ${info.num_labels} labels (${info.labels.join(', ')})`, 'unsupported');
   if (typeof query !== 'string') fail(`rerank: query must be a string, got ${describe(query)}`);
-  if (!Array.isArray(documents) || !documents.every((d) => typeof d === 'string')) fail(`rerank: documents must be an array of strings, got ${describe(documents)}`);
-  if (documents.length === 0) fail('rerank: the array of documents is empty');
+  const docs = stringList(documents, 'rerank: documents');
+  if (docs.length === 0) fail('rerank: the array of documents is empty');
   const o = readOptions(options, { topK: topK(Infinity), maxLength: ctx.maxLength, batchSize: batchSize() }, 'rerank');
-  const logits = inBatches(documents.map((d) => [query, d]), o.batchSize, (chunk) => {
+  const logits = inBatches(docs.map((d) => [query, d]), o.batchSize, (chunk) => {
     const enc = tokenizer.encodeBatch(chunk, o.maxLength);
     ctx.forward(enc, { needClassifier: true });
     return Array.from(ctx.classifierLogits(enc.nBatch));

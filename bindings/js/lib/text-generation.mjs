@@ -10,6 +10,7 @@ import { CallHeap, copyF32, copyI32, copyU8 } from './heap.mjs';
 import { isConversation, renderChat } from './chat-template.mjs';
 import { nextTurn } from './next-turn.mjs';
 import { describe, func, integer, oneOf, readOptions, value } from './options.mjs';
+import { readList } from './text-inputs.mjs';
 
 /** A finite number in [min, max] (min excluded when `open`). */
 const numberIn = (min, max, open = false) => ({
@@ -37,8 +38,10 @@ function optionSpec(info) {
   };
 }
 
-const isIdList = (x) => ArrayBuffer.isView(x) && !(x instanceof Float32Array || x instanceof Float64Array || x instanceof DataView)
-  || (Array.isArray(x) && x.length > 0 && x.every((v) => typeof v === 'number'));
+// Token ids: an integer typed array, or an array whose first item is a number (every item is
+// checked as an id when read: promptIds).
+const isIdList = (x) => (ArrayBuffer.isView(x) && !(x instanceof Float32Array || x instanceof Float64Array || x instanceof DataView))
+  || (Array.isArray(x) && x.length > 0 && typeof x[0] === 'number');
 
 // One prompt: text, or token ids. -> Int32Array of ids.
 function promptIds(prompt, i, tokenizer, info) {
@@ -52,10 +55,11 @@ function promptIds(prompt, i, tokenizer, info) {
     return fail(`${where} is empty and the model has no bos token to start from`);
   }
   if (!isIdList(prompt)) fail(`${where} must be a string or token ids, got ${describe(prompt)}`);
-  const ids = Int32Array.from(prompt, (id, k) => {
+  const check = (id, k) => {
     if (!Number.isSafeInteger(id) || id < 0 || id >= info.vocab_size) fail(`${where}: token id ${describe(id)} at index ${k} is outside [0, ${info.vocab_size})`);
-    return id;
-  });
+  };
+  // An array is read once, id by id (a hole is refused at once, however long the array says it is).
+  const ids = Array.isArray(prompt) ? Int32Array.from(readList(prompt, check)) : Int32Array.from(prompt, (id, k) => { check(id, k); return id; });
   if (!ids.length) fail(`${where} has no token ids`);
   if (ids.length >= info.max_positions) tooLong(where, ids.length, info);
   return ids;
@@ -72,16 +76,21 @@ function tooLong(where, n, info) {
  * when the input is not one.
  */
 async function readConversations({ chat, tokenizer, info }, input, o) {
-  const batch = Array.isArray(input) && input.length > 0 && input.every(isConversation);
+  // A batch: its first item is a conversation (every item is checked: read here, rendered below).
+  const batch = Array.isArray(input) && input.length > 0 && isConversation(input[0]);
   if (!batch && !isConversation(input)) return null;
   const chatOptions = o.chatTemplate ?? {};
-  if (chatOptions === null || typeof chatOptions !== 'object') fail(`generateText: chatTemplate must be an object, got ${describe(chatOptions)}`);
-  const conversations = batch ? input : [input];
+  if (chatOptions === null || typeof chatOptions !== 'object' || Array.isArray(chatOptions)) {
+    fail(`generateText: chatTemplate must be an object (applyChatTemplate's options), got ${describe(chatOptions)}`);
+  }
+  const conversations = batch ? readList(input, (messages, i) => {
+    if (!isConversation(messages)) fail(`generateText: conversation ${i} must be a non-empty array of {role, content}, got ${describe(messages)}`);
+  }) : [input];
   const prompts = [];
   for (const [i, messages] of conversations.entries()) {
-    const text = await renderChat(chat, messages, { addGenerationPrompt: true, ...chatOptions }, 'generateText');
-    const ids = tokenizer.encodeWithoutSpecialTokens(text);
     const where = batch ? `generateText: conversation ${i}` : 'generateText: the conversation';
+    const text = await renderChat(chat, messages, { addGenerationPrompt: true, ...chatOptions }, batch ? where : 'generateText');
+    const ids = tokenizer.encodeWithoutSpecialTokens(text);
     if (!ids.length) fail(`${where} renders to no tokens`);
     if (ids.length >= info.max_positions) tooLong(where, ids.length, info);
     prompts.push(ids);
@@ -95,7 +104,9 @@ function readPrompts(input, tokenizer, info) {
   if (!Array.isArray(input) || input.length === 0) {
     fail(`generateText: expected a text, token ids, or a non-empty array of texts or of id lists, got ${describe(input)}`);
   }
-  return { prompts: input.map((p, i) => promptIds(p, i, tokenizer, info)), batch: true };
+  const prompts = [];
+  readList(input, (p, i) => { prompts.push(promptIds(p, i, tokenizer, info)); });
+  return { prompts, batch: true };
 }
 
 // The ids generation stops at by default: generation_config.json's eos ids, else config.json's

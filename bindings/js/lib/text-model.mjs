@@ -19,7 +19,7 @@ import { classificationScores, defaultFunction, functionToApply, headsOf, rankLa
 import { check, fail, translateInternalErrors } from './errors.mjs';
 import { CallHeap, copyF32 } from './heap.mjs';
 import { disposable, disposeHandle, liveHandle, watch } from './lifetime.mjs';
-import { boolean, integer, oneOf, readOptions } from './options.mjs';
+import { boolean, describe, integer, oneOf, readOptions } from './options.mjs';
 import { l2Normalize, pool, softmaxTopK } from './pooling.mjs';
 import * as tasks from './task-heads.mjs';
 import { textItems } from './text-inputs.mjs';
@@ -78,6 +78,9 @@ export class TextModel {
   // rotation) to ptr [B * n * probeLayout(info).width].
   #forward(enc, { needWeights = false, needPooler = false, needClassifier = false, needTokenLogits = false, logitsRows = null, probe = null } = {}) {
     const h = this.#live();
+    // Only empty texts, and a tokenizer that adds no special tokens: nothing to run the model on
+    // (the engine would refuse its nSeq of 0, a name the caller never gave).
+    if (enc.nSeq === 0) fail('the input has no tokens: its texts are empty and this tokenizer adds no special tokens');
     const usesTypes = this.#info.type_vocab_size > 1;
     const heap = new CallHeap(this.#module);
     try {
@@ -336,9 +339,12 @@ export class TextModel {
    * with tokenize: true its ids (no special tokens added: the template writes its own).
    * options: {addGenerationPrompt, tokenize, tools, documents, template, variables}.
    */
-  applyChatTemplate(messages, options = {}) {
+  applyChatTemplate(messages, options) {
     return this.#guard.runAsync('applyChatTemplate', async () => {
       this.#live();
+      if (options !== undefined && (options === null || typeof options !== 'object' || Array.isArray(options))) {
+        fail(`applyChatTemplate: options must be an object, got ${describe(options)}`);
+      }
       const { tokenize = false, ...rest } = options ?? {};
       if (typeof tokenize !== 'boolean') fail(`applyChatTemplate: tokenize must be true or false, got ${typeof tokenize}`);
       const text = await renderChat(this.#chat, messages, rest, 'applyChatTemplate');

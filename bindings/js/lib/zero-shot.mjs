@@ -10,6 +10,7 @@
 // a model without such a label is an error.
 import { fail } from './errors.mjs';
 import { describe } from './options.mjs';
+import { readList } from './text-inputs.mjs';
 
 /** The entailment column: label2id's order when the config has it, else id2label's. */
 export function entailmentId(info) {
@@ -25,8 +26,11 @@ export function entailmentId(info) {
 
 /** The candidate labels: a non-empty array of strings, or a comma-separated string (as the pipeline parses it). */
 export function candidateLabels(labels) {
-  const list = typeof labels === 'string' ? labels.split(',').map((l) => l.trim()).filter((l) => l) : labels;
-  if (!Array.isArray(list) || !list.every((l) => typeof l === 'string')) fail(`zeroShot: labels must be an array of strings or a comma-separated string, got ${describe(labels)}`);
+  const wrong = (what) => fail(`zeroShot: labels must be an array of strings or a comma-separated string, got ${what}`);
+  let list;
+  if (typeof labels === 'string') list = labels.split(',').map((l) => l.trim()).filter((l) => l);
+  else if (Array.isArray(labels)) list = readList(labels, (l, i) => { if (typeof l !== 'string') wrong(`${describe(l)} at index ${i}`); });
+  else wrong(describe(labels));
   if (list.length === 0) fail('zeroShot: give at least one candidate label');
   return list;
 }
