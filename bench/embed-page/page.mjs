@@ -52,7 +52,7 @@ const PASSAGE = 'Attention lets every word of a sentence look at every other wor
 
 async function loadSimdformer(name, weights, m) {
   const sf = await init({ simd: true, threads: THREADS });
-  if (sf.threads !== THREADS) throw new Error(`simdformer runs ${sf.threads} threads, ${THREADS} asked: ${sf.threadsNote}`);
+  if (await sf.threadsReady !== THREADS) throw new Error(`simdformer runs ${sf.threads} threads, ${THREADS} asked: ${sf.threadsNote}`);
   sf.resetPeakLiveBytes();
   const heap0 = sf.heapBytes, live0 = sf.liveBytes;
   const t = performance.now();

@@ -22,7 +22,7 @@ window.taskBench = {
   // task: 'classify' | 'rerank'. env (paths, threads) is set by page.mjs, which loads first.
   async load(name, task) {
     const sf = await init({ simd: true, threads: THREADS });
-    if (sf.threads !== THREADS) throw new Error(`simdformer runs ${sf.threads} threads, ${THREADS} asked: ${sf.threadsNote}`);
+    if (await sf.threadsReady !== THREADS) throw new Error(`simdformer runs ${sf.threads} threads, ${THREADS} asked: ${sf.threadsNote}`);
     const m = {};
     let t = performance.now();
     m.sfModel = await sf.loadPretrained(`/models/${name}/`);

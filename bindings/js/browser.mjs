@@ -7,7 +7,7 @@ import { forgetModel, keptModels } from './lib/model-cache.mjs';
 import { TextModel } from './lib/text-model.mjs';
 import { Simdformer, initOptions, instantiate } from './lib/instance.mjs';
 import { wasmSimdSupported } from './lib/simd-detect.mjs';
-import { startThreads, threadedModuleOptions } from './lib/threads.mjs';
+import { startThreadsInBackground, threadedModuleOptions } from './lib/threads.mjs';
 import { chooseBuild } from './lib/wasm-build.mjs';
 
 export { BUNDLED_MODELS, Model, Simdformer, SimdformerError, TextModel, bundledModelUrl, forgetModel, keptModels, wasmSimdSupported };
@@ -41,7 +41,8 @@ async function readSource(source, progress) {
  * options.simd says otherwise; lib/wasm-build.mjs says which browser gets which build).
  * threads: n > 1 or 'auto' (logical CPUs, at most 4) loads the pthreads build with n - 1 workers,
  * only on cross-origin isolated pages (shared memory needs COOP/COEP headers); elsewhere the
- * one-thread build is loaded and sf.threadsNote says why.
+ * one-thread build is loaded and sf.threadsNote says why. The pool starts in the background once
+ * the workers have loaded: one thread until then (sf.threadsReady resolves when it runs).
  */
 export async function init(options = {}) {
   const o = initOptions(options);
@@ -64,8 +65,8 @@ export async function init(options = {}) {
   }
   if (threads > 1) moduleOptions = threadedModuleOptions(moduleOptions, threads);
   const module = await instantiate(factory, moduleOptions);
-  if (threads > 1) startThreads(module, threads);
-  return new Simdformer(module, { simd, readSource, threads, threadsNote });
+  const threadsStarting = threads > 1 ? startThreadsInBackground(module, threads) : null;
+  return new Simdformer(module, { simd, readSource, threads, threadsNote, threadsStarting });
 }
 
 export default init;

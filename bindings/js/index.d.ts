@@ -248,8 +248,18 @@ export declare class Simdformer {
   readonly simd: boolean;
   readonly arch: string;
   readonly lanes: number;
-  /** Threads the module computes with (1 after dispose()). */
+  /**
+   * Threads the module computes with now (1 after dispose()). The wasm threads build's pool
+   * starts in the background once its workers have loaded (init() does not wait for them): until
+   * then this is 1, and calls run on one thread, with the same results.
+   */
   readonly threads: number;
+  /**
+   * Resolves to `threads` once the pool runs (at once for one thread and the native addon);
+   * rejects with a SimdformerError if the workers could not start (threadsNote then says why,
+   * and the module keeps working on one thread).
+   */
+  readonly threadsReady: Promise<number>;
   /** Why fewer threads run than init() asked for, or '' (e.g. a page that is not cross-origin isolated). */
   readonly threadsNote: string;
   /**

@@ -14,7 +14,7 @@ import { folderFileSet, openRegularFile } from './node/files.mjs';
 import { loadNative } from './node/native.mjs';
 import { nodeCores, withCommonJsNames } from './node/threads.mjs';
 import { wasmSimdSupported } from './lib/simd-detect.mjs';
-import { resolveThreads, startThreads, threadedModuleOptions, unrefWorkers } from './lib/threads.mjs';
+import { resolveThreads, startThreadsInBackground, threadedModuleOptions, unrefWorkers } from './lib/threads.mjs';
 import { chooseBuild } from './lib/wasm-build.mjs';
 
 // keptModels / forgetModel exist here too (one set of types for both entries): Node.js has no
@@ -97,7 +97,8 @@ function nativeInstance(module, o) {
  * or the wasm module (SIMD128 when the engine has it and wasm exception handling, unless
  * options.simd says otherwise; lib/wasm-build.mjs says which engine gets which build).
  * threads: n > 1 or 'auto' (physical cores, at most 4): natively the addon's std::thread pool,
- * in wasm the pthreads build with n - 1 worker threads; sf.dispose() stops them.
+ * in wasm the pthreads build with n - 1 worker threads, whose pool starts in the background once
+ * they have loaded (one thread until then: sf.threadsReady); sf.dispose() stops them.
  */
 export async function init(options = {}) {
   const o = initOptions(options);
@@ -128,9 +129,12 @@ export async function init(options = {}) {
   const worker = fileURLToPath(new URL('./simdformer-threads.worker.cjs', import.meta.url));
   const moduleOptions = threadedModuleOptions({ wasmBinary }, threads, worker);
   const module = await withCommonJsNames(() => instantiate(glue.default, moduleOptions));
-  startThreads(module, threads);
-  unrefWorkers(module);  // idle workers never keep a script from ending
-  return new Simdformer(module, { simd, readSource, localFolder: folderFileSet, threads });
+  const threadsStarting = startThreadsInBackground(module, threads);
+  // Idle workers never keep a script from ending -- once started: a loading worker keeps the
+  // process alive until the pool is up, so a script awaiting sf.threadsReady is not cut short.
+  const unref = () => unrefWorkers(module);
+  threadsStarting.ready.then(unref, unref);
+  return new Simdformer(module, { simd, readSource, localFolder: folderFileSet, threads, threadsStarting });
 }
 
 export default init;

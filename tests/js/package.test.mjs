@@ -258,10 +258,11 @@ test('a strict TypeScript consumer type-checks against the shipped types', () =>
     await init({ thread: 4 });
     const sf2 = await init({ threads: 'auto' });
     const nThreads: number = sf2.threads;
+    const started: number = await sf2.threadsReady;
     // @ts-expect-error: threads is a number or 'auto'
     await init({ threads: '2' });
     model.dispose();
-    export const used = [heads, shape, first, g.tokens, w.weights?.shape, pe, code, nThreads];
+    export const used = [heads, shape, first, g.tokens, w.weights?.shape, pe, code, nThreads, started];
   `);
   writeFileSync(join(dir, 'consumer.cts'), `
     import simdformer = require('simdformer');

@@ -35,8 +35,8 @@ test('init({ threads: 8 | 12 | 16 }): loadPretrained and sf.linear work and equa
   for (const threads of [8, 12, 16]) {
     const sf = await init({ threads });
     try {
+      assert.equal(await sf.threadsReady, threads);  // every worker has started (and grown memory)
       assert.equal(sf.threads, threads);
-      await new Promise((resolve) => { setTimeout(resolve, 300); });  // every worker has started (and grown memory)
       const got = await compute(sf);
       assert.deepEqual(got.e, expected.e, `threads ${threads}: embeddings`);
       // The engine promises bit-identical results at every thread count (each element of a split

@@ -16,13 +16,17 @@ export class Simdformer {
   #module;
   #readSource;
   #localFolder;
+  #threadsStarting = null;  // { ready, cancel } while the threads build's pool starts
 
   /**
    * readSource(source, progress) -> bytes; localFolder(path) -> a file set (Node only);
    * threads: threads the module computes with; threadsNote: why fewer than asked ('' if none).
    * backend: 'wasm', or 'native' for the Node-API addon (same API, same errors).
+   * threadsStarting: the threads build's pool starting in the background ({ ready, cancel },
+   * lib/threads.mjs); sf.threads is 1 until it has started, and sf.threadsReady resolves then.
    */
-  constructor(module, { simd, readSource, localFolder = null, threads = 1, threadsNote = '', backend = 'wasm' }) {
+  constructor(module, { simd, readSource, localFolder = null, threads = 1, threadsNote = '', backend = 'wasm',
+                        threadsStarting = null }) {
     this.#module = module;
     this.#readSource = readSource;
     this.#localFolder = localFolder;
@@ -30,8 +34,24 @@ export class Simdformer {
     this.simd = simd;
     this.arch = module.simdArch();
     this.lanes = module.simdLanes();
-    this.threads = threads;
     this.threadsNote = threadsNote;
+    if (!threadsStarting) {
+      this.threads = threads;
+      this.threadsReady = Promise.resolve(threads);
+      return;
+    }
+    // The wasm pthreads build: one thread until its pool has started in the background
+    // (lib/threads.mjs startThreadsInBackground), then `threads`.
+    this.#threadsStarting = threadsStarting;
+    this.threads = 1;
+    this.threadsReady = threadsStarting.ready.then((n) => {
+      this.threads = n;
+      return n;
+    }, (e) => {
+      this.threadsNote = e.message;
+      throw e;
+    });
+    this.threadsReady.catch(() => {});  // reported by threadsReady and threadsNote, never as an unhandled rejection
   }
 
   /**
@@ -39,6 +59,7 @@ export class Simdformer {
    * exit); models keep working on one thread. Safe to call more than once.
    */
   dispose() {
+    this.#threadsStarting?.cancel();
     if (this.#module.native) {
       // The addon's pool is the process's (std::thread): back to one thread, nothing left running.
       if (this.threads > 1) this.#module.setThreads(1);

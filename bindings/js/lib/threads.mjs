@@ -4,7 +4,15 @@
 // whose glue starts n - 1 workers with the module (Module.sfPoolSize; see bindings/CMakeLists.txt)
 // and then sizes the C++ pool with setThreads(n). Browsers can run it only on cross-origin
 // isolated pages (shared memory); elsewhere init falls back to one thread and says why.
-import { fail } from './errors.mjs';
+//
+// init() does not wait for the workers. A worker's own start-up (Node's worker bootstrap, ~35 ms,
+// then the module sent to it) is the slow part of a threaded init, and nothing needs it until a
+// computation is split: the glue is linked with PTHREAD_POOL_DELAY_LOAD, init() resolves once the
+// main module is ready, and the C++ pool starts when every worker has reported 'loaded'
+// (whenWorkersLoaded). Until then calls run on one thread, which computes the same bits (every
+// element of a split GEMM is one task's one-thread arithmetic). sf.threads says how many compute
+// now; sf.threadsReady resolves to it once the pool is up.
+import { SimdformerError, fail } from './errors.mjs';
 import { describe } from './options.mjs';
 
 export const MAX_THREADS = 16;      // explicit threads: n accepted up to this
@@ -50,6 +58,67 @@ export function startThreads(module, n) {
     const tab = err.indexOf('\t');
     fail(`init: cannot start ${n} threads: ${err.slice(tab + 1)}`, tab > 0 ? err.slice(0, tab) : 'unsupported');
   }
+}
+
+const WORKER_LOAD_TIMEOUT_MS = 30000;  // a worker that has not loaded by then never will
+
+/**
+ * Waits until every worker of the module's pool has loaded the module (Emscripten marks it
+ * `loaded` on its 'loaded' message; the glue's own handler was attached at instantiation, so it
+ * has run when ours sees the message). Calls done(null) then, done(error) if a worker reports an
+ * error or none loads within WORKER_LOAD_TIMEOUT_MS. Returns stop(), which removes the listeners
+ * without calling done.
+ */
+function whenWorkersLoaded(module, done) {
+  const pending = workers(module).filter((w) => !w.loaded);
+  const undo = [];
+  const stop = () => {
+    clearTimeout(timer);
+    for (const u of undo.splice(0)) u();
+  };
+  const finish = (err) => { stop(); done(err); };
+  const check = () => { if (pending.every((w) => w.loaded)) finish(null); };
+  const broken = (e) => finish(new SimdformerError(`init: a worker thread failed to start: ${e?.message ?? e}`, 'unsupported'));
+  for (const w of pending) {
+    if (typeof w.on === 'function') {  // Node's Worker is an EventEmitter, a browser's an EventTarget
+      w.on('message', check);
+      w.on('error', broken);
+      undo.push(() => { w.off('message', check); w.off('error', broken); });
+    } else {
+      w.addEventListener('message', check);
+      w.addEventListener('error', broken);
+      undo.push(() => { w.removeEventListener('message', check); w.removeEventListener('error', broken); });
+    }
+  }
+  const timer = setTimeout(() => broken(new Error(`none loaded within ${WORKER_LOAD_TIMEOUT_MS / 1000} s`)), WORKER_LOAD_TIMEOUT_MS);
+  timer.unref?.();  // a pending start never keeps a Node script alive
+  queueMicrotask(check);  // every worker may have loaded already
+  return stop;
+}
+
+/**
+ * Starts the C++ pool with n threads once the workers have loaded, in the background.
+ * Returns { ready, cancel }: ready resolves to n when the pool runs, or to 1 after cancel() (the
+ * instance was disposed first; the workers are then the caller's to stop); on failure the
+ * workers are stopped and ready rejects with the SimdformerError.
+ */
+export function startThreadsInBackground(module, n) {
+  let settle;
+  const ready = new Promise((resolve, reject) => { settle = { resolve, reject }; });
+  const stop = whenWorkersLoaded(module, (err) => {
+    if (err) {
+      stopThreads(module);
+      settle.reject(err);
+      return;
+    }
+    try {
+      startThreads(module, n);
+      settle.resolve(n);
+    } catch (e) {
+      settle.reject(e);
+    }
+  });
+  return { ready, cancel: () => { stop(); settle.resolve(1); } };
 }
 
 /** The workers of a pthreads module (idle pool and running), for unref/terminate. */
