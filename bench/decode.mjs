@@ -479,6 +479,7 @@ async function main() {
   const sf = BACKEND === 'native'
     ? await init({ backend: 'native', threads: sfThreads })
     : await init(sfThreads > 1 ? { simd: true, threads: sfThreads, backend: 'wasm' } : { simd: true, backend: 'wasm' });
+  await sf.threadsReady;  // the wasm threads build starts its pool in the background
   const beforeDir = arg('--before');
   const before = beforeDir ? await initBefore(await import(pathToFileURL(join(resolve(beforeDir), 'node.mjs')).href)) : null;
   const ortVersion = ort.env.versions?.[BACKEND === 'native' ? 'node' : 'web'] ?? '';
