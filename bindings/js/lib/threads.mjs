@@ -91,7 +91,7 @@ function whenWorkersLoaded(module, done) {
     }
   }
   const timer = setTimeout(() => broken(new Error(`none loaded within ${WORKER_LOAD_TIMEOUT_MS / 1000} s`)), WORKER_LOAD_TIMEOUT_MS);
-  timer.unref?.();  // a pending start never keeps a Node script alive
+  timer.unref?.();  // the timer itself never keeps a Node script alive (node.mjs refs the loading workers)
   queueMicrotask(check);  // every worker may have loaded already
   return stop;
 }
