@@ -44,7 +44,7 @@ OUT = os.path.join(HERE, "..", "..", "web", "models")
 # Small on purpose: 8 rows of 64 tokens per step, 5 of them repeats, on one thread.
 COMMON = dict(ctx=64, text_rows=4, repeat_rows=12, lr=3e-3, warmup=50, final_lr=0.1, wd=0.1,
               span=(4, 24), gap=(0, 8))
-GPT2 = dict(COMMON, d=64, layers=2, heads=4, steps=2000, seed=34001)
+GPT2 = dict(COMMON, d=64, layers=2, heads=4, steps=10000, seed=34001)
 LLAMA = dict(COMMON, d=64, layers=2, heads=4, kv_heads=2, ff=192, steps=2000, seed=34002)
 
 
@@ -102,6 +102,12 @@ def reload(folder, build):
         for k, t in tensors.items():
             own[k].copy_(t.to(torch.float32))
     return model.eval()
+
+
+def tokenizer_check(v, test, samples):
+    """Texts with the ids the Python oracle gives (held-out fortunes and the sample prompts), as
+    train_text_models.py writes them: check_model_tokenizers.mjs compares them with the npm tokenizer."""
+    return [{"text": t, "ids": v.encode(t)} for t in test[::97][:8] + [s["prompt"] for s in samples]]
 
 
 def train_one(kind, r, out, v, tokenizer_json, train, dev, test):
@@ -167,6 +173,7 @@ def train_one(kind, r, out, v, tokenizer_json, train, dev, test):
         "config": {k: r[k] for k in ("d", "layers", "heads", "ctx") } | ({"kv_heads": r["kv_heads"], "ff": r["ff"]}
                                                                            if kind == "llama" else {}),
         "file_bytes": size, "samples": samples,
+        "tokenizer_check": tokenizer_check(v, test, samples),
     }
     fmt.write_json(os.path.join(folder, "metrics.json"), metrics, sort_keys=False)
     fmt.write_json(os.path.join(folder, "heads.json"), heads, sort_keys=False)

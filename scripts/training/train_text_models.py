@@ -3,6 +3,9 @@
 folders (config.json, model.safetensors in F16, tokenizer.json + side files) in web/models/:
 
   fortune-gpt2/  GPT2LMHeadModel: byte-level BPE (1024) learned here, 4 layers x 128 (4 heads), ctx 128
+                 (the recipe before issue 34: it formed no previous-token or induction head, and the
+                 shipped fortune-gpt2 now comes from train_induction_models.py gpt2; `heldout` still
+                 writes its heldout.json)
   fortune-bert/  BertForMaskedLM: WordPiece (2048) built here, 4 layers x 128 (4 heads), 128 positions
 
     bash scripts/setup.sh train

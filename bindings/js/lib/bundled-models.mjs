@@ -5,7 +5,7 @@ import { SimdformerError } from './errors.mjs';
 
 /** name -> what it is and how it loads (loadPretrained: a Hugging Face folder; loadModel: nn.Transformer). */
 export const BUNDLED_MODELS = Object.freeze({
-  'fortune-gpt2': 'GPT-2-architecture language model trained on Debian\'s fortunes (no head of it passes the previous-token or induction thresholds: heads.json) (loadPretrained)',
+  'fortune-gpt2': 'GPT-2-architecture language model trained on Debian\'s fortunes with repeated spans: a previous-token head (L0 H3) and three induction heads (layer 1), measured in heads.json (loadPretrained)',
   'fortune-llama': 'Llama-architecture language model (grouped-query attention, 4 query heads over 2 key/value heads) trained like fortune-gpt2 (loadPretrained)',
   'fortune-bert': 'BERT-architecture masked language model trained on Debian\'s fortunes (loadPretrained)',
   'fortune-topics': 'BERT-architecture text classifier (BertForSequenceClassification) fine-tuned from fortune-bert: which fortune file, computers / politics / science / work, a text reads like (loadPretrained; classify)',
