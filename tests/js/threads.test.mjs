@@ -4,6 +4,7 @@
 // threaded only on cross-origin isolated pages (else one thread, with the reason).
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 
@@ -151,6 +152,42 @@ for (const [when, [first, last, expected]] of Object.entries(SCRIPT_ENDS)) {
     assert.equal(r.stdout.trim(), expected);
   });
 }
+
+// A worker whose script cannot load (a broken or missing file, a worker the platform refuses) must
+// not end the process: the glue's own handler rethrows a worker's error, which in Node is an
+// uncaught exception. init() has resolved by then: threadsReady rejects with a SimdformerError,
+// threadsNote says why, the instance goes on with one thread, and the script ends by itself.
+test('a worker that fails to load: threadsReady rejects, one thread goes on, the script ends', () => {
+  mkdirSync(join(ROOT, 'build'), { recursive: true });
+  const copy = mkdtempSync(join(ROOT, 'build', 'broken-worker-'));  // inside the checkout: its node_modules resolve
+  try {
+    cpSync(DIST, copy, { recursive: true });
+    writeFileSync(join(copy, 'simdformer-threads.worker.cjs'), "throw new Error('this worker script is broken');\n");
+    const script = `
+      import { init } from ${JSON.stringify(join(copy, 'node.mjs'))};
+      const sf = await init({ threads: 2, backend: 'wasm' });
+      const run = () => {
+        const layer = sf.linear(new Float32Array(${K * N}).fill(0.01), null, ${K}, ${N});
+        const y = layer.forward(new Float32Array(${M * K}).fill(1));
+        layer.dispose();
+        return y[0].toFixed(3);
+      };
+      const before = run();
+      const why = await sf.threadsReady.then((n) => 'resolved ' + n, (e) => [e.name, e.code, e.message].join(' | '));
+      console.log(before, run(), sf.threads);
+      console.log(why);
+      console.log(sf.threadsNote);`;
+    const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', timeout: 60000 });
+    assert.equal(r.error, undefined, `the script did not end: ${r.error}`);
+    assert.equal(r.status, 0, r.stderr);
+    const [computed, why, note] = r.stdout.trim().split('\n');
+    assert.equal(computed, '2.560 2.560 1');
+    assert.equal(why, 'SimdformerError | unsupported | init: a worker thread failed to start: this worker script is broken');
+    assert.equal(note, 'init: a worker thread failed to start: this worker script is broken');
+  } finally {
+    rmSync(copy, { recursive: true, force: true });
+  }
+});
 
 // ---- browsers -----------------------------------------------------------------------------------
 let browser;

@@ -72,22 +72,29 @@ const WORKER_LOAD_TIMEOUT_MS = 30000;  // a worker that has not loaded by then n
 function whenWorkersLoaded(module, done) {
   const pending = workers(module).filter((w) => !w.loaded);
   const undo = [];
+  let settled = false;
   const stop = () => {
+    settled = true;
     clearTimeout(timer);
     for (const u of undo.splice(0)) u();
   };
-  const finish = (err) => { stop(); done(err); };
+  const finish = (err) => { if (!settled) { stop(); done(err); } };
   const check = () => { if (pending.every((w) => w.loaded)) finish(null); };
   const broken = (e) => finish(new SimdformerError(`init: a worker thread failed to start: ${e?.message ?? e}`, 'unsupported'));
   for (const w of pending) {
+    // The glue's own error handler (worker.onerror, which Node's 'error' events are routed to)
+    // rethrows: in Node that is an uncaught exception, and a worker whose script fails to load
+    // would end the whole process. Until the worker has loaded, its errors are ours to report
+    // (threadsReady rejects, one thread goes on); then the glue's handler is put back.
+    const glueOnError = w.onerror;
+    w.onerror = broken;
+    undo.push(() => { w.onerror = glueOnError; });
     if (typeof w.on === 'function') {  // Node's Worker is an EventEmitter, a browser's an EventTarget
       w.on('message', check);
-      w.on('error', broken);
-      undo.push(() => { w.off('message', check); w.off('error', broken); });
+      undo.push(() => w.off('message', check));
     } else {
       w.addEventListener('message', check);
-      w.addEventListener('error', broken);
-      undo.push(() => { w.removeEventListener('message', check); w.removeEventListener('error', broken); });
+      undo.push(() => w.removeEventListener('message', check));
     }
   }
   const timer = setTimeout(() => broken(new Error(`none loaded within ${WORKER_LOAD_TIMEOUT_MS / 1000} s`)), WORKER_LOAD_TIMEOUT_MS);
