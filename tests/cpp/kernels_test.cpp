@@ -1,5 +1,9 @@
 // Every kernel against its scalar double-precision reference, over sizes around the SIMD width
 // and the GEMM tile sizes (1, 3, 17, 129, ...), with strides and all epilogues.
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <limits>
 #include <string>
 
@@ -220,6 +224,52 @@ TEST(Activations, MatchReference) {
             EXPECT_EQ(inplace, y);
         }
     }
+}
+
+// The vectorised erf of the exact GELU against erf in double, over the float line: float bit
+// patterns of [0, 4.5] at a stride of 61 (every exponent, mantissa residues mod 61; 1.8e7
+// values), every 4099th float beyond (to +inf: erf rounds to 1 there), the negatives of all of
+// them (erf(-x) = -erf(x) bit for bit), NaN. SIMDFORMER_ERF_EXHAUSTIVE=1 takes stride 1: every
+// one of the 1.08e9 floats of [0, 4.5] (about 30 s natively, minutes in wasm).
+TEST(Erf, WithinATenthOfAMillionthOfTheExactValueForEveryFloat) {
+    const char* env = std::getenv("SIMDFORMER_ERF_EXHAUSTIVE");
+    const uint32_t stride = env && std::string(env) == "1" ? 1 : 61;
+    const uint32_t end_dense = 0x40900000u;  // 4.5f
+    constexpr size_t kChunk = 4096;
+    std::vector<float> x(kChunk), y(kChunk), xn(kChunk), yn(kChunk);
+    double worst = 0;
+    float worst_x = 0;
+    uint64_t checked = 0;
+    auto check = [&](size_t n) {
+        k::erf_f32(n, x.data(), y.data());
+        for (size_t i = 0; i < n; ++i) xn[i] = -x[i];
+        k::erf_f32(n, xn.data(), yn.data());
+        for (size_t i = 0; i < n; ++i) {
+            const double e = std::fabs(double(y[i]) - std::erf(double(x[i])));
+            if (!(e <= worst)) worst = e, worst_x = x[i];
+            ASSERT_EQ(yn[i], -y[i]) << "x = " << x[i];
+        }
+        checked += n;
+    };
+    size_t n = 0;
+    auto add = [&](uint32_t bits) {
+        std::memcpy(&x[n++], &bits, sizeof(float));
+        if (n == kChunk) check(n), n = 0;
+    };
+    for (uint64_t b = 0; b < end_dense; b += stride) add(uint32_t(b));
+    for (uint64_t b = end_dense; b < 0x7f800000u; b += 4099) add(uint32_t(b));
+    add(0x7f7fffffu);  // the largest float
+    add(0x7f800000u);  // +inf
+    check(n);
+    EXPECT_LE(worst, 1e-7) << "at x = " << std::hexfloat << worst_x;
+    std::printf("# erf: %llu floats, max |error| %.3g at x = %a (stride %u)\n", (unsigned long long)checked, worst,
+                double(worst_x), stride);
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    std::vector<float> special = {nan, -nan, 0.0f, -0.0f}, out(special.size());
+    k::erf_f32(special.size(), special.data(), out.data());
+    EXPECT_TRUE(std::isnan(out[0]) && std::isnan(out[1]));
+    EXPECT_EQ(out[2], 0.0f);
+    EXPECT_TRUE(out[3] == 0.0f && std::signbit(out[3]));
 }
 
 TEST(Elementwise, AddAndScaleMatchReference) {

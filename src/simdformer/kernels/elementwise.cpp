@@ -26,6 +26,10 @@ void activation_f32(Activation act, size_t n, const float* x, float* y) {
     map_f32(n, y, [&](size_t i, size_t w) { return detail::activate(act, load_n(x, i, w)); });
 }
 
+void erf_f32(size_t n, const float* x, float* y) {
+    map_f32(n, y, [&](size_t i, size_t w) { return detail::erf(load_n(x, i, w)); });
+}
+
 void add_f32(size_t n, const float* a, const float* b, float* y) {
     map_f32(n, y, [&](size_t i, size_t w) { return load_n(a, i, w) + load_n(b, i, w); });
 }

@@ -137,6 +137,9 @@ void rms_norm_rows_f32(size_t rows, size_t d,
                        float* y, size_t ldy);       // [rows, d]; may equal x
 
 void activation_f32(Activation act, size_t n, const float* x, float* y);  // y may equal x
+// y = erf(x), the vectorised erf of the exact GELU (kernels/vector_math.h): within 1e-7 of the
+// exact value for every float. y may equal x.
+void erf_f32(size_t n, const float* x, float* y);
 void multiply_f32(size_t n, const float* a, const float* b, float* y);    // y may equal a or b
 void floor_f32(size_t n, float lowest, float* x);                         // x = max(x, lowest)
 void add_f32(size_t n, const float* a, const float* b, float* y);         // y may equal a or b

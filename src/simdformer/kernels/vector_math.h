@@ -26,10 +26,55 @@ inline void store_partial(float* p, size_t n, vf32 v) {
     std::memcpy(p, tmp, n * sizeof(float));
 }
 
+// ---- erf -------------------------------------------------------------------------------------
+// erf(x) within 1e-7 of the exact value for every float x (kernels_test's sweep; float rounding
+// alone is up to 3e-8 below 1), the same formula in every build (SIMD128, SSE2 ... AVX-512, the
+// scalar one), about half the work of xsimd's erf. Two ranges of a = |x|, both evaluated in every
+// lane and the one that applies selected:
+//  - a <= kErfSplit: erf(a) = a + a Q(a^2), Q a minimax fit of erf(a)/a - 1 (written a + a Q so
+//    that the polynomial's rounding errors are scaled by |Q| <= 0.13, not by erf(a)/a ~ 1.13);
+//  - a > kErfSplit: erf(a) = 1 - erfc(a), erfc(a) = 2^M(v), M a minimax fit of log2 erfc(a) in
+//    v = min(a, 4) - kErfSplit (erfc(4) = 1.5e-8: beyond 4, 1 - erfc rounds to 1); v starts at 0
+//    where erfc is largest, so M's rounding stays near an ulp of M(0) there (a variable centred
+//    in the range made terms of 10 to 15 cancel and cost 2e-7), and
+//    2^M = 2^n 2^r with n = round(M) built from the float's bits and r = M - n in [-1/2, 1/2]
+//    (exact), 2^r a minimax polynomial. No division, no float-to-int conversion.
+// The sign is copied back (erf is odd, exactly), NaN stays NaN, +-inf gives +-1.
+// Coefficients: scripts/fit_erf.py (Remez exchange; each polynomial refitted as its coefficients
+// are rounded to float one by one, lowest degree first).
+constexpr float kErfSplit = 0x1.9bf2acp-1f;  // 0.8046: log2 erfc is 2e-5 ulp from a float there (kErfM[0])
+constexpr float kErfQ[] = {0x1.06eba8p-3f, -0x1.812732p-2f, 0x1.ce2882p-4f, -0x1.b773e4p-6f, 0x1.4d5806p-8f,
+                           -0x1.56d256p-11f};
+constexpr float kErfM[] = {-0x1.f86cc6p+0f, -0x1.ab69bcp+1f, -0x1.2d7bf4p+0f, -0x1.284f3ep-4f, 0x1.1b735ap-6f,
+                           -0x1.97e2fap-9f, 0x1.3b80c0p-12f};
+constexpr float kExp2P[] = {0x1p+0f, 0x1.62e430p-1f, 0x1.ebfbe0p-3f, 0x1.c6b3f6p-5f, 0x1.3b36a8p-7f,
+                            0x1.5c78acp-10f, 0x1.35eaaep-13f};
+
+// c[0] + c[1] x + ... + c[N-1] x^(N-1) by Horner's rule.
+template <size_t N>
+inline vf32 horner(vf32 x, const float (&c)[N]) {
+    vf32 p(c[N - 1]);
+    for (size_t i = N - 1; i-- > 0;) p = simd::fma(p, x, vf32(c[i]));
+    return p;
+}
+
+inline vf32 erf(vf32 x) {
+    const vf32 a = simd::abs(x);
+    const vf32 small = simd::fma(a, horner(a * a, kErfQ), a);
+    const vf32 v = simd::min(a, vf32(4.0f)) - vf32(kErfSplit);  // exact where erfc matters (a < 2 kErfSplit)
+    const vf32 m = horner(v, kErfM);  // log2 erfc(a), in [-25, -1.97] for a in [kErfSplit, 4]
+    const vf32 shifter(0x1.8p23f + 127.0f);
+    const vf32 t = m + shifter;       // round(m) + 127 in the low mantissa bits
+    const vf32 r = m - (t - shifter);  // m - round(m), exact
+    const vf32 erfc = horner(r, kExp2P) * simd::pow2_of_shifted(t);
+    const vf32 large = vf32(1.0f) - erfc;
+    return simd::copysign(simd::select_gt(a, vf32(kErfSplit), large, small), x);
+}
+
 inline vf32 gelu_erf(vf32 x) {
     // 0.5 x (1 + erf(x / sqrt 2)): PyTorch's exact GELU.
     const vf32 half(0.5f), one(1.0f), inv_sqrt2(0.70710678118654752f);
-    return half * x * (one + simd::erf(x * inv_sqrt2));
+    return half * x * (one + erf(x * inv_sqrt2));
 }
 
 inline vf32 gelu_tanh(vf32 x) {

@@ -6,6 +6,8 @@
 
 #include <cmath>
 #include <cstddef>
+#include <cstdint>
+#include <cstring>
 
 #ifndef SIMDFORMER_SIMD
 #define SIMDFORMER_SIMD 1
@@ -31,7 +33,7 @@ inline vf32 fma(vf32 a, vf32 b, vf32 c) { return xsimd::fma(a, b, c); }
 inline vf32 max(vf32 a, vf32 b) { return xsimd::max(a, b); }
 inline vf32 min(vf32 a, vf32 b) { return xsimd::min(a, b); }
 // xsimd's exp converts round(x * log2 e) to int32 in every lane and only then selects 0 or inf
-// for lanes beyond +-88.38 (tanh and erf call it with 2|x| and -x*x). For -inf -- every masked
+// for lanes beyond +-88.38 (tanh calls it with 2|x|). For -inf -- every masked
 // attention score -- a huge value or NaN that conversion is undefined behaviour (UBSan in the
 // wasm-asan build: "-inf is outside the range of representable values of type 'int'"; wasm
 // happens to give INT_MIN and discards the lane, but the compiler may assume it never happens).
@@ -50,9 +52,17 @@ inline vf32 tanh(vf32 x) {
     const auto nan = x != x;
     return xsimd::select(nan, x, xsimd::tanh(detail::clamp_finite(x, 16.0f, nan)));
 }
-inline vf32 erf(vf32 x) {
-    const auto nan = x != x;
-    return xsimd::select(nan, x, xsimd::erf(detail::clamp_finite(x, 16.0f, nan)));
+// Building blocks of kernels/vector_math.h's erf (written there once for every build):
+inline vf32 abs(vf32 x) { return xsimd::abs(x); }
+// |mag| with the sign bit of `sign`.
+inline vf32 copysign(vf32 mag, vf32 sign) { return xsimd::bitofsign(sign) | xsimd::abs(mag); }
+// a > b ? x : y, lane by lane.
+inline vf32 select_gt(vf32 a, vf32 b, vf32 x, vf32 y) { return xsimd::select(a > b, x, y); }
+// 2^n for t = n + 0x1.8p23 + 127 with n an integer in [-126, 127] (n rounded into the low bits of
+// t by that addition): t's low 9 mantissa bits hold n + 127, which shifted left by 23 become the
+// exponent field of 2^n.
+inline vf32 pow2_of_shifted(vf32 t) {
+    return xsimd::bitwise_cast<float>(xsimd::bitwise_cast<uint32_t>(t) << 23);
 }
 inline float reduce_add(vf32 v) { return xsimd::reduce_add(v); }
 inline float reduce_max(vf32 v) { return xsimd::reduce_max(v); }
@@ -84,7 +94,17 @@ inline vf32 max(vf32 a, vf32 b) { return a.x > b.x ? a.x : b.x; }
 inline vf32 min(vf32 a, vf32 b) { return a.x < b.x ? a.x : b.x; }
 inline vf32 exp(vf32 v) { return std::exp(v.x); }
 inline vf32 tanh(vf32 v) { return std::tanh(v.x); }
-inline vf32 erf(vf32 v) { return std::erf(v.x); }
+inline vf32 abs(vf32 v) { return std::fabs(v.x); }
+inline vf32 copysign(vf32 mag, vf32 sign) { return std::copysign(mag.x, sign.x); }
+inline vf32 select_gt(vf32 a, vf32 b, vf32 x, vf32 y) { return a.x > b.x ? x : y; }
+inline vf32 pow2_of_shifted(vf32 t) {
+    uint32_t bits;
+    std::memcpy(&bits, &t.x, sizeof bits);
+    bits <<= 23;
+    float r;
+    std::memcpy(&r, &bits, sizeof r);
+    return r;
+}
 inline float reduce_add(vf32 v) { return v.x; }
 inline float reduce_max(vf32 v) { return v.x; }
 
