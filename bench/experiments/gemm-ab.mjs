@@ -3,7 +3,9 @@
 // the SIMD128 mul+add ceiling loop, so all of them see the same machine load. Reports median and
 // p10 GFLOP/s per variant, % of the ceiling's median and the time ratio to the first variant.
 //   node bench/experiments/gemm-ab.mjs build/gemm_ab/a.cjs build/gemm_ab/b.cjs [--shape 128x768x768,...]
-//        [--rounds 41] [--bias]
+//        [--rounds 41] [--bias] [--stream MB]
+// --stream MB: each variant cycles through enough packed copies of B to fill MB megabytes (say 96,
+// beyond a 32 MB L3), so every call streams its weights from memory as a forward pass does.
 import { createRequire } from 'node:module';
 import { basename, resolve } from 'node:path';
 import { ceilingModule } from '../ceiling.mjs';
@@ -13,6 +15,7 @@ const args = process.argv.slice(2);
 const opt = (name, dflt) => { const i = args.indexOf(name); return i < 0 ? dflt : args.splice(i, 2)[1]; };
 const shapes = opt('--shape', '128x768x768,1x768x768,128x768x3072,128x3072x768').split(',').map((s) => s.split('x').map(Number));
 const rounds = Number(opt('--rounds', 41));
+const streamMb = Number(opt('--stream', 0));
 const bias = args.includes('--bias') ? (args.splice(args.indexOf('--bias'), 1), 1) : 0;
 const variants = args.map((f) => ({ name: basename(f, '.cjs'), mod: require(resolve(f))() }));
 const pct = (xs, p) => { const s = [...xs].sort((a, b) => a - b); return s[Math.min(s.length - 1, Math.floor(p * s.length))]; };
@@ -25,8 +28,11 @@ const CEIL_ITERS = 2e6, CEIL_FLOPS = CEIL_ITERS * 12 * 4 * 2;
 for (const [m, k, n] of shapes) {
   const flops = 2 * m * k * n;
   const reps = Math.max(1, Math.round(6e7 / flops));  // ~2-3 ms of work per timed call
-  for (const v of variants) if (!v.mod._ab_setup(m, k, n)) throw new Error('setup failed');
+  const copies = streamMb > 0 ? Math.max(1, Math.ceil((streamMb * 2 ** 20) / (4 * k * n))) : 1;
+  for (const v of variants) if (!v.mod._ab_setup(m, k, n, copies)) throw new Error('setup failed');
   const sums = variants.map((v) => v.mod._ab_run(3, bias));
+  // Hash of every bit of C (drivers built before ab_bits existed print '-').
+  const bits = variants.map((v) => (v.mod._ab_bits ? (v.mod._ab_bits() >>> 0).toString(16).padStart(8, '0') : '-'));
   const times = variants.map(() => []), ceil = [];
   for (let r = 0; r < rounds; r++) {
     for (let j = 0; j <= variants.length; j++) {
@@ -38,10 +44,13 @@ for (const [m, k, n] of shapes) {
     }
   }
   const ceilGf = CEIL_FLOPS / (pct(ceil, 0.5) * 1e6);
-  console.log(`${m}x${k}x${n} (bias ${bias}, ${rounds} rounds x ${reps} calls; ceiling median ${ceilGf.toFixed(1)} GFLOP/s, best ${(CEIL_FLOPS / (pct(ceil, 0) * 1e6)).toFixed(1)})`);
+  console.log(`${m}x${k}x${n} (bias ${bias}, B copies ${copies}, ${rounds} rounds x ${reps} calls; ceiling median ${ceilGf.toFixed(1)} GFLOP/s, best ${(CEIL_FLOPS / (pct(ceil, 0) * 1e6)).toFixed(1)})`);
   const base = pct(times[0], 0.5);
   variants.forEach((v, i) => {
     const ms = pct(times[i], 0.5), gf = flops / (ms * 1e6), gf10 = flops / (pct(times[i], 0.1) * 1e6);
-    console.log(`  ${v.name.padEnd(16)} ${ms.toFixed(3).padStart(8)} ms  ${gf.toFixed(1).padStart(5)} GFLOP/s (p10 ${gf10.toFixed(1).padStart(5)})  ${(100 * gf / ceilGf).toFixed(0).padStart(3)}% of ceiling  x${(ms / base).toFixed(3)}  sum ${sums[i].toFixed(4)}`);
+    // Paired: the median over rounds of (this variant / the first one) within each round, which
+    // survives load that changes between rounds better than a ratio of the two medians.
+    const paired = pct(times[i].map((t, r) => t / times[0][r]), 0.5);
+    console.log(`  ${v.name.padEnd(16)} ${ms.toFixed(3).padStart(8)} ms  ${gf.toFixed(1).padStart(5)} GFLOP/s (p10 ${gf10.toFixed(1).padStart(5)})  ${(100 * gf / ceilGf).toFixed(0).padStart(3)}% of ceiling  x${(ms / base).toFixed(3)} (paired x${paired.toFixed(3)})  sum ${sums[i].toFixed(4)} bits ${bits[i]}`);
   });
 }
