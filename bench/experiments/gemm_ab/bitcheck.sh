@@ -5,12 +5,14 @@
 # (small_m.sh generates the variant sources in build/gemm_ab/.)
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)"
-out="$ROOT/build/gemm_ab"; src="$ROOT/src/simdformer/kernels/gemm.cpp"
+out="$ROOT/build/gemm_ab"; src="$out/gemm_today.cpp"  # written by small_m.sh
 archs=("sse2:" "avx2:-mavx2 -mfma" "scalar:-DSIMDFORMER_SIMD=0")
 grep -qw avx512f /proc/cpuinfo && archs+=("avx512:-march=x86-64-v4")
 variants=("order:$out/gemm_small_m.cpp:-DSMALL_M_VARIANT=1" "chunk128:$out/gemm_small_m.cpp:-DSMALL_M_VARIANT=2 -DSMALL_M_CHUNK=128"
           "chunk256:$out/gemm_small_m.cpp:-DSMALL_M_VARIANT=2 -DSMALL_M_CHUNK=256" "merged128:$out/gemm_small_m.cpp:-DSMALL_M_VARIANT=3 -DSMALL_M_CHUNK=128"
-          "pad:$out/gemm_pad.cpp:" "mc64:$out/gemm_mc64.cpp:")
+          "merged5x2:$out/gemm_small_m.cpp:-DSMALL_M_VARIANT=4 -DSMALL_M_CHUNK=128"
+          "pad:$out/gemm_pad.cpp:" "mc64:$out/gemm_mc64.cpp:" "nounroll:$out/gemm_nounroll.cpp:" "cunroll2:$out/gemm_cunroll2.cpp:" "cunroll4:$out/gemm_cunroll4.cpp:"
+          "branch:$ROOT/src/simdformer/kernels/gemm.cpp:")
 build() {  # name source flags
   nice -n 10 g++ -O2 -std=c++17 $3 -I "$ROOT/src" -I "$ROOT/.deps/prefix/usr/include" \
     "$ROOT/bench/experiments/gemm_ab/bitcheck.cpp" "$2" -o "$out/bitcheck_$1"

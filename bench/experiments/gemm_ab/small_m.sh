@@ -6,22 +6,36 @@
 # checksums must match: this script fails if they do not. Run on an idle machine:
 #   bash bench/experiments/gemm_ab/small_m.sh [rounds]          (default 41 rounds)
 # Variants (build/gemm_ab/*.cjs; the generated sources are build/gemm_ab/gemm_*.cpp):
-#   today      src/simdformer/kernels/gemm.cpp as it is
+#   today      src/simdformer/kernels/gemm.cpp as of SMALL_M_BASE (default ab68a56)
+#   branch     the working tree's src/simdformer/kernels/gemm.cpp (on branch gemm29c: chunk128
+#              adopted, so it must time as chunk128 does)
 #   order      4-row tiles first when kc <= 768, short tiles first above (variant 1)
 #   chunk128   k-chunked interleave inside a panel group, 128 k-steps per chunk (variant 2)
 #   chunk256   the same, 256 k-steps
 #   merged128  chunk128 plus one 5-8-row tile for the last 4-row tile + tail rows, one vector of the
 #              panel at a time (variant 3)
+#   merged5x2  merged128, but the 5-row tile (tail of 1 row: M = 5) spans 2 panels, one vector of
+#              each at a time (10 accumulators): two weight streams at once (variant 4)
 #   pad        today's kernel with panels 64 bytes apart more (panel stride k * 32 + 64 bytes instead
 #              of a multiple of 4096 bytes): does 4K aliasing of the panel streams cost anything?
 #   mc64       today's kernel with kMc = 64 (A block 192 KiB at kc 768): is the 512 KiB A block too
 #              big for a 512 KiB-1 MiB L2 at 128 rows?
+#   nounroll   today's kernel with clang's unrolling of the micro-kernel's k loop disabled (a
+#              control: clang does not unroll it at -O3 anyway, so this must time as today)
+#   cunroll2/4 today's kernel with the k loop unrolled 2 / 4 times by clang: V8 (TurboFan, node 20)
+#              unrolls small wasm loops itself, up to 5 times (min(50 (depth + 1) / nodes, 5)), and
+#              its unrolled tile<1,4> keeps 3 SIMD values per k-step on the stack (none with
+#              --no-wasm-loop-unrolling; see bench/experiments/gemm_ab/spills.sh). A body clang
+#              already unrolled is too big for V8 to unroll again.
 # Set SMALL_M_ONLY="today chunk128" to build and run a subset.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)"
 HERE="$ROOT/bench/experiments/gemm_ab"
 out="$ROOT/build/gemm_ab"; mkdir -p "$out"
-src="$ROOT/src/simdformer/kernels/gemm.cpp"
+# "today" is gemm.cpp as of SMALL_M_BASE (default ab68a56, the kernel before any of these
+# candidates; every variant is generated from it); "branch" is the working tree's gemm.cpp.
+src="$out/gemm_today.cpp"
+git -C "$ROOT" show "${SMALL_M_BASE:-ab68a56}:src/simdformer/kernels/gemm.cpp" > "$src"
 
 # gemm.cpp with run_group replaced by small_m_variants.inc; and the two one-constant variants.
 python3 - "$src" "$HERE/small_m_variants.inc" "$out" <<'PY'
@@ -47,17 +61,23 @@ pad = edit(s, [
 ])
 open(f'{out}/gemm_pad.cpp', 'w').write(pad)
 open(f'{out}/gemm_mc64.cpp', 'w').write(edit(s, [('constexpr size_t kMc = 128;', 'constexpr size_t kMc = 64;')]))
+for name, pragma in (('nounroll', 'unroll(disable)'), ('cunroll2', 'unroll_count(2)'), ('cunroll4', 'unroll_count(4)')):
+    open(f'{out}/gemm_{name}.cpp', 'w').write(edit(s, [(
+        '    for (; bp != b_end; ap += R, bp += kNr) {\n',
+        f'#pragma clang loop {pragma}\n    for (; bp != b_end; ap += R, bp += kNr) {{\n')]))
 PY
 
 declare -A flags=(
   [order]="-DSMALL_M_VARIANT=1" [chunk128]="-DSMALL_M_VARIANT=2 -DSMALL_M_CHUNK=128"
-  [chunk256]="-DSMALL_M_VARIANT=2 -DSMALL_M_CHUNK=256" [merged128]="-DSMALL_M_VARIANT=3 -DSMALL_M_CHUNK=128")
-names=(${SMALL_M_ONLY:-today order chunk128 chunk256 merged128 pad mc64})
+  [chunk256]="-DSMALL_M_VARIANT=2 -DSMALL_M_CHUNK=256" [merged128]="-DSMALL_M_VARIANT=3 -DSMALL_M_CHUNK=128"
+  [merged5x2]="-DSMALL_M_VARIANT=4 -DSMALL_M_CHUNK=128")
+names=(${SMALL_M_ONLY:-today branch order chunk128 chunk256 merged128 merged5x2 pad mc64 nounroll cunroll2 cunroll4})
 files=()
 for v in "${names[@]}"; do
   case "$v" in
     today) AB_FLAGS="" bash "$HERE/build.sh" "$v" "$src" >/dev/null ;;
-    pad|mc64) AB_FLAGS="" bash "$HERE/build.sh" "$v" "$out/gemm_$v.cpp" >/dev/null ;;
+    branch) AB_FLAGS="" bash "$HERE/build.sh" "$v" "$ROOT/src/simdformer/kernels/gemm.cpp" >/dev/null ;;
+    pad|mc64|nounroll|cunroll2|cunroll4) AB_FLAGS="" bash "$HERE/build.sh" "$v" "$out/gemm_$v.cpp" >/dev/null ;;
     *) AB_FLAGS="${flags[$v]}" bash "$HERE/build.sh" "$v" "$out/gemm_small_m.cpp" >/dev/null ;;
   esac
   files+=("$out/$v.cjs")
