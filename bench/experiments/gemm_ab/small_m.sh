@@ -20,14 +20,21 @@
 #              of a multiple of 4096 bytes): does 4K aliasing of the panel streams cost anything?
 #   mc64       today's kernel with kMc = 64 (A block 192 KiB at kc 768): is the 512 KiB A block too
 #              big for a 512 KiB-1 MiB L2 at 128 rows?
-#   nounroll   today's kernel with clang's unrolling of the micro-kernel's k loop disabled (a
-#              control: clang does not unroll it at -O3 anyway, so this must time as today)
-#   cunroll2/4 today's kernel with the k loop unrolled 2 / 4 times by clang: V8 (TurboFan, node 20)
-#              unrolls small wasm loops itself, up to 5 times (min(50 (depth + 1) / nodes, 5)), and
-#              its unrolled tile<1,4> keeps 3 SIMD values per k-step on the stack (none with
-#              --no-wasm-loop-unrolling; see bench/experiments/gemm_ab/spills.sh). A body clang
-#              already unrolled is too big for V8 to unroll again.
-# Set SMALL_M_ONLY="today chunk128" to build and run a subset.
+# Built only when named in SMALL_M_ONLY (spills.sh showed them worse, statically):
+#   nounroll   today's kernel with clang's unrolling of the micro-kernel's k loop disabled (clang
+#              does not unroll it at -O3 anyway: same code as today)
+#   cunroll2/4 today's kernel with the k loop unrolled 2 / 4 times by clang, to keep V8 from
+#              unrolling it again: more SIMD stack accesses, not fewer (spills.sh).
+# V8 (TurboFan, node 20) unrolls small wasm loops itself, up to 5 times, and its unrolled
+# tile<1,4> (1 row x 4 panels: 8 accumulators + 8 B loads per k-step) keeps about 3 SIMD values
+# per k-step on the stack, none with --no-wasm-loop-unrolling (spills.sh). What that costs:
+# SMALL_M_NODE_FLAGS=--no-wasm-loop-unrolling bash .../small_m.sh, against a run without it.
+# Set SMALL_M_ONLY="today chunk128" to build and run a subset. Bit-identity beyond these shapes:
+# bitcheck.sh (native, every arch, edge cases). Adopting the winner in gemm.cpp: chunk128 is the
+# branch's gemm.cpp (kChunk = 128, kChunkRows = 32); chunk256 is kChunk = 256; order, merged128
+# and merged5x2 are the run_group (and tiles) of small_m_variants.inc under their SMALL_M_VARIANT;
+# pad and mc64 are the one-line edits in the python below (pad changes the packed layout, which
+# gemv.cpp and pack_b_ranges.cpp also read: adopting it means changing those too).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)"
 HERE="$ROOT/bench/experiments/gemm_ab"
@@ -71,7 +78,7 @@ declare -A flags=(
   [order]="-DSMALL_M_VARIANT=1" [chunk128]="-DSMALL_M_VARIANT=2 -DSMALL_M_CHUNK=128"
   [chunk256]="-DSMALL_M_VARIANT=2 -DSMALL_M_CHUNK=256" [merged128]="-DSMALL_M_VARIANT=3 -DSMALL_M_CHUNK=128"
   [merged5x2]="-DSMALL_M_VARIANT=4 -DSMALL_M_CHUNK=128")
-names=(${SMALL_M_ONLY:-today branch order chunk128 chunk256 merged128 merged5x2 pad mc64 nounroll cunroll2 cunroll4})
+names=(${SMALL_M_ONLY:-today branch order chunk128 chunk256 merged128 merged5x2 pad mc64})
 files=()
 for v in "${names[@]}"; do
   case "$v" in
@@ -85,10 +92,11 @@ done
 
 grep -m1 'model name' /proc/cpuinfo || true
 uptime
+echo "node flags: ${SMALL_M_NODE_FLAGS:-(none)}"
 # MiniLM-L6 (d 384, FFN 1536, fused QKV 1152) and BERT-base (d 768, FFN 3072) at 5 and 23 rows,
 # weights streamed from memory (96 MB of copies of B), and BERT at 128 rows for the large-M case.
 log="$out/small_m.log"
-node "$ROOT/bench/experiments/gemm-ab.mjs" "${files[@]}" --stream 96 --bias --rounds "${1:-41}" \
+node ${SMALL_M_NODE_FLAGS:-} "$ROOT/bench/experiments/gemm-ab.mjs" "${files[@]}" --stream 96 --bias --rounds "${1:-41}" \
   --shape 5x384x1152,5x384x1536,5x1536x384,23x384x1152,23x384x1536,23x1536x384,5x768x768,5x768x3072,5x3072x768,23x768x768,23x768x3072,23x3072x768,128x768x768 \
   | tee "$log"
 uptime
