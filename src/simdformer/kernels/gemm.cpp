@@ -47,9 +47,10 @@ struct RowTile {
 };
 constexpr RowTile kRowTiles[] = {{4, 1}, {2, 2}, {1, 4}};
 constexpr size_t kGroup = 4;  // panels visited together: the widest entry above
-// k-steps per chunk of a small block (kGroup panels x kChunk x kNr floats = 16 KiB for SIMD128:
-// in any L1), and the most rows a block may have to be run in chunks (larger blocks spend their
-// time in 4-row tiles that keep a panel in L1 by themselves, and pay for the extra C traffic).
+// k-steps per chunk of a small block (kGroup panels x kChunk x kNr floats = 16 KiB for SIMD128,
+// in any L1; 32 / 64 KiB natively with AVX2 / AVX-512, not tuned there), and the most rows a block
+// may have to be run in chunks (larger blocks spend their time in 4-row tiles that keep a panel in
+// L1 by themselves, and would only pay for the extra C traffic).
 constexpr size_t kChunk = 128;
 constexpr size_t kChunkRows = 32;
 
