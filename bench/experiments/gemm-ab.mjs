@@ -31,6 +31,8 @@ for (const [m, k, n] of shapes) {
   const copies = streamMb > 0 ? Math.max(1, Math.ceil((streamMb * 2 ** 20) / (4 * k * n))) : 1;
   for (const v of variants) if (!v.mod._ab_setup(m, k, n, copies)) throw new Error('setup failed');
   const sums = variants.map((v) => v.mod._ab_run(3, bias));
+  // Hash of every bit of C (drivers built before ab_bits existed print '-').
+  const bits = variants.map((v) => (v.mod._ab_bits ? (v.mod._ab_bits() >>> 0).toString(16).padStart(8, '0') : '-'));
   const times = variants.map(() => []), ceil = [];
   for (let r = 0; r < rounds; r++) {
     for (let j = 0; j <= variants.length; j++) {
@@ -49,6 +51,6 @@ for (const [m, k, n] of shapes) {
     // Paired: the median over rounds of (this variant / the first one) within each round, which
     // survives load that changes between rounds better than a ratio of the two medians.
     const paired = pct(times[i].map((t, r) => t / times[0][r]), 0.5);
-    console.log(`  ${v.name.padEnd(16)} ${ms.toFixed(3).padStart(8)} ms  ${gf.toFixed(1).padStart(5)} GFLOP/s (p10 ${gf10.toFixed(1).padStart(5)})  ${(100 * gf / ceilGf).toFixed(0).padStart(3)}% of ceiling  x${(ms / base).toFixed(3)} (paired x${paired.toFixed(3)})  sum ${sums[i].toFixed(4)}`);
+    console.log(`  ${v.name.padEnd(16)} ${ms.toFixed(3).padStart(8)} ms  ${gf.toFixed(1).padStart(5)} GFLOP/s (p10 ${gf10.toFixed(1).padStart(5)})  ${(100 * gf / ceilGf).toFixed(0).padStart(3)}% of ceiling  x${(ms / base).toFixed(3)} (paired x${paired.toFixed(3)})  sum ${sums[i].toFixed(4)} bits ${bits[i]}`);
   });
 }

@@ -94,6 +94,11 @@ TEST(Gemm, RowResultDoesNotDependOnTheOtherRows) {
     // or after several k-blocks) must be bit-identical: batching must not change results.
     std::vector<GemmCase> shapes = {{133, 19, 1100}};
     for (size_t m = 2; m <= 9; ++m) shapes.push_back({m, 9 * k::gemm_panel_width() + 5, 37});
+    // Small blocks run in k-chunks of 128 steps, larger ones (more than 32 rows) do not: a row of
+    // either must match itself computed alone (chunked), across chunk and k-block boundaries.
+    shapes.push_back({5, 4 * k::gemm_panel_width() + 3, 260});
+    shapes.push_back({23, 9 * k::gemm_panel_width() + 5, 1100});
+    shapes.push_back({40, 2 * k::gemm_panel_width() + 3, 300});
     for (const auto [m, n, kk] : shapes) {
         const auto a = random_vector(m * kk, 8);
         const auto b = random_vector(kk * n, 9);

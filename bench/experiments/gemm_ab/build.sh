@@ -9,5 +9,5 @@ NODE_PATH=/usr/share/nodejs nice -n 10 em++ -O3 -msimd128 -std=c++17 -DSIMDFORME
   -I "$ROOT/src" -I "$ROOT/.deps/prefix/usr/include" \
   "$ROOT/bench/experiments/gemm_ab/driver.cpp" "$src" -o "$ROOT/build/gemm_ab/$name.cjs" \
   -sMODULARIZE=1 -sENVIRONMENT=node -sWASM_ASYNC_COMPILATION=0 -sSINGLE_FILE=1 -sALLOW_MEMORY_GROWTH=1 \
-  -sEXPORTED_FUNCTIONS=_ab_setup,_ab_run -sFILESYSTEM=0
+  -sEXPORTED_FUNCTIONS=_ab_setup,_ab_run,_ab_bits -sFILESYSTEM=0
 echo "build/gemm_ab/$name.cjs"

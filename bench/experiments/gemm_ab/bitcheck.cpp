@@ -1,0 +1,43 @@
+// Native bit-identity check for the small_m.sh variants: prints one FNV-1a hash of C per case
+// (rows around every tile cut, right edges, depths of 0, one, one k-block and several, every
+// epilogue part). bitcheck.sh builds it with today's gemm.cpp and with each variant and diffs.
+#include <cmath>
+#include <cstdio>
+#include <vector>
+
+#include "simdformer/kernels/kernels.h"
+
+namespace k = simdformer::kernels;
+
+int main() {
+    const size_t w = k::gemm_panel_width();
+    const size_t ms[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 16, 17, 23, 31, 33, 130};
+    const size_t ks[] = {0, 1, 7, 130, 1030, 2100};
+    const size_t ns[] = {3, w, 4 * w + 3, 9 * w + 5};
+    for (size_t m : ms)
+        for (size_t kk : ks)
+            for (size_t n : ns)
+                for (int e = 0; e < 2; ++e) {
+                    std::vector<float> a(m * kk), b(kk * n), packed(k::packed_b_size(kk, n) + 1);
+                    std::vector<float> bias(n), res(m * (n + 2)), c(m * (n + 1), -1.0f);
+                    for (size_t i = 0; i < a.size(); ++i) a[i] = std::cos(0.37f * static_cast<float>(i));
+                    for (size_t i = 0; i < b.size(); ++i) b[i] = 0.01f * std::sin(static_cast<float>(i));
+                    for (size_t i = 0; i < n; ++i) bias[i] = 0.1f * static_cast<float>(i % 7);
+                    for (size_t i = 0; i < res.size(); ++i) res[i] = 0.5f * std::sin(0.11f * static_cast<float>(i));
+                    k::pack_b(kk, n, b.data(), n, 1, packed.data());
+                    k::Epilogue ep;
+                    if (e) {
+                        ep.alpha = 0.75f;
+                        ep.bias = bias.data();
+                        ep.activation = simdformer::Activation::kGeluErf;
+                        ep.residual = res.data();
+                        ep.ld_residual = n + 2;
+                    }
+                    k::gemm_f32_packed(m, n, kk, a.data(), kk, packed.data(), c.data(), n + 1, ep);
+                    unsigned h = 2166136261u;
+                    const unsigned char* p = reinterpret_cast<const unsigned char*>(c.data());
+                    for (size_t i = 0; i < sizeof(float) * c.size(); ++i) h = (h ^ p[i]) * 16777619u;
+                    std::printf("%zux%zux%zu ep%d %08x\n", m, kk, n, e, h);
+                }
+    return 0;
+}
