@@ -41,12 +41,58 @@ void release_json(nlohmann::json& j) noexcept {
     }
 }
 
-void parse_json(std::string_view text, ParsedJson* out) {
+namespace {
+
+// nlohmann's DOM builder (the one json::parse uses), which can also note the first top-level key
+// given twice: the safetensors header's check, done in the same pass so that only one SAX parser
+// is instantiated in the whole library. A duplicate does not stop the pass (the text must still
+// be valid JSON for the caller to say which error it is); the builder keeps the last value.
+class DomBuilder {
+public:
+    using json = nlohmann::json;
+    using number_integer_t = json::number_integer_t;
+    using number_unsigned_t = json::number_unsigned_t;
+    using number_float_t = json::number_float_t;
+    using string_t = json::string_t;
+    using binary_t = json::binary_t;
+
+    DomBuilder(json& root, std::string* duplicate) : dom_(root, /*allow_exceptions_=*/false), root_(root),
+                                                     duplicate_(duplicate) {}
+    bool null() { return dom_.null(); }
+    bool boolean(bool v) { return dom_.boolean(v); }
+    bool number_integer(number_integer_t v) { return dom_.number_integer(v); }
+    bool number_unsigned(number_unsigned_t v) { return dom_.number_unsigned(v); }
+    bool number_float(number_float_t v, const string_t& s) { return dom_.number_float(v, s); }
+    bool string(string_t& v) { return dom_.string(v); }
+    bool binary(binary_t& v) { return dom_.binary(v); }
+    bool start_object(std::size_t n) { return ++depth_, dom_.start_object(n); }
+    bool key(string_t& k) {
+        if (duplicate_ && depth_ == 1 && duplicate_->empty() && root_.find(k) != root_.end()) *duplicate_ = k;
+        return dom_.key(k);
+    }
+    bool end_object() { return --depth_, dom_.end_object(); }
+    bool start_array(std::size_t n) { return ++depth_, dom_.start_array(n); }
+    bool end_array() { return --depth_, dom_.end_array(); }
+    template <class Exception>
+    bool parse_error(std::size_t position, const std::string& token, const Exception& e) {
+        return dom_.parse_error(position, token, e);
+    }
+
+private:
+    nlohmann::detail::json_sax_dom_parser<json> dom_;
+    json& root_;
+    std::string* duplicate_;
+    size_t depth_ = 0;
+};
+
+}  // namespace
+
+void parse_json(std::string_view text, ParsedJson* out, std::string* duplicate_top_key) {
     release_json(out->value);
     out->value = nlohmann::json();
-    // The DOM builder json::parse uses, but writing into *out: json::parse keeps its result in a
-    // local that an exception would destroy with nlohmann's allocating destructor.
-    nlohmann::detail::json_sax_dom_parser<nlohmann::json> builder(out->value, /*allow_exceptions_=*/false);
+    // Writing into *out: json::parse keeps its result in a local that an exception would destroy
+    // with nlohmann's allocating destructor.
+    DomBuilder builder(out->value, duplicate_top_key);
     if (!sax_parse_json(text, &builder)) {
         release_json(out->value);
         out->value = nlohmann::json(nlohmann::json::value_t::discarded);

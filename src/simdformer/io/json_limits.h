@@ -55,7 +55,8 @@ bool sax_parse_json(std::string_view text, Sax* sax) {
 
 // Parses text (checked with check_json_limits first) into out->value, which is discarded
 // (is_discarded()) when the text is not JSON. The partial value of a failed parse lives in *out,
-// so it is released too.
-void parse_json(std::string_view text, ParsedJson* out);
+// so it is released too. With duplicate_top_key, the first key of the top-level object that is
+// given twice is written there (left empty when there is none).
+void parse_json(std::string_view text, ParsedJson* out, std::string* duplicate_top_key = nullptr);
 
 }  // namespace simdformer

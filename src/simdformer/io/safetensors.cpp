@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cstring>
 #include <nlohmann/json.hpp>
-#include <set>
 
 #include "simdformer/io/json_limits.h"
 #include "simdformer/io/json_object.h"
@@ -86,47 +85,18 @@ Status parse_metadata(const json& m, std::map<std::string, std::string>* out) {
     return Status::ok();
 }
 
-// A SAX pass that only looks at the top-level keys, stopping at the first one seen twice. (A
-// parser callback would do the same in O(n^2): nlohmann's callback parser scans the whole parent
-// object at every object end, which makes a 16 MiB header of 200,000 tensors take hours.)
-class DuplicateKeyFinder : public nlohmann::json_sax<json> {
-public:
-    std::string duplicate;
-    bool key(string_t& k) override {
-        if (depth_ == 1 && !seen_.insert(k).second) {
-            duplicate = k;
-            return false;  // stops the pass
-        }
-        return true;
-    }
-    bool start_object(std::size_t) override { return ++depth_, true; }
-    bool end_object() override { return --depth_, true; }
-    bool start_array(std::size_t) override { return ++depth_, true; }
-    bool end_array() override { return --depth_, true; }
-    bool null() override { return true; }
-    bool boolean(bool) override { return true; }
-    bool number_integer(number_integer_t) override { return true; }
-    bool number_unsigned(number_unsigned_t) override { return true; }
-    bool number_float(number_float_t, const string_t&) override { return true; }
-    bool string(string_t&) override { return true; }
-    bool binary(binary_t&) override { return true; }
-    bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) override { return false; }
-
-private:
-    size_t depth_ = 0;
-    std::set<std::string> seen_;
-};
-
 // Parses the header text into *out; a name given twice is an error (JSON parsers keep one silently).
 Status parse_header_json(const char* text, size_t n, ParsedJson* out) {
     SF_RETURN_IF_ERROR(check_json_limits(std::string_view(text, n), "safetensors header"));
-    parse_json(std::string_view(text, n), out);
+    // The names given twice are found in the same pass (a parser callback would do it in O(n^2):
+    // nlohmann's callback parser scans the whole parent object at every object end, which makes a
+    // 16 MiB header of 200,000 tensors take hours).
+    std::string duplicate;
+    parse_json(std::string_view(text, n), out, &duplicate);
     const json& j = out->value;
     if (j.is_discarded()) return Status::io("not a safetensors file: the header is not valid JSON");
     if (!j.is_object()) return Status::io("not a safetensors file: the header is not a JSON object");
-    DuplicateKeyFinder keys;
-    (void)sax_parse_json(std::string_view(text, n), &keys);
-    if (!keys.duplicate.empty()) return Status::io(cat({"the header names tensor '", keys.duplicate, "' more than once"}));
+    if (!duplicate.empty()) return Status::io(cat({"the header names tensor '", duplicate, "' more than once"}));
     return Status::ok();
 }
 

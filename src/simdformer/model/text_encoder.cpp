@@ -60,21 +60,6 @@ void TextEncoder::run_heads(const TextRequest& r, TextWorkspace& ws) const {
     }
 }
 
-Status TextEncoder::check_heads(const TextRequest& r) const {
-    if (r.need_pooler && !pooler_) return Status::invalid("this checkpoint has no pooler (pooler.dense)");
-    if (r.need_classifier && !classifier_)
-        return Status::unsupported(cat({"this checkpoint has no sequence-classification head (its config.json ",
-                                        std::string(stack_.config.head_class.empty()
-                                                        ? "names no architectures"
-                                                        : "says " + stack_.config.head_class), ")"}));
-    if (r.need_token_logits && !token_head_)
-        return Status::unsupported(cat({"this checkpoint has no token-classification or question-answering head (its "
-                                        "config.json ", std::string(stack_.config.head_class.empty()
-                                                                         ? "names no architectures"
-                                                                         : "says " + stack_.config.head_class), ")"}));
-    return Status::ok();
-}
-
 Status TextEncoder::forward_text(const TextRequest& r, WorkspaceImpl& any) const {
     SF_RETURN_IF_ERROR(check_owner(any));
     auto& ws = static_cast<TextWorkspace&>(any);

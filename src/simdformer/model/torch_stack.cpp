@@ -1,24 +1,11 @@
-// The TorchStack runner's forward pass (its loading and plan: model/torch_stack_load.cpp). A
-// request is validated completely, then the configured module runs on the workspace without
-// allocating.
+// The TorchStack runner's forward pass (its loading and plan: model/torch_stack_load.cpp; its
+// checks: model/torch_stack_check.cpp). A request is validated completely, then the configured
+// module runs on the workspace without allocating.
 #include "simdformer/model/torch_stack.h"
 
 #include <cstring>
 
-#include "simdformer/detail/validate.h"
-
 namespace simdformer::detail {
-namespace {
-
-std::string str(size_t v) { return std::to_string(v); }
-
-Status check_length(size_t n_seq, size_t max_len, const char* which) {
-    if (n_seq == 0) return Status::invalid(cat({which, " sequence is empty"}));
-    return check_workspace_limit(n_seq, max_len, which, " length ");
-}
-
-}  // namespace
-
 float* TorchStackWorkspace::encoder_slot_at(size_t layer) {
     if (attention.empty()) return nullptr;  // offsetting the null data() would be undefined behaviour
     return attention.data() + layer * encoder_slot;
@@ -32,35 +19,6 @@ float* TorchStackWorkspace::decoder_self_slot_at(size_t layer) {
 float* TorchStackWorkspace::decoder_cross_slot_at(size_t layer) {
     float* self = decoder_self_slot_at(layer);
     return self ? self + decoder_self_slot : nullptr;
-}
-
-Status TorchStack::check_call(const WorkspaceImpl& ws, size_t n_batch, bool need_weights,
-                              const AttentionOptions& options) const {
-    SF_RETURN_IF_ERROR(check_owner(ws));
-    SF_RETURN_IF_ERROR(check_batch(ws, n_batch, need_weights));
-    if (options.score == ScoreKind::kAdditive && shape_.additive_dim == 0)
-        return Status::invalid("score 'additive' needs a model with additive-score weights (additive_dim > 0)");
-    return Status::ok();
-}
-
-Status TorchStack::check_sequence(const SequenceInput& s, size_t n_batch, size_t max_len, const char* which,
-                                  const std::optional<TokenEmbedding>& embedding) const {
-    const ModelConfig& c = shape_;
-    if (s.n_seq > c.max_len)
-        return Status::invalid(cat({which, " length ", str(s.n_seq), " exceeds the model's max_len=",
-                                    str(c.max_len)}));
-    SF_RETURN_IF_ERROR(check_length(s.n_seq, max_len, which));
-    const size_t tokens = n_batch * s.n_seq;
-    if (embedding) {
-        if (!s.tokens) return Status::invalid(cat({which, ": this model takes token ids, none given"}));
-        SF_RETURN_IF_ERROR(check_ids(s.tokens, tokens, embedding->vocab_size(), which, " token", "the vocabulary "));
-    } else {
-        if (!s.embeddings)
-            return Status::invalid(cat({which, ": this model takes vectors [n_seq, d_model], none given"}));
-        SF_RETURN_IF_ERROR(check_finite(s.embeddings, tokens * c.d_model, which));
-    }
-    if (s.attn_mask) SF_RETURN_IF_ERROR(check_additive_mask(s.attn_mask, s.n_seq * s.n_seq, "attn_mask"));
-    return Status::ok();
 }
 
 void TorchStack::embed(const SequenceInput& s, size_t n_batch, const std::optional<TokenEmbedding>& embedding,
@@ -106,21 +64,9 @@ void TorchStack::run_decoder(size_t n_batch, const SequenceInput& tgt, const flo
 
 // nn.MultiheadAttention: queries `src`, keys and values `key` / `value` (default: the query).
 Status TorchStack::forward_attention(const ForwardRequest& r, TorchStackWorkspace& ws) const {
+    SF_RETURN_IF_ERROR(check_attention_inputs(r, ws));
     const size_t d = shape_.d_model, B = r.n_batch, nq = r.src.n_seq;
     const size_t nk = r.key ? r.n_seq_k : nq;
-    // The query's attn_mask is [nq, nk], not [nq, nq]: it is checked below, with its own shape.
-    SequenceInput query = r.src;
-    query.attn_mask = nullptr;
-    SF_RETURN_IF_ERROR(check_sequence(query, B, ws.max_src, "query", std::nullopt));
-    if (r.key || r.value) {
-        if (!r.key || !r.value) return Status::invalid("give both key and value, or neither (self-attention)");
-        SF_RETURN_IF_ERROR(check_length(nk, ws.max_tgt, "key"));
-        SF_RETURN_IF_ERROR(check_finite(r.key, B * nk * d, "key"));
-        SF_RETURN_IF_ERROR(check_finite(r.value, B * nk * d, "value"));
-    } else if (nq > ws.max_tgt) {
-        return Status::invalid(cat({"query length ", str(nq), " exceeds the workspace's key limit of ", str(ws.max_tgt)}));
-    }
-    if (r.src.attn_mask) SF_RETURN_IF_ERROR(check_additive_mask(r.src.attn_mask, nq * nk, "attn_mask"));
     const LayerScratch s = ws.layers.scratch();
     attention_->project_q(B * nq, r.src.embeddings, d, s.q, d);
     attention_->project_kv(B * nk, r.key ? r.key : r.src.embeddings, r.value ? r.value : r.src.embeddings, d, s.k, s.v, d);
@@ -136,14 +82,6 @@ Status TorchStack::forward_attention(const ForwardRequest& r, TorchStackWorkspac
     ws.output = ws.x.data();
     ws.output_rows = B * nq;
     return Status::ok();
-}
-
-Status TorchStack::check_decoder_inputs(const ForwardRequest& r, const TorchStackWorkspace& ws) const {
-    SF_RETURN_IF_ERROR(check_sequence(r.tgt, r.n_batch, ws.max_tgt, "tgt", tgt_embedding_));
-    if (!encoder_.empty()) return Status::ok();  // the memory is the encoder's output
-    if (!r.memory) return Status::invalid("a decoder needs the encoder memory [n_batch, n_seq_memory, d_model]");
-    SF_RETURN_IF_ERROR(check_length(r.n_seq_memory, ws.max_src, "memory"));
-    return check_finite(r.memory, r.n_batch * r.n_seq_memory * shape_.d_model, "memory");
 }
 
 // The encoder and/or decoder stacks, and the generator on the decoder's output.

@@ -67,6 +67,7 @@ private:
     Status forward_attention(const ForwardRequest& r, TorchStackWorkspace& ws) const;
     Status forward_stacks(const ForwardRequest& r, TorchStackWorkspace& ws) const;
     Status check_decoder_inputs(const ForwardRequest& r, const TorchStackWorkspace& ws) const;
+    Status check_attention_inputs(const ForwardRequest& r, const TorchStackWorkspace& ws) const;
     void plan(TorchStackWorkspace& w, BufferPlan& p) const;
 
     // Generation (model/torch_stack_generate.cpp).
