@@ -17,6 +17,14 @@ const shapes = opt('--shape', '128x768x768,1x768x768,128x768x3072,128x3072x768')
 const rounds = Number(opt('--rounds', 41));
 const streamMb = Number(opt('--stream', 0));
 const bias = args.includes('--bias') ? (args.splice(args.indexOf('--bias'), 1), 1) : 0;
+// Instances of the very same build differ: measured 2026-12-02 on a Xeon (idle) with three copies
+// of one file, the first instantiated ran 5-15 % slower than the others (paired x1.00 / x0.92 /
+// x0.92 at 5 rows, x1.00 / x0.90 / x0.89 at 128 rows), and with a throwaway first instance (below)
+// copies still spread up to 11 % (x1.00 / x0.95 / x0.89 at 5x768x3072) -- where each instance's
+// memory lands, not its code. So: a throwaway instance of the first variant takes the first place
+// (set up with each shape, never timed), and an A/B should time a copy of its baseline as a
+// control (cp today.cjs today2.cjs): only differences beyond the control's spread count.
+const throwaway = require(resolve(args[0]))();
 const variants = args.map((f) => ({ name: basename(f, '.cjs'), mod: require(resolve(f))() }));
 const pct = (xs, p) => { const s = [...xs].sort((a, b) => a - b); return s[Math.min(s.length - 1, Math.floor(p * s.length))]; };
 
@@ -29,6 +37,8 @@ for (const [m, k, n] of shapes) {
   const flops = 2 * m * k * n;
   const reps = Math.max(1, Math.round(6e7 / flops));  // ~2-3 ms of work per timed call
   const copies = streamMb > 0 ? Math.max(1, Math.ceil((streamMb * 2 ** 20) / (4 * k * n))) : 1;
+  if (!throwaway._ab_setup(m, k, n, copies)) throw new Error('setup failed');
+  throwaway._ab_run(1, bias);
   for (const v of variants) if (!v.mod._ab_setup(m, k, n, copies)) throw new Error('setup failed');
   const sums = variants.map((v) => v.mod._ab_run(3, bias));
   // Hash of every bit of C (drivers built before ab_bits existed print '-').

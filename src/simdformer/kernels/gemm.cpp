@@ -11,10 +11,6 @@
 // loses to load32_splat on x86 (x1.25), and seeding the accumulators with the bias gains nothing
 // over adding it in the epilogue. What did pay: no k-blocking for k <= kKc (each C tile is
 // written once instead of being reloaded per k-block) and calling the 4-row tile directly.
-// Small M (issue 29): a block of at most kChunkRows rows runs each panel group in k-chunks of
-// kChunk steps, the short tiles (which stream the chunk of the group's panels from memory) then
-// the 4-row tiles (which find it in L1), so that streaming and arithmetic alternate chunk by chunk
-// instead of adding up; bench/experiments/gemm_ab/small_m.sh is the A/B of this and its rivals.
 #include <algorithm>
 
 #include "simdformer/kernels/kernels.h"
@@ -47,12 +43,6 @@ struct RowTile {
 };
 constexpr RowTile kRowTiles[] = {{4, 1}, {2, 2}, {1, 4}};
 constexpr size_t kGroup = 4;  // panels visited together: the widest entry above
-// k-steps per chunk of a small block (kGroup panels x kChunk x kNr floats = 16 KiB for SIMD128,
-// in any L1; 32 / 64 KiB natively with AVX2 / AVX-512, not tuned there), and the most rows a block
-// may have to be run in chunks (larger blocks spend their time in 4-row tiles that keep a panel in
-// L1 by themselves, and would only pay for the extra C traffic).
-constexpr size_t kChunk = 128;
-constexpr size_t kChunkRows = 32;
 
 // How a block of rows is cut, by its row count: 4-row tiles, then the last 1 to 4 rows as the
 // short tiles below (a block of 4q + t rows, t in 1..4, ends with kTail[t]). Ending every block
@@ -245,40 +235,20 @@ TileArgs tile_args(const BlockArgs& b, const Epilogue& ep, size_t i, size_t jp) 
     return t;
 }
 
-// The tile t of `rows` rows (over its whole k-block) cut to steps [p0, p0 + ch) of the block: it
-// starts from zero only at the block's first step and applies the epilogue only after its last,
-// and in between the partial sums wait in C as floats (as between k-blocks), so every element
-// still sees zero, one multiply-add per p in order, then the epilogue.
-TileArgs chunk_of(TileArgs t, size_t rows, size_t p0, size_t ch) {
-    t.a += p0 * rows;
-    t.panel += p0 * kNr;
-    t.first = t.first && p0 == 0;
-    t.last = t.last && p0 + ch == t.kc;
-    t.kc = ch;
-    return t;
-}
-
 // Panels [jg, jg + gp) (gp <= kGroup) of one block. The short tiles of the last rows go first:
 // they read the group's panels together, several streams at once, which is what memory
 // bandwidth needs (one stream at a time reached a third of it); the 4-row tiles then visit one
-// panel at a time, from cache, while every 4-row tile streams past it. A small block does this
-// per k-chunk (kChunk above), so the 4-row tiles find the chunk in L1 and the memory streams of
-// the next chunk's short tiles follow the arithmetic closely.
+// panel at a time, from cache, while every 4-row tile streams past it.
 void run_group(const BlockArgs& b, const Epilogue& ep, size_t jg, size_t gp) {
     const size_t full = full_rows(b.mc);
-    const size_t step = b.mc <= kChunkRows ? kChunk : std::max<size_t>(b.kc, 1);
-    for (size_t p0 = 0; p0 < b.kc || p0 == 0; p0 += step) {  // kc == 0: one empty chunk
-        const size_t ch = std::min(step, b.kc - p0);
-        for (size_t i = full; i < b.mc;) {
-            const size_t rows = tile_rows_at(i, b.mc), width = tile_panels(rows);
-            for (size_t jp = jg; jp < jg + gp;)
-                jp += run_tile(rows, std::min(width, jg + gp - jp), chunk_of(tile_args(b, ep, i, jp), rows, p0, ch), ep);
-            i += rows;
-        }
-        for (size_t jp = jg; jp < jg + gp; ++jp)
-            for (size_t i = 0; i < full; i += 4) tile<4, 1>(chunk_of(tile_args(b, ep, i, jp), 4, p0, ch), ep);
-        if (b.kc == 0) break;
+    for (size_t i = full; i < b.mc;) {
+        const size_t rows = tile_rows_at(i, b.mc), width = tile_panels(rows);
+        for (size_t jp = jg; jp < jg + gp;)
+            jp += run_tile(rows, std::min(width, jg + gp - jp), tile_args(b, ep, i, jp), ep);
+        i += rows;
     }
+    for (size_t jp = jg; jp < jg + gp; ++jp)
+        for (size_t i = 0; i < full; i += 4) tile<4, 1>(tile_args(b, ep, i, jp), ep);
 }
 
 }  // namespace
