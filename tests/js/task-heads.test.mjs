@@ -135,6 +135,7 @@ for (const simd of [true, false]) {
       assert.throws(() => model.tokenClassify('x', { aggregation: 'longest' }), SimdformerError);
       assert.throws(() => model.tokenClassify('x', { ignoreLabels: 'O' }), SimdformerError);
       assert.throws(() => model.tokenClassify([['a', 'b']]), SimdformerError);
+      assert.deepEqual(model.tokenClassify([]), []);  // as the pipeline: once per element of a list
       model.dispose();
     });
 
@@ -200,6 +201,7 @@ for (const simd of [true, false]) {
       const row = rows[0];
       assert.deepEqual(model.zeroShot(row.text, row.labels.join(' , ')).labels, row.single.labels);
       assert.equal(model.zeroShot([row.text, row.text], row.labels).length, 2);
+      assert.deepEqual(model.zeroShot([], row.labels), []);
       assert.throws(() => model.zeroShot(row.text, []), isError('invalid_argument', /at least one candidate label/));
       assert.throws(() => model.zeroShot(row.text, ' , '), isError('invalid_argument', /at least one candidate label/));
       assert.throws(() => model.zeroShot(row.text, ['a'], { hypothesisTemplate: 'no slot' }), isError('invalid_argument', /has no \{\}/));

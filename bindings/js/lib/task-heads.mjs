@@ -40,7 +40,7 @@ export function tokenClassify(ctx, input, options) {
   if (o.stride !== undefined && o.aggregation === 'none') {
     fail(`tokenClassify: stride ${o.stride} reads the whole text in overlapping windows, which needs an aggregation other than 'none' (the pipeline's rule): 'simple', 'first', 'average' or 'max'`);
   }
-  const { items, batch } = textItems(input, 'tokenClassify', { pairs: false });
+  const { items, batch } = textItems(input, 'tokenClassify', { pairs: false, allowEmpty: true });
   // Without a stride a text longer than maxLength is cut (truncation=True); with one, every
   // window of every text is a row of the batches.
   const windows = items.flatMap((text, t) => (o.stride === undefined
@@ -111,7 +111,7 @@ export function zeroShot(ctx, input, labels, options) {
     hypothesisTemplate: text('This example is {}.'), multiLabel: boolean(false), maxLength: ctx.maxLength, batchSize: batchSize(),
   }, 'zeroShot');
   const hypotheses = candidates.map((label) => hypothesis(o.hypothesisTemplate, label));
-  const { items, batch } = textItems(input, 'zeroShot', { pairs: false });
+  const { items, batch } = textItems(input, 'zeroShot', { pairs: false, allowEmpty: true });
   const L = info.num_labels;
   const results = items.map((sequence) => {
     const pairs = hypotheses.map((h) => [sequence, h]);

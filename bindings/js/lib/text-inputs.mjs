@@ -32,7 +32,10 @@ export function stringList(value, what) {
 }
 
 /** -> {items, batch}: items are strings or [a, b] pairs; batch tells whether an array was given. */
-export function textItems(input, what, { pairs = true } = {}) {
+// allowEmpty: an empty array gives no items (and the task an empty array), as Hugging Face's
+// pipelines do for a list: they run once per element. Refused where the result is one structure
+// for the whole batch (encodeText's padded tensors, attentionSteps).
+export function textItems(input, what, { pairs = true, allowEmpty = false } = {}) {
   if (typeof input === 'string') return { items: [input], batch: false };
   if (!Array.isArray(input)) fail(`${what}: expected a string or an array of strings${pairs ? ' and [text, textPair] pairs' : ''}, got ${describe(input)}`);
   const wrong = (item, i) => fail(`${what}[${i}]: expected a string${pairs ? ' or a [text, textPair] pair of strings' : ''}, got ${describe(item)}`);
@@ -45,6 +48,6 @@ export function textItems(input, what, { pairs = true } = {}) {
     if (!pair || typeof pair[0] !== 'string' || typeof pair[1] !== 'string') wrong(item, i);
     return pair;
   });
-  if (items.length === 0) fail(`${what}: the array of texts is empty`);
+  if (items.length === 0 && !allowEmpty) fail(`${what}: the array of texts is empty`);
   return { items, batch: true };
 }

@@ -186,7 +186,7 @@ export class TextModel {
       normalize: boolean(this.#pooling.normalize), pooling: oneOf(['mean', 'cls', 'max'], this.#pooling.mode),
       maxLength: this.#maxLengthOption(), truncation: boolean(true), batchSize: integer(1, 4096, 32),
     }, 'embed');
-    const { items, batch } = textItems(input, 'embed');
+    const { items, batch } = textItems(input, 'embed', { allowEmpty: true });
     const out = [];
     for (let start = 0; start < items.length; start += o.batchSize) {
       const chunk = items.slice(start, start + o.batchSize);
@@ -268,7 +268,7 @@ export class TextModel {
       topK: topK(1), functionToApply: functionToApply(), maxLength: this.#maxLengthOption(), batchSize: integer(1, 4096, 32),
       returnAttention: boolean(false),
     }, 'classify');
-    const { items, batch } = textItems(input, 'classify');
+    const { items, batch } = textItems(input, 'classify', { allowEmpty: true });
     const fn = o.functionToApply ?? defaultFunction(info.problem_type, info.num_labels);
     const L = info.num_labels, out = [];
     for (let start = 0; start < items.length; start += o.batchSize) {
