@@ -7,8 +7,8 @@
 #   bash bench/experiments/gemm_ab/small_m.sh [rounds]          (default 41 rounds)
 # Variants (build/gemm_ab/*.cjs; the generated sources are build/gemm_ab/gemm_*.cpp):
 #   today      src/simdformer/kernels/gemm.cpp as of SMALL_M_BASE (default ab68a56)
-#   branch     the working tree's src/simdformer/kernels/gemm.cpp (on branch gemm29c: chunk128
-#              adopted, so it must time as chunk128 does)
+#   branch     the working tree's src/simdformer/kernels/gemm.cpp (on main today's kernel again:
+#              chunk128 was not adopted, SMALL_M.md; a second control beside today2)
 #   order      4-row tiles first when kc <= 768, short tiles first above (variant 1)
 #   chunk128   k-chunked interleave inside a panel group, 128 k-steps per chunk (variant 2)
 #   chunk256   the same, 256 k-steps
@@ -30,8 +30,8 @@
 # per k-step on the stack, none with --no-wasm-loop-unrolling (spills.sh). What that costs:
 # SMALL_M_NODE_FLAGS=--no-wasm-loop-unrolling bash .../small_m.sh, against a run without it.
 # Set SMALL_M_ONLY="today chunk128" to build and run a subset. Bit-identity beyond these shapes:
-# bitcheck.sh (native, every arch, edge cases). Adopting the winner in gemm.cpp: chunk128 is the
-# branch's gemm.cpp (kChunk = 128, kChunkRows = 32); chunk256 is kChunk = 256; order, merged128
+# bitcheck.sh (native, every arch, edge cases). Adopting the winner in gemm.cpp: chunk128 is
+# gemm.cpp of b82af63 (kChunk = 128, kChunkRows = 32; not adopted, SMALL_M.md); chunk256 is kChunk = 256; order, merged128
 # and merged5x2 are the run_group (and tiles) of small_m_variants.inc under their SMALL_M_VARIANT;
 # pad and mc64 are the one-line edits in the python below (pad changes the packed layout, which
 # gemv.cpp and pack_b_ranges.cpp also read: adopting it means changing those too).
