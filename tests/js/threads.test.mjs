@@ -161,7 +161,8 @@ test('a worker that fails to load: threadsReady rejects, one thread goes on, the
   mkdirSync(join(ROOT, 'build'), { recursive: true });
   const copy = mkdtempSync(join(ROOT, 'build', 'broken-worker-'));  // inside the checkout: its node_modules resolve
   try {
-    cpSync(DIST, copy, { recursive: true });
+    // The wasm package only (the script asks for backend 'wasm'): not the native addons.
+    cpSync(DIST, copy, { recursive: true, filter: (from) => !from.includes('prebuilds') });
     writeFileSync(join(copy, 'simdformer-threads.worker.cjs'), "throw new Error('this worker script is broken');\n");
     const script = `
       import { init } from ${JSON.stringify(join(copy, 'node.mjs'))};
