@@ -73,10 +73,12 @@ TEST_P(GemmTest, TransposedOperandMatchesReference) {
 std::vector<GemmCase> gemm_cases() {
     std::vector<GemmCase> cases;
     for (size_t m : {1, 3, 4, 5, 17}) for (size_t n : {1, 3, 8, 17, 129}) for (size_t kk : {1, 3, 17, 129}) cases.push_back({m, n, kk});
-    // Few rows (the small-M tiles: 4 x 1, 2 x 2 and 1 x 4 panels and their right-edge variants):
-    // every M from 1 to 9 against widths that end a panel group after 1, 2 or 3 of its 4 panels
-    // or inside a panel (in the SIMD build a panel is 8 columns, in the scalar build 4).
-    for (size_t m = 1; m <= 9; ++m) for (size_t n : {7, 21, 33, 75}) for (size_t kk : {5, 131}) cases.push_back({m, n, kk});
+    // Few rows (the small-M tiles: 2 x 2 and 1 x 4 panels, the tall tails of 4 to 13 rows and
+    // their right-edge variants): every M from 1 to 30 (two main tiles of the tallest build, 14
+    // rows, and a tail) against widths that end a panel group after 1, 2 or 3 of its 4 panels or
+    // inside a panel (a panel is 2 vectors: 8 columns in wasm and SSE2, 16 in AVX2, 32 in AVX-512;
+    // 4 in the scalar build).
+    for (size_t m = 1; m <= 30; ++m) for (size_t n : {7, 21, 33, 75}) for (size_t kk : {5, 131}) cases.push_back({m, n, kk});
     cases.push_back({64, 96, 300});
     cases.push_back({33, 65, 513});
     cases.push_back({5, 17, 1030});    // more than one k-block (the kernel blocks k by 1024)
@@ -90,10 +92,11 @@ INSTANTIATE_TEST_SUITE_P(Shapes, GemmTest, ::testing::ValuesIn(gemm_cases()), []
 });
 
 TEST(Gemm, RowResultDoesNotDependOnTheOtherRows) {
-    // The same row computed inside a 4-row tile and alone (or in an edge tile, another row block
-    // or after several k-blocks) must be bit-identical: batching must not change results.
+    // The same row computed inside a main tile (4, 6, 12 or 14 rows by build) and alone (or in a
+    // tall or short tail tile, another row block or after several k-blocks) must be bit-identical:
+    // batching must not change results.
     std::vector<GemmCase> shapes = {{133, 19, 1100}};
-    for (size_t m = 2; m <= 9; ++m) shapes.push_back({m, 9 * k::gemm_panel_width() + 5, 37});
+    for (size_t m = 2; m <= 30; ++m) shapes.push_back({m, 9 * k::gemm_panel_width() + 5, 37});
     // Small blocks run in k-chunks of 128 steps, larger ones (more than 32 rows) do not: a row of
     // either must match itself computed alone (chunked), across chunk and k-block boundaries.
     shapes.push_back({5, 4 * k::gemm_panel_width() + 3, 260});

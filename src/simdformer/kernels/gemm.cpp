@@ -1,17 +1,20 @@
 // GEMM: the hot spot of every layer. B is packed into column panels once (weights at load time,
 // K/V per head at run time); a register-tiled micro-kernel computes an R x (G panels) tile of C
 // while streaming G panels and broadcasting R rows of A. The tile shapes are a table by rows
-// (kRowTiles below): 4 x 1 panel for the bulk of the rows, 2 x 2 and 1 x 4 panels for the last
-// rows and for GEMMs of only 1 to 3 rows (short texts, decoding steps), so that every tile keeps
-// 8 independent accumulators and each panel is read from memory once for all rows.
+// (kRowTiles below): one panel and up to kMr rows for the bulk of the rows (4 in wasm and SSE2,
+// 6 in AVX2, 14 in AVX-512), 2 x 2 and 1 x 4 panels for the last rows and for GEMMs of only 1 to
+// 4 rows (short texts, decoding steps), so that every tile keeps at least 8 independent
+// accumulators and each panel is read from memory once for all rows.
 //
-// Tile choice: 4 rows x 2 vectors (4x8 for 128-bit lanes) keeps 8 accumulators + 2 B vectors + 1
-// broadcast in registers. Measured alternatives (BENCHMARKS.md, bench/experiments/gemm-ab.mjs): 5x8 and 6x8
-// tiles spill in V8 (x1.5 slower), XNNPACK's "splat" variant (one A vector load + lane shuffles)
-// loses to load32_splat on x86 (x1.25), and seeding the accumulators with the bias gains nothing
-// over adding it in the epilogue. What did pay: no k-blocking for k <= kKc (each C tile is
+// Tile choice in wasm: 4 rows x 2 vectors (4x8 for 128-bit lanes) keeps 8 accumulators + 2 B
+// vectors + 1 broadcast in registers. Measured alternatives (BENCHMARKS.md,
+// bench/experiments/gemm-ab.mjs): 5x8 and 6x8 tiles spill in V8 (x1.5 slower), XNNPACK's "splat"
+// variant (one A vector load + lane shuffles) loses to load32_splat on x86 (x1.25), and seeding
+// the accumulators with the bias gains nothing over adding it in the epilogue. What did pay: no k-blocking for k <= kKc (each C tile is
 // written once instead of being reloaded per k-block) and calling the 4-row tile directly.
 #include <algorithm>
+#include <array>
+#include <utility>
 
 #include "simdformer/kernels/kernels.h"
 #include "simdformer/kernels/vector_math.h"
@@ -33,28 +36,65 @@ constexpr size_t kMc = 128;   // rows of A packed at a time (kMc x kKc floats = 
 thread_local float g_a_block[kMc * kKc];
 
 // ---- the kernel choice ---------------------------------------------------------------------------
-// A tile of R rows spans G panels; each entry keeps R * G * kNrVecs = 8 accumulator vectors, as
-// many independent add chains as hide the add latency (XNNPACK's gemm-config picks a micro-kernel
-// per MR the same way). A short tile reads several panels at once instead of one panel with
-// 2 * R accumulators: the 1-row tile of a 5-row GEMM was latency-bound at about the cost of a
-// whole 4-row tile, and a one-panel tile streams one panel at a time (issue 20).
+// A tile of R rows spans G panels; each short entry keeps R * G * kNrVecs = 8 accumulator vectors,
+// as many independent add chains as hide the add latency (XNNPACK's gemm-config picks a
+// micro-kernel per MR the same way). A short tile reads several panels at once instead of one
+// panel with 2 * R accumulators: the 1-row tile of a 5-row GEMM was latency-bound at about the
+// cost of a whole 4-row tile, and a one-panel tile streams one panel at a time (issue 20).
 struct RowTile {
     size_t rows, panels;
 };
-constexpr RowTile kRowTiles[] = {{4, 1}, {2, 2}, {1, 4}};
+
+// Rows of the tallest main tile (one panel, 2 * kMr accumulators), by the vector registers the
+// build has. 4 in wasm: V8 spills 5- and 6-row tiles (x1.5 slower, see the header). Natively the
+// compiler allocates the registers: AVX2's 16 hold 6 rows (12 accumulators + 2 B vectors + 1
+// broadcast, the classic 6 x 16 AVX2 kernel), 32 (AVX-512) hold 14 (28 + 2 + 1; objdump shows
+// no spill). Why taller pays: a panel of B (kc x kNr floats, 96 KiB at kc = 768 in AVX-512) does
+// not fit L1, so every tile streams it from L2; 4 rows read 128 B of B per 8 multiply-adds, 14
+// rows per 28. Measured (bench_kernels GemmPacked, BENCHMARKS.md "Issue 31, taller tiles"):
+// 1.4-1.6x at 5 to 128 rows on AVX-512, 1.0-1.35x on AVX2. The scalar build keeps 4 x 4 scalars.
+#if !SIMDFORMER_SIMD || !defined(__x86_64__)
+constexpr size_t kMr = 4;  // wasm, scalar, arm64 (NEON has 32 registers; untimed: no arm64 here)
+#elif defined(SIMDFORMER_GEMM_MR)
+constexpr size_t kMr = SIMDFORMER_GEMM_MR;  // for A/B timing of tile heights (bench_kernels)
+#elif defined(__AVX512F__)
+constexpr size_t kMr = 14;
+#elif defined(__AVX2__)
+constexpr size_t kMr = 6;
+#else
+constexpr size_t kMr = 4;  // SSE2: 6 rows measured no faster (no FMA: each product needs a register)
+#endif
+static_assert(kMr >= 4, "tails of up to 4 rows are cut into the short tiles below");
+constexpr RowTile kRowTiles[] = {{kMr, 1}, {2, 2}, {1, 4}};  // and, if kMr > 4, 3 to kMr - 1 rows
 constexpr size_t kGroup = 4;  // panels visited together: the widest entry above
 
-// How a block of rows is cut, by its row count: 4-row tiles, then the last 1 to 4 rows as the
-// short tiles below (a block of 4q + t rows, t in 1..4, ends with kTail[t]). Ending every block
-// with short tiles means the first pass over each panel group streams 2 or 4 panels at once.
+// How a block of rows is cut, by its row count mc: a main part of `full` rows in one-panel tiles,
+// then a tail of the last rows in short tiles, kTail[rows] (a tail of 1 to 4 rows), so that the
+// first pass over each panel group streams 2 or 4 panels at once.
+// - kMr = 4 (wasm, SSE2, scalar): main tiles of 4 rows, and a tail of 1 to 4 rows.
+// - kMr > 4 (AVX2, AVX-512): a block of 1 to 4 rows is all tail; a larger one has no tail, and
+//   its main part is cut into as few tiles of at most kMr rows as can hold it, of heights that
+//   differ by at most one (128 rows with kMr = 14: 8 x 13 + 2 x 12). A fixed height leaves a
+//   slow short tail (128 = 10 x 12 + 8); equal heights keep every tile near the tallest.
+//   Tiles of 3 to kMr rows occur.
 constexpr size_t kTail[5][2] = {{0, 0}, {1, 0}, {2, 0}, {2, 1}, {2, 2}};
 
-// Rows in 4-row tiles of a block of mc >= 1 rows.
-inline size_t full_rows(size_t mc) { return (mc - 1) / 4 * 4; }
+// Rows in main tiles of a block of mc >= 1 rows.
+inline size_t full_rows(size_t mc) {
+    if constexpr (kMr == 4) return (mc - 1) / 4 * 4;
+    return mc > 4 ? mc : 0;
+}
+// Rows of the main tile at row i of a main part of `full` rows: the first `taller` tiles have one
+// row more than the others.
+inline size_t main_rows_at(size_t i, size_t full) {
+    if constexpr (kMr == 4) return 4;
+    const size_t tiles = (full + kMr - 1) / kMr, rows = full / tiles, taller = full % tiles;
+    return i < taller * (rows + 1) ? rows + 1 : rows;
+}
 // Rows of the tile that starts at row i of a block of mc rows.
 inline size_t tile_rows_at(size_t i, size_t mc) {
     const size_t full = full_rows(mc);
-    if (i < full) return 4;
+    if (i < full) return main_rows_at(i, full);
     const size_t* tail = kTail[mc - full];
     return i == full ? tail[0] : tail[1];
 }
@@ -144,8 +184,8 @@ void tile(const TileArgs& t, const Epilogue& ep) {
 
     // HOT LOOP: G * kNrVecs loads of B, R broadcasts of A, R * G * kNrVecs multiply-adds per step;
     // A streams through one pointer, each panel of B through its own (everything the loop reads
-    // from `t` is copied to locals first). One panel (the 4-row tile): both B vectors are loaded,
-    // then each row is broadcast once, 8 accumulators + 2 B + 1 broadcast in registers. Several
+    // from `t` is copied to locals first). One panel (the main tile): both B vectors are loaded,
+    // then each row is broadcast once, 2 * R accumulators + 2 B + 1 broadcast in registers. Several
     // panels: the R broadcasts are made first and each B vector is used as it is loaded, so at
     // most 8 accumulators + 2 broadcasts + 1 B vector are live, as in gemv.cpp.
     const float* ap = t.a;
@@ -184,10 +224,20 @@ void tile(const TileArgs& t, const Epilogue& ep) {
         }
 }
 
+// The one-panel tiles of 3 to kMr - 1 rows, by rows - 3, for main parts cut into equal heights
+// (none where kMr = 4: every main tile has 4 rows).
+template <size_t... I>
+constexpr auto lower_tiles(std::index_sequence<I...>) {
+    return std::array<void (*)(const TileArgs&, const Epilogue&), sizeof...(I)>{&tile<I + 3, 1>...};
+}
+constexpr auto kLowerTiles = lower_tiles(std::make_index_sequence<kMr == 4 ? 0 : kMr - 3>());
+
 // One tile of `rows` rows over at most `panels` panels (an entry of kRowTiles, or fewer panels at
 // the right edge); returns the panels it covered.
 size_t run_tile(size_t rows, size_t panels, const TileArgs& t, const Epilogue& ep) {
-    if (rows == 4) return tile<4, 1>(t, ep), 1;
+    if (rows == kMr) return tile<kMr, 1>(t, ep), 1;
+    if constexpr (kMr > 4)
+        if (rows >= 3) return kLowerTiles[rows - 3](t, ep), 1;
     if (rows == 2) return panels >= 2 ? (tile<2, 2>(t, ep), 2) : (tile<2, 1>(t, ep), 1);
     if (panels >= 4) return tile<1, 4>(t, ep), 4;
     if (panels >= 2) return tile<1, 2>(t, ep), 2;
@@ -237,8 +287,8 @@ TileArgs tile_args(const BlockArgs& b, const Epilogue& ep, size_t i, size_t jp) 
 
 // Panels [jg, jg + gp) (gp <= kGroup) of one block. The short tiles of the last rows go first:
 // they read the group's panels together, several streams at once, which is what memory
-// bandwidth needs (one stream at a time reached a third of it); the 4-row tiles then visit one
-// panel at a time, from cache, while every 4-row tile streams past it.
+// bandwidth needs (one stream at a time reached a third of it); the main tiles then visit one
+// panel at a time, from cache, while every main tile streams past it.
 void run_group(const BlockArgs& b, const Epilogue& ep, size_t jg, size_t gp) {
     const size_t full = full_rows(b.mc);
     for (size_t i = full; i < b.mc;) {
@@ -248,7 +298,13 @@ void run_group(const BlockArgs& b, const Epilogue& ep, size_t jg, size_t gp) {
         i += rows;
     }
     for (size_t jp = jg; jp < jg + gp; ++jp)
-        for (size_t i = 0; i < full; i += 4) tile<4, 1>(tile_args(b, ep, i, jp), ep);
+        for (size_t i = 0; i < full;) {
+            const size_t rows = main_rows_at(i, full);
+            // kMr = 4: always the first branch, the tile called directly as before
+            if (rows == kMr) tile<kMr, 1>(tile_args(b, ep, i, jp), ep);
+            else run_tile(rows, 1, tile_args(b, ep, i, jp), ep);
+            i += rows;
+        }
 }
 
 }  // namespace

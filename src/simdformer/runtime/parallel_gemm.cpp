@@ -12,7 +12,9 @@
 
 namespace simdformer::runtime {
 namespace {
-constexpr size_t kRowGrain = 4;  // rows per task in a row split: the micro-kernel's tile height
+// Rows per task in a row split: wasm's tile height. Each thread's run of tasks is one GEMM, which
+// natively is cut into taller tiles again.
+constexpr size_t kRowGrain = 4;
 
 std::atomic<double> g_override{-1.0};
 std::mutex g_cut_mutex;  // guards g_cut (written by set_threads, read by measured_cut_over)
