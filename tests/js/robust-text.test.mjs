@@ -418,7 +418,7 @@ describe('task heads and chat templates under hostile input', () => {
         for (const bad of [['a', , 'b'], ['a', 5], [null], huge(), endless()]) assert.throws(() => call(bad), error(pattern), `${what} ${bad.length}`);
       }
       await assert.rejects(chat.applyChatTemplate([messages[0], , messages[0]]), error(/messages\[1\] must be an object with a string role, got undefined/));
-      await assert.rejects(chat.applyChatTemplate(huge()), error(/messages\[0\] must be an object/));
+      await assert.rejects(chat.applyChatTemplate(huge()), error(/4294967295 messages are more than any chat template can read/));
       await assert.rejects(chat.generateText([messages[0], , messages[0]]), error(/messages\[1\] must be an object/));
       await assert.rejects(chat.generateText([messages, , messages], { maxNewTokens: 1 }), error(/conversation 1 must be a non-empty array/));
       await assert.rejects(chat.generateText(['Hi', , 'there'], { maxNewTokens: 1 }), error(/prompt 1 must be a string or token ids, got undefined/));
@@ -475,6 +475,26 @@ describe('task heads and chat templates under hostile input', () => {
       await assert.rejects(chat.applyChatTemplate([{ role: 'user', content: 'x', deep }]), error(/chat template failed: it recursed too deeply/));
       await assert.rejects(chat.applyChatTemplate(messages, { variables: { deep } }), error(/chat template failed: it recursed too deeply/));
       await assert.rejects(chat.generateText([{ role: 'user', content: 'word '.repeat(3000) }]), error(/the conversation is too long: \d+ tokens, and the model has \d+ positions/));
+    });
+  });
+
+  test('a million messages, or a list that says it has 2^32 - 1 valid ones, are refused before they are read or rendered', async () => {
+    const chat = await load('llama_gqa');
+    const message = { role: 'user', content: 'hi' };
+    const million = Array.from({ length: 1e6 }, () => message);
+    // Every index answers a valid message: reading the list item by item would never end.
+    const endless = new Proxy([message], { get: (t, k) => (k === 'length' ? 2 ** 32 - 1 : /^\d+$/.test(k) ? message : t[k]) });
+    const tooMany = (n) => error(new RegExp(`: ${n} messages are more than any chat template can read within its budget of 1000000 steps`));
+    await flat(async () => {
+      await assert.rejects(chat.applyChatTemplate(million), tooMany(1e6));
+      await assert.rejects(chat.applyChatTemplate(endless), tooMany(2 ** 32 - 1));
+      await assert.rejects(chat.generateText(million, { maxNewTokens: 1 }), tooMany(1e6));
+      await assert.rejects(chat.generateText([[message], endless], { maxNewTokens: 1 }), tooMany(2 ** 32 - 1));
+      // A template that never reads the messages is not run either: any that did could not finish.
+      await assert.rejects(chat.applyChatTemplate(million, { template: 'x' }), tooMany(1e6));
+      // Under the bound the template's own budget decides: this one spends the list's length + 3.
+      assert.equal(await chat.applyChatTemplate(million.slice(3), { template: '{{ messages | length }}' }), '999997');
+      await assert.rejects(chat.applyChatTemplate(million.slice(2), { template: '{{ messages | length }}' }), error(/it ran more than 1000000 steps/));
     });
   });
 

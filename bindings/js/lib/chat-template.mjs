@@ -42,6 +42,13 @@ const RANGE_LIMIT = 100_000;  // numbers one range() call may produce
 // conversation of a thousand messages takes about 10^5 (tens per message); nested loops over range() or
 // repeated lists would otherwise run for hours.
 const STEP_LIMIT = 1_000_000;
+// A template reads the messages through the variable `messages`, and evaluating it costs one step
+// per message (the list's length, above): a template that reads them at all spends more than
+// STEP_LIMIT steps on a list of STEP_LIMIT messages (and one that loops over them spends at least
+// twice that). Such a list can never render, so it is refused before it is read or converted for
+// the engine (that conversion alone took seconds for a million messages, only to fail at the
+// budget). Real conversations are hundreds of messages, tens of steps each.
+const MAX_MESSAGES = STEP_LIMIT - 1;
 const SPECIAL_TOKENS = ['bos_token', 'eos_token', 'unk_token', 'sep_token', 'pad_token', 'cls_token', 'mask_token'];
 
 const isPlainObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
@@ -86,12 +93,13 @@ export function chatTemplates(tokenizerConfig, jinjaText) {
 function checkMessages(messages, where) {
   const empty = () => fail(`${where}: messages must be a non-empty array of {role, content}, got ${describe(messages)}`);
   if (!Array.isArray(messages)) empty();
+  const tooMany = (n) => fail(`${where}: ${n} messages are more than any chat template can read within its budget of ${STEP_LIMIT} steps`);
   const list = readList(messages, (m, i) => {
     if (!isPlainObject(m) || typeof m.role !== 'string') fail(`${where}: messages[${i}] must be an object with a string role, got ${describe(m)}`);
     if (!(typeof m.content === 'string' || Array.isArray(m.content) || m.content === null || m.content === undefined)) {
       fail(`${where}: messages[${i}].content must be a string or a list of parts, got ${describe(m.content)}`);
     }
-  });
+  }, MAX_MESSAGES, tooMany);
   return list.length ? list : empty();
 }
 
