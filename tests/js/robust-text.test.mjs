@@ -478,6 +478,25 @@ describe('task heads and chat templates under hostile input', () => {
     });
   });
 
+  test('applyChatTemplate tools: a list of schemas, or null / left out for none, as transformers passes tools=None; anything else is refused', async () => {
+    const chat = await load('llama_gqa');
+    const messages = [{ role: 'user', content: 'hi' }];
+    // Mistral's templates test `tools is not none`: without tools that is false, as in Jinja2 with tools=None.
+    const template = '{% if tools is not none %}[TOOLS {{ tools | length }}]{% endif %}{% if documents is none %}[no documents]{% endif %}{{ messages[0].content }}';
+    await flat(async () => {
+      assert.equal(await chat.applyChatTemplate(messages, { template }), '[no documents]hi');
+      assert.equal(await chat.applyChatTemplate(messages, { template, tools: null }), '[no documents]hi');
+      assert.equal(await chat.applyChatTemplate(messages, { template, tools: [{ name: 'a' }, { name: 'b' }], documents: [] }), '[TOOLS 2]hi');
+      assert.equal(await chat.applyChatTemplate(messages, { template, variables: { tools: [{}] } }), '[TOOLS 1][no documents]hi');
+      for (const [tools, pattern] of [[2 ** 31, /tools must be a list of tool schemas \(objects\), got 2147483648/], [2 ** 32, /tools must be a list/],
+        ['x', /tools must be a list/], [{}, /tools must be a list/], [[{}, 5], /tools\[1\] must be a tool's JSON schema \(an object\), got 5/],
+        [[{}, , {}], /tools\[1\] must be/], [[() => 1], /tools\[0\] must be/], [[[]], /tools\[0\] must be/]]) {
+        await assert.rejects(chat.applyChatTemplate(messages, { tools }), error(pattern), String(tools));
+        await assert.rejects(chat.generateText(messages, { maxNewTokens: 1, chatTemplate: { tools } }), error(pattern), String(tools));
+      }
+    });
+  });
+
   test('a million messages, or a list that says it has 2^32 - 1 valid ones, are refused before they are read or rendered', async () => {
     const chat = await load('llama_gqa');
     const message = { role: 'user', content: 'hi' };

@@ -123,6 +123,18 @@ function chooseTemplate(chat, { template, tools }, where) {
   return source;
 }
 
+// tools: undefined or null (none, as transformers' tools=None: the "tool_use" template is not
+// chosen), else a list of JSON schemas (objects), read once. transformers iterates the list and
+// raises for an item that is neither a schema nor a Python function (from whose type hints it
+// would build one); anything else is not a list of tools either.
+function readTools(tools, where) {
+  if (tools === undefined || tools === null) return undefined;
+  if (!Array.isArray(tools)) fail(`${where}: tools must be a list of tool schemas (objects), got ${describe(tools)}`);
+  return readList(tools, (t, i) => {
+    if (!isPlainObject(t)) fail(`${where}: tools[${i}] must be a tool's JSON schema (an object), got ${describe(t)}`);
+  });
+}
+
 function boundedRange(start, stop, step = 1) {
   if (stop === undefined) [start, stop] = [0, start];
   if (![start, stop, step].every(Number.isSafeInteger)) throw new Error('range() takes integers');
@@ -162,10 +174,11 @@ export async function renderChat(chat, messages, options = {}, where = 'applyCha
   const known = ['addGenerationPrompt', 'tools', 'documents', 'template', 'variables'];
   for (const key of Object.keys(options)) if (!known.includes(key)) fail(`${where}: unknown option '${key}' (known: ${known.join(', ')})`);
   const list = checkMessages(messages, where);
-  const { addGenerationPrompt = false, tools, documents, variables = {} } = options;
+  const { addGenerationPrompt = false, documents, variables = {} } = options;
+  const tools = readTools(options.tools, where);
   if (typeof addGenerationPrompt !== 'boolean') fail(`${where}: addGenerationPrompt must be true or false, got ${describe(addGenerationPrompt)}`);
   if (!isPlainObject(variables)) fail(`${where}: variables must be an object, got ${describe(variables)}`);
-  const source = chooseTemplate(chat, options, where);
+  const source = chooseTemplate(chat, { template: options.template, tools }, where);
   const { Template, Environment, Interpreter } = await jinjaLibrary();
   let compiled;
   try {
@@ -176,6 +189,10 @@ export async function renderChat(chat, messages, options = {}, where = 'applyCha
   const values = {
     ...templateGlobals(),
     ...(chat?.specialTokens ?? {}),
+    // transformers always passes tools and documents (None when not given), so a template's
+    // `tools is not none` (Mistral's) is false without tools, not true of an undefined name.
+    tools: null,
+    documents: null,
     ...variables,
     messages: list,
     add_generation_prompt: addGenerationPrompt,
