@@ -478,6 +478,35 @@ describe('task heads and chat templates under hostile input', () => {
     });
   });
 
+  test('generateText options near 2^31, 2^32, 2^53, negative, NaN, Infinity, fractions, BigInt, strings: refused naming the option, for a text and for messages', async () => {
+    const chat = await load('llama_gqa');
+    const messages = [{ role: 'user', content: 'hi' }];
+    const { max_positions: positions, vocab_size: vocab } = chat.info;
+    // Values each option takes (seeds are 64-bit, temperatures any in [0, 10^6]).
+    const valid = { seed: [2 ** 31, 2 ** 32, 2 ** 31 - 1, 2 ** 32 - 1, 2 ** 32 + 1, -0], temperature: [1.5, -0] };
+    await flat(async () => {
+      for (const option of ['maxNewTokens', 'topK', 'seed', 'temperature', 'topP']) {
+        for (const v of [...NUMBERS, 2 ** 31 - 1, 2 ** 32 - 1, 2 ** 32 + 1, 2 ** 53 + 2, -(2 ** 31), -0.5]) {
+          for (const input of ['hi', messages, [messages, messages]]) {
+            const call = () => chat.generateText(input, { maxNewTokens: 2, stop: [], [option]: v });
+            if (valid[option]?.includes(v)) assert.equal((await call()).length ?? 1, Array.isArray(input[0]) ? 2 : 1);
+            else await assert.rejects(call, error(new RegExp(`generateText: ${option} must be`)), `${option} ${String(v)}`);
+          }
+        }
+      }
+      // The largest values that fit: every new position of the context, every token, the largest exact seed.
+      const r = await chat.generateText(messages, { maxNewTokens: 2, stop: [], topK: vocab, seed: Number.MAX_SAFE_INTEGER, temperature: 1e6, topP: 1 });
+      assert.equal(r.ids.length, 2);
+      const prompt = await chat.applyChatTemplate(messages, { addGenerationPrompt: true, tokenize: true });
+      const all = await chat.generateText(messages, { maxNewTokens: positions - prompt.length, stop: [] });
+      assert.equal(all.ids.length, positions - prompt.length);
+      await assert.rejects(chat.generateText(messages, { maxNewTokens: positions - prompt.length + 1, stop: [] }),
+        error(new RegExp(`the prompt's ${prompt.length} tokens \\+ maxNewTokens ${positions - prompt.length + 1} exceed the model's ${positions} positions`)));
+      for (const tokenize of [1, 2 ** 32, 'yes', null]) await assert.rejects(chat.applyChatTemplate(messages, { tokenize }), error(/tokenize must be true or false/));
+      for (const addGenerationPrompt of [1, 2 ** 32, 'yes', null]) await assert.rejects(chat.applyChatTemplate(messages, { addGenerationPrompt }), error(/addGenerationPrompt must be true or false/));
+    });
+  });
+
   test('applyChatTemplate tools: a list of schemas, or null / left out for none, as transformers passes tools=None; anything else is refused', async () => {
     const chat = await load('llama_gqa');
     const messages = [{ role: 'user', content: 'hi' }];
