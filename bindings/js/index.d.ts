@@ -751,9 +751,13 @@ export interface ChatMessage {
 export interface ChatTemplateOptions {
   /** Ends the prompt with the assistant's turn opening (default false; generateText: true). */
   addGenerationPrompt?: boolean;
-  /** The template's tools (and "tool_use" is chosen when the folder names one). */
-  tools?: readonly unknown[];
-  documents?: readonly unknown[];
+  /**
+   * The template's tools, JSON schemas (and "tool_use" is chosen when the folder names one);
+   * null or left out: none (the template sees none, as transformers' tools=None).
+   */
+  tools?: readonly Record<string, unknown>[] | null;
+  /** The template's documents; null or left out: none. */
+  documents?: readonly unknown[] | null;
   /** A name of the folder's templates, or the source of a template to use instead. */
   template?: string;
   /** More variables for the template. */

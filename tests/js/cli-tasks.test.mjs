@@ -75,6 +75,22 @@ test('ner --stride and qa --doc-stride: 0 is a stride (windows that do not overl
   assert.match(huge.stderr, /stride must be an integer in \[0, \d+\]/);
 });
 
+test('ner --stride near 2^31, 2^32 and 2^53, NaN, Infinity and other spellings of numbers: an error naming the stride, never a run', () => {
+  // Integers the option reads: the task refuses them (more than maxLength), exit 1.
+  for (const value of ['2147483647', '2147483648', '4294967295', '4294967296', '9007199254740991']) {
+    const r = cli('ner', '--json', '--model', hf('bert_tokcls'), '--text', 'John Smith', `--stride=${value}`);
+    assert.equal(r.status, 1, `${value}: ${r.stderr}`);
+    assert.match(r.stderr, new RegExp(`tokenClassify: stride must be an integer in \\[0, \\d+\\], got ${value}`));
+    assert.equal(r.stdout, '');
+  }
+  // Not an exact decimal integer >= 0: a usage error, exit 2.
+  for (const value of ['9007199254740993', '18446744073709551616', 'NaN', 'Infinity', '-Infinity', '1e3', '0x10', '1.5', '-0', '4 2', '+5']) {
+    const r = cli('ner', '--model', hf('bert_tokcls'), '--text', 'John Smith', `--stride=${value}`);
+    assert.equal(r.status, 2, `${value}: ${r.stderr}`);
+    assert.match(r.stderr, new RegExp(`--stride must be an integer >= 0, not '${value.replace(/[.+]/g, '\\$&')}'`));
+  }
+});
+
 test('qa: the answers over windows, from --context or --context-file', () => {
   const row = texts('bert_qa').qa[1];
   const r = cli('qa', '--json', '--model', hf('bert_qa'), '--question', row.question, '--context', row.context, '--top-k', '3',

@@ -183,6 +183,8 @@ for (const simd of [true, false]) {
       assert.equal(await model.applyChatTemplate(messages), '<s>[user] hi</s>');
       assert.equal(await model.applyChatTemplate(messages, { tools: [{ name: 'a' }, { name: 'b' }] }), 'tools: 2');
       assert.equal(await model.applyChatTemplate(messages, { template: 'tool_use', tools: [] }), 'tools: 0');
+      // tools: null is none (transformers' tools=None): the default template, not "tool_use".
+      assert.equal(await model.applyChatTemplate(messages, { tools: null }), '<s>[user] hi</s>');
       assert.equal(await model.applyChatTemplate(messages, { template: '{{ messages[0].content | upper }}{{ x }}', variables: { x: '!' } }), 'HI!');
       model.dispose();
     });

@@ -122,6 +122,11 @@ test('every operation at every heap level: out_of_memory or the right answer, th
     rerank: [() => heads.bert_reranker.rerank('q', ['a', 'b c', 'd'], { batchSize: 2 }), json],
     classify: [() => heads.bert_seqcls.classify(['a', ['b', 'c']], { topK: null, returnAttention: true }), json],
   });
+  // A conversation through the chat template into the key/value cache, and a batch of two (async:
+  // the checks with await, below).
+  const chat = heads.llama_gqa = await sf.loadPretrained(join(DATA, 'hf', 'llama_gqa'));
+  const messages = [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'John Smith lives in New York.' }];
+  ops['generateText (messages)'] = [() => chat.generateText([messages, messages.slice(1)], { maxNewTokens: 4, stop: [], returnAttention: 'mean' }), null];
   const summary = [];
   for (const [name, [op, key]] of Object.entries(ops)) {
     const outcomes = { ok: 0, oom: 0 };

@@ -418,7 +418,7 @@ describe('task heads and chat templates under hostile input', () => {
         for (const bad of [['a', , 'b'], ['a', 5], [null], huge(), endless()]) assert.throws(() => call(bad), error(pattern), `${what} ${bad.length}`);
       }
       await assert.rejects(chat.applyChatTemplate([messages[0], , messages[0]]), error(/messages\[1\] must be an object with a string role, got undefined/));
-      await assert.rejects(chat.applyChatTemplate(huge()), error(/messages\[0\] must be an object/));
+      await assert.rejects(chat.applyChatTemplate(huge()), error(/4294967295 messages are more than any chat template can read/));
       await assert.rejects(chat.generateText([messages[0], , messages[0]]), error(/messages\[1\] must be an object/));
       await assert.rejects(chat.generateText([messages, , messages], { maxNewTokens: 1 }), error(/conversation 1 must be a non-empty array/));
       await assert.rejects(chat.generateText(['Hi', , 'there'], { maxNewTokens: 1 }), error(/prompt 1 must be a string or token ids, got undefined/));
@@ -476,6 +476,118 @@ describe('task heads and chat templates under hostile input', () => {
       await assert.rejects(chat.applyChatTemplate(messages, { variables: { deep } }), error(/chat template failed: it recursed too deeply/));
       await assert.rejects(chat.generateText([{ role: 'user', content: 'word '.repeat(3000) }]), error(/the conversation is too long: \d+ tokens, and the model has \d+ positions/));
     });
+  });
+
+  test('generateText options near 2^31, 2^32, 2^53, negative, NaN, Infinity, fractions, BigInt, strings: refused naming the option, for a text and for messages', async () => {
+    const chat = await load('llama_gqa');
+    const messages = [{ role: 'user', content: 'hi' }];
+    const { max_positions: positions, vocab_size: vocab } = chat.info;
+    // Values each option takes (seeds are 64-bit, temperatures any in [0, 10^6]).
+    const valid = { seed: [2 ** 31, 2 ** 32, 2 ** 31 - 1, 2 ** 32 - 1, 2 ** 32 + 1, -0], temperature: [1.5, -0] };
+    await flat(async () => {
+      for (const option of ['maxNewTokens', 'topK', 'seed', 'temperature', 'topP']) {
+        for (const v of [...NUMBERS, 2 ** 31 - 1, 2 ** 32 - 1, 2 ** 32 + 1, 2 ** 53 + 2, -(2 ** 31), -0.5]) {
+          for (const input of ['hi', messages, [messages, messages]]) {
+            const call = () => chat.generateText(input, { maxNewTokens: 2, stop: [], [option]: v });
+            if (valid[option]?.includes(v)) assert.equal((await call()).length ?? 1, Array.isArray(input[0]) ? 2 : 1);
+            else await assert.rejects(call, error(new RegExp(`generateText: ${option} must be`)), `${option} ${String(v)}`);
+          }
+        }
+      }
+      // The largest values that fit: every new position of the context, every token, the largest exact seed.
+      const r = await chat.generateText(messages, { maxNewTokens: 2, stop: [], topK: vocab, seed: Number.MAX_SAFE_INTEGER, temperature: 1e6, topP: 1 });
+      assert.equal(r.ids.length, 2);
+      const prompt = await chat.applyChatTemplate(messages, { addGenerationPrompt: true, tokenize: true });
+      const all = await chat.generateText(messages, { maxNewTokens: positions - prompt.length, stop: [] });
+      assert.equal(all.ids.length, positions - prompt.length);
+      await assert.rejects(chat.generateText(messages, { maxNewTokens: positions - prompt.length + 1, stop: [] }),
+        error(new RegExp(`the prompt's ${prompt.length} tokens \\+ maxNewTokens ${positions - prompt.length + 1} exceed the model's ${positions} positions`)));
+      for (const tokenize of [1, 2 ** 32, 'yes', null]) await assert.rejects(chat.applyChatTemplate(messages, { tokenize }), error(/tokenize must be true or false/));
+      for (const addGenerationPrompt of [1, 2 ** 32, 'yes', null]) await assert.rejects(chat.applyChatTemplate(messages, { addGenerationPrompt }), error(/addGenerationPrompt must be true or false/));
+    });
+  });
+
+  test('applyChatTemplate tools: a list of schemas, or null / left out for none, as transformers passes tools=None; anything else is refused', async () => {
+    const chat = await load('llama_gqa');
+    const messages = [{ role: 'user', content: 'hi' }];
+    // Mistral's templates test `tools is not none`: without tools that is false, as in Jinja2 with tools=None.
+    const template = '{% if tools is not none %}[TOOLS {{ tools | length }}]{% endif %}{% if documents is none %}[no documents]{% endif %}{{ messages[0].content }}';
+    await flat(async () => {
+      assert.equal(await chat.applyChatTemplate(messages, { template }), '[no documents]hi');
+      assert.equal(await chat.applyChatTemplate(messages, { template, tools: null }), '[no documents]hi');
+      assert.equal(await chat.applyChatTemplate(messages, { template, tools: [{ name: 'a' }, { name: 'b' }], documents: [] }), '[TOOLS 2]hi');
+      assert.equal(await chat.applyChatTemplate(messages, { template, variables: { tools: [{}] } }), '[TOOLS 1][no documents]hi');
+      for (const [tools, pattern] of [[2 ** 31, /tools must be a list of tool schemas \(objects\), got 2147483648/], [2 ** 32, /tools must be a list/],
+        ['x', /tools must be a list/], [{}, /tools must be a list/], [[{}, 5], /tools\[1\] must be a tool's JSON schema \(an object\), got 5/],
+        [[{}, , {}], /tools\[1\] must be/], [[() => 1], /tools\[0\] must be/], [[[]], /tools\[0\] must be/]]) {
+        await assert.rejects(chat.applyChatTemplate(messages, { tools }), error(pattern), String(tools));
+        await assert.rejects(chat.generateText(messages, { maxNewTokens: 1, chatTemplate: { tools } }), error(pattern), String(tools));
+      }
+    });
+  });
+
+  test('a million messages, or a list that says it has 2^32 - 1 valid ones, are refused before they are read or rendered', async () => {
+    const chat = await load('llama_gqa');
+    const message = { role: 'user', content: 'hi' };
+    const million = Array.from({ length: 1e6 }, () => message);
+    // Every index answers a valid message: reading the list item by item would never end.
+    const endless = new Proxy([message], { get: (t, k) => (k === 'length' ? 2 ** 32 - 1 : /^\d+$/.test(k) ? message : t[k]) });
+    const tooMany = (n) => error(new RegExp(`: ${n} messages are more than any chat template can read within its budget of 1000000 steps`));
+    await flat(async () => {
+      await assert.rejects(chat.applyChatTemplate(million), tooMany(1e6));
+      await assert.rejects(chat.applyChatTemplate(endless), tooMany(2 ** 32 - 1));
+      await assert.rejects(chat.generateText(million, { maxNewTokens: 1 }), tooMany(1e6));
+      await assert.rejects(chat.generateText([[message], endless], { maxNewTokens: 1 }), tooMany(2 ** 32 - 1));
+      // A template that never reads the messages is not run either: any that did could not finish.
+      await assert.rejects(chat.applyChatTemplate(million, { template: 'x' }), tooMany(1e6));
+      // Under the bound the template's own budget decides: this one spends the list's length + 3.
+      assert.equal(await chat.applyChatTemplate(million.slice(3), { template: '{{ messages | length }}' }), '999997');
+      await assert.rejects(chat.applyChatTemplate(million.slice(2), { template: '{{ messages | length }}' }), error(/it ran more than 1000000 steps/));
+    });
+  });
+
+  test('tokenClassify with lone surrogates, emoji and astral characters: spans index the text, never split a pair, and read a lone surrogate as U+FFFD', async () => {
+    const texts = ['John \uD800 Smith lives in \uDC00New York', '\uD83D John Smith\uDE00 in Paris \uD83D\uDE00 Google',
+      'Jo\uD800hn Smith 😀 lives in 𝒩ew York', '\uDC00\uDC00 John', 'John  Smith \uD800\uD800 in  Paris'];
+    const high = (c) => c >= 0xd800 && c <= 0xdbff, low = (c) => c >= 0xdc00 && c <= 0xdfff;
+    const decodesTo = (slice) => new RegExp(`^${[...slice].map((c) => (c.codePointAt(0) < 0x80 ? c.replace(/[.*+?^${}()|[\]\\]/g, '\\$&') : `(?:${c}|\uFFFD+)`)).join('')}$`, 'u');
+    const splitsPair = (text, i) => i > 0 && i < text.length && high(text.charCodeAt(i - 1)) && low(text.charCodeAt(i));
+    let empty = 0, seen = 0;
+    for (const name of ['roberta_tokcls', 'bert_tokcls', 'xlmr_tokcls']) {
+      const m = await load(name);
+      const byteLevel = name === 'roberta_tokcls';
+      for (const text of texts) {
+        for (const aggregation of ['none', 'simple', 'first', 'average', 'max']) {
+          const entities = m.tokenClassify(text, { aggregation });
+          const what = `${name} ${aggregation} ${JSON.stringify(text)}`;
+          seen += entities.length;
+          for (const e of entities) {
+            const got = `${what}: ${JSON.stringify(e)}`;
+            assert.ok(Number.isInteger(e.start) && e.start >= 0 && e.start <= e.end && e.end <= text.length, got);
+            assert.ok(!splitsPair(text, e.start) && !splitsPair(text, e.end), got);
+            const slice = text.slice(e.start, e.end).toWellFormed();
+            if (e.start === e.end) {
+              // Only a byte-level token of spaces (Ġ): Hugging Face's trim_offsets gives it the empty
+              // span at its end, and the pipeline reports it so (word 'Ġ', or ' ' when grouped).
+              assert.ok(byteLevel && e.word.replace(/Ġ/g, ' ').trim() === '', got);
+              assert.ok(e.start > 0 && /\s/.test(text[e.start - 1]), got);
+              empty++;
+            } else if (byteLevel && aggregation !== 'none') {
+              // A group's word is its tokens' bytes decoded: the text, a lone surrogate as U+FFFD, and
+              // a character whose bytes the group holds only some of as U+FFFD too (the pipeline's
+              // convert_tokens_to_string).
+              assert.ok(decodesTo(slice.trim()).test(e.word.trim()), got);
+            }
+          }
+          // The same text with U+FFFD for each lone surrogate: the same entities (XLM-R's unknown
+          // token takes its word from the text).
+          const wellFormed = m.tokenClassify(text.toWellFormed(), { aggregation });
+          const norm = (list) => list.map((e) => ({ ...e, word: e.word.toWellFormed() }));
+          assert.deepEqual(norm(entities), norm(wellFormed), what);
+        }
+      }
+    }
+    assert.ok(seen > 100 && empty > 0, `${seen} entities, ${empty} of spaces only`);
   });
 
   test('empty texts with a tokenizer that adds no special tokens: no entities, else an error saying so', async () => {

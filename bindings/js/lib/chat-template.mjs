@@ -42,6 +42,13 @@ const RANGE_LIMIT = 100_000;  // numbers one range() call may produce
 // conversation of a thousand messages takes about 10^5 (tens per message); nested loops over range() or
 // repeated lists would otherwise run for hours.
 const STEP_LIMIT = 1_000_000;
+// A template reads the messages through the variable `messages`, and evaluating it costs one step
+// per message (the list's length, above): a template that reads them at all spends more than
+// STEP_LIMIT steps on a list of STEP_LIMIT messages (and one that loops over them spends at least
+// twice that). Such a list can never render, so it is refused before it is read or converted for
+// the engine (that conversion alone took seconds for a million messages, only to fail at the
+// budget). Real conversations are hundreds of messages, tens of steps each.
+const MAX_MESSAGES = STEP_LIMIT - 1;
 const SPECIAL_TOKENS = ['bos_token', 'eos_token', 'unk_token', 'sep_token', 'pad_token', 'cls_token', 'mask_token'];
 
 const isPlainObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
@@ -86,12 +93,13 @@ export function chatTemplates(tokenizerConfig, jinjaText) {
 function checkMessages(messages, where) {
   const empty = () => fail(`${where}: messages must be a non-empty array of {role, content}, got ${describe(messages)}`);
   if (!Array.isArray(messages)) empty();
+  const tooMany = (n) => fail(`${where}: ${n} messages are more than any chat template can read within its budget of ${STEP_LIMIT} steps`);
   const list = readList(messages, (m, i) => {
     if (!isPlainObject(m) || typeof m.role !== 'string') fail(`${where}: messages[${i}] must be an object with a string role, got ${describe(m)}`);
     if (!(typeof m.content === 'string' || Array.isArray(m.content) || m.content === null || m.content === undefined)) {
       fail(`${where}: messages[${i}].content must be a string or a list of parts, got ${describe(m.content)}`);
     }
-  });
+  }, MAX_MESSAGES, tooMany);
   return list.length ? list : empty();
 }
 
@@ -113,6 +121,18 @@ function chooseTemplate(chat, { template, tools }, where) {
   const source = chat.templates.get('default');
   if (source === undefined) fail(`${where}: the folder's chat templates are ${[...chat.templates.keys()].join(', ')}, and none is "default": pass options.template`, 'unsupported');
   return source;
+}
+
+// tools: undefined or null (none, as transformers' tools=None: the "tool_use" template is not
+// chosen), else a list of JSON schemas (objects), read once. transformers iterates the list and
+// raises for an item that is neither a schema nor a Python function (from whose type hints it
+// would build one); anything else is not a list of tools either.
+function readTools(tools, where) {
+  if (tools === undefined || tools === null) return undefined;
+  if (!Array.isArray(tools)) fail(`${where}: tools must be a list of tool schemas (objects), got ${describe(tools)}`);
+  return readList(tools, (t, i) => {
+    if (!isPlainObject(t)) fail(`${where}: tools[${i}] must be a tool's JSON schema (an object), got ${describe(t)}`);
+  });
 }
 
 function boundedRange(start, stop, step = 1) {
@@ -154,10 +174,11 @@ export async function renderChat(chat, messages, options = {}, where = 'applyCha
   const known = ['addGenerationPrompt', 'tools', 'documents', 'template', 'variables'];
   for (const key of Object.keys(options)) if (!known.includes(key)) fail(`${where}: unknown option '${key}' (known: ${known.join(', ')})`);
   const list = checkMessages(messages, where);
-  const { addGenerationPrompt = false, tools, documents, variables = {} } = options;
+  const { addGenerationPrompt = false, documents, variables = {} } = options;
+  const tools = readTools(options.tools, where);
   if (typeof addGenerationPrompt !== 'boolean') fail(`${where}: addGenerationPrompt must be true or false, got ${describe(addGenerationPrompt)}`);
   if (!isPlainObject(variables)) fail(`${where}: variables must be an object, got ${describe(variables)}`);
-  const source = chooseTemplate(chat, options, where);
+  const source = chooseTemplate(chat, { template: options.template, tools }, where);
   const { Template, Environment, Interpreter } = await jinjaLibrary();
   let compiled;
   try {
@@ -168,6 +189,10 @@ export async function renderChat(chat, messages, options = {}, where = 'applyCha
   const values = {
     ...templateGlobals(),
     ...(chat?.specialTokens ?? {}),
+    // transformers always passes tools and documents (None when not given), so a template's
+    // `tools is not none` (Mistral's) is false without tools, not true of an undefined name.
+    tools: null,
+    documents: null,
     ...variables,
     messages: list,
     add_generation_prompt: addGenerationPrompt,

@@ -13,8 +13,11 @@ import { describe } from './options.mjs';
  * wrong one, holes included: they read as undefined); stops at the first wrong item, so a sparse
  * array of length 2^32 - 1 costs one read. `list` must be an array.
  */
-export function readList(list, check) {
+// max: the most items accepted; a longer list (its length read once, with the items) is refused
+// by tooMany(n) before any item is read.
+export function readList(list, check, max = Infinity, tooMany = undefined) {
   const n = list.length, out = [];
+  if (n > max) tooMany(n);
   for (let i = 0; i < n; i++) {
     const item = list[i];
     check(item, i);
