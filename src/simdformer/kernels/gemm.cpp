@@ -64,26 +64,22 @@ constexpr size_t kMr = 6;
 #else
 constexpr size_t kMr = 4;  // SSE2: 6 rows measured no faster (no FMA: each product needs a register)
 #endif
-static_assert(kMr >= 4, "tails of up to 4 rows are cut into the short tiles below");
-constexpr RowTile kRowTiles[] = {{kMr, 1}, {2, 2}, {1, 4}};  // and, if kMr > 4, 3 to kMr - 1 rows
+static_assert(kMr >= 4, "main parts are cut into tiles of at least 4 rows");
+constexpr RowTile kRowTiles[] = {{kMr, 1}, {2, 2}, {1, 4}};  // and, if kMr > 4, 4 to kMr - 1 rows
 constexpr size_t kGroup = 4;  // panels visited together: the widest entry above
 
-// How a block of rows is cut, by its row count mc: a main part of `full` rows in one-panel tiles,
-// then a tail of the last rows in short tiles, kTail[rows] (a tail of 1 to 4 rows), so that the
-// first pass over each panel group streams 2 or 4 panels at once.
-// - kMr = 4 (wasm, SSE2, scalar): main tiles of 4 rows, and a tail of 1 to 4 rows.
-// - kMr > 4 (AVX2, AVX-512): a block of 1 to 4 rows is all tail; a larger one has no tail, and
-//   its main part is cut into as few tiles of at most kMr rows as can hold it, of heights that
-//   differ by at most one (128 rows with kMr = 14: 8 x 13 + 2 x 12). A fixed height leaves a
-//   slow short tail (128 = 10 x 12 + 8); equal heights keep every tile near the tallest.
-//   Tiles of 3 to kMr rows occur.
+// How a block of rows is cut, by its row count mc: a main part of 4q rows in one-panel tiles,
+// then a tail of the last 1 to 4 rows in short tiles (a block of 4q + t rows, t in 1..4, ends
+// with kTail[t]). The short tiles run first over each group of panels and stream 2 or 4 panels at
+// once, which is what memory bandwidth needs when the weights come from memory: without them the
+// addon's 5-token texts took 1.25x as long, although the kernel alone (weights in cache) was
+// faster. With kMr = 4 the main part is tiles of 4 rows; with kMr > 4 it is cut into as few
+// tiles of at most kMr rows as hold it, of heights that differ by at most one (124 rows with
+// kMr = 14: 7 x 14 + 2 x 13): tiles of 4 to kMr rows occur.
 constexpr size_t kTail[5][2] = {{0, 0}, {1, 0}, {2, 0}, {2, 1}, {2, 2}};
 
 // Rows in main tiles of a block of mc >= 1 rows.
-inline size_t full_rows(size_t mc) {
-    if constexpr (kMr == 4) return (mc - 1) / 4 * 4;
-    return mc > 4 ? mc : 0;
-}
+inline size_t full_rows(size_t mc) { return (mc - 1) / 4 * 4; }
 // Rows of the main tile at row i of a main part of `full` rows: the first `taller` tiles have one
 // row more than the others.
 inline size_t main_rows_at(size_t i, size_t full) {
@@ -224,20 +220,20 @@ void tile(const TileArgs& t, const Epilogue& ep) {
         }
 }
 
-// The one-panel tiles of 3 to kMr - 1 rows, by rows - 3, for main parts cut into equal heights
+// The one-panel tiles of 4 to kMr - 1 rows, by rows - 4, for main parts cut into equal heights
 // (none where kMr = 4: every main tile has 4 rows).
 template <size_t... I>
 constexpr auto lower_tiles(std::index_sequence<I...>) {
-    return std::array<void (*)(const TileArgs&, const Epilogue&), sizeof...(I)>{&tile<I + 3, 1>...};
+    return std::array<void (*)(const TileArgs&, const Epilogue&), sizeof...(I)>{&tile<I + 4, 1>...};
 }
-constexpr auto kLowerTiles = lower_tiles(std::make_index_sequence<kMr == 4 ? 0 : kMr - 3>());
+constexpr auto kLowerTiles = lower_tiles(std::make_index_sequence<kMr - 4>());
 
 // One tile of `rows` rows over at most `panels` panels (an entry of kRowTiles, or fewer panels at
 // the right edge); returns the panels it covered.
 size_t run_tile(size_t rows, size_t panels, const TileArgs& t, const Epilogue& ep) {
     if (rows == kMr) return tile<kMr, 1>(t, ep), 1;
     if constexpr (kMr > 4)
-        if (rows >= 3) return kLowerTiles[rows - 3](t, ep), 1;
+        if (rows >= 4) return kLowerTiles[rows - 4](t, ep), 1;
     if (rows == 2) return panels >= 2 ? (tile<2, 2>(t, ep), 2) : (tile<2, 1>(t, ep), 1);
     if (panels >= 4) return tile<1, 4>(t, ep), 4;
     if (panels >= 2) return tile<1, 2>(t, ep), 2;
