@@ -1,16 +1,26 @@
-// The one-thread modules' malloc: emmalloc underneath (-sMALLOC=emmalloc, about 3 KB gzip
-// smaller than dlmalloc), with an exact count of the bytes the callers asked for and have not
-// freed. That count is mallocBytes, what the leak tests compare before and after a call.
-// emmalloc's own mallinfo() cannot serve: it counts whole regions, and a block freed and asked
-// for again with the same size can come back in a region a few bytes larger (a tail too small
-// to split off stays in it), so the same live blocks could read as a different number.
+// The wasm modules' malloc: emmalloc underneath (-sMALLOC=emmalloc, about 3 KB gzip smaller
+// than dlmalloc), with an exact count of the bytes the callers asked for and have not freed.
+// That count is mallocBytes, what the leak tests compare before and after a call. emmalloc's own
+// mallinfo() cannot serve: it counts whole regions, and a block freed and asked for again with
+// the same size can come back in a region a few bytes larger (a tail too small to split off stays
+// in it), so the same live blocks could read as a different number.
 //
 // Each block carries a header of `alignment` bytes (16 at least) in front of the caller's
 // pointer; its last 8 bytes hold the size asked for and the alignment, so free() finds the
 // region's start again. Every entry point of the C allocator that emmalloc defines weakly is
-// defined here, so no pointer of one kind reaches the other's free. Not for the threads build:
-// Emscripten's pthread_create mallocs a thread's block and frees it with
-// emscripten_builtin_free (emmalloc's free, which would not know the header).
+// defined here, so no pointer of one kind reaches the other's free.
+//
+// Emscripten's runtime also allocates past malloc: its emscripten_builtin_malloc / _memalign /
+// _free are strong aliases of emmalloc's own functions, and the threads module uses them across
+// kinds (pthread_create mallocs a thread's block, stack and key table with malloc, and the main
+// thread frees them with emscripten_builtin_free when the thread has been joined; a thread's TLS
+// block comes from emscripten_builtin_memalign). The link wraps those three symbols
+// (-Wl,--wrap=..., bindings/CMakeLists.txt) onto the functions at the end of this file, so every
+// block the runtime hands out or takes back goes through the same header and the same count:
+// a joined pthread leaves mallocBytes where it was before the thread started. (musl's own
+// __libc_malloc / __libc_free, used in pairs by atexit and the locale code, stay emmalloc's.)
+// The count is atomic: in the threads module workers allocate and free too.
+#include <atomic>
 #include <cerrno>
 #include <cstddef>
 #include <cstdint>
@@ -26,7 +36,7 @@ void emmalloc_free(void* ptr);
 namespace {
 
 constexpr size_t kMinAlignment = 16;  // alignof(max_align_t) in wasm32, and room for the header
-size_t g_bytes = 0;                   // one thread: no atomics needed
+std::atomic<size_t> g_bytes{0};       // lowered to plain loads and stores without -pthread
 
 struct Header {
     uint32_t size;       // what the caller asked for
@@ -48,20 +58,20 @@ void* allocate(size_t alignment, size_t size) {
     }
     void* user = base + alignment;
     *header_of(user) = Header{uint32_t(size), uint32_t(alignment)};
-    g_bytes += size;
+    g_bytes.fetch_add(size, std::memory_order_relaxed);
     return user;
 }
 
 void release(void* user) {
     if (user == nullptr) return;
     const Header h = *header_of(user);
-    g_bytes -= h.size;
+    g_bytes.fetch_sub(h.size, std::memory_order_relaxed);
     emmalloc_free(static_cast<char*>(user) - h.alignment);
 }
 
 }  // namespace
 
-size_t simdformer_counted_malloc_bytes() { return g_bytes; }
+size_t simdformer_counted_malloc_bytes() { return g_bytes.load(std::memory_order_relaxed); }
 
 extern "C" {
 
@@ -103,5 +113,12 @@ int posix_memalign(void** out, size_t alignment, size_t size) {
 }
 
 size_t malloc_usable_size(void* ptr) { return ptr == nullptr ? 0 : header_of(ptr)->size; }
+
+// The runtime's own entry points, through -Wl,--wrap (above): the same blocks as malloc's.
+void* __wrap_emscripten_builtin_malloc(size_t size) { return allocate(kMinAlignment, size); }
+
+void* __wrap_emscripten_builtin_memalign(size_t alignment, size_t size) { return allocate(alignment, size); }
+
+void __wrap_emscripten_builtin_free(void* ptr) { release(ptr); }
 
 }  // extern "C"

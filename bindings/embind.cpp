@@ -14,7 +14,6 @@
 //    their return value.
 #include <emscripten/bind.h>
 #include <emscripten/val.h>
-#include <malloc.h>
 
 #include <cmath>
 #include <string>
@@ -22,9 +21,7 @@
 #include "entry/model_entry.h"
 #include "entry/ops_entry.h"
 #include "entry/reply.h"
-#if SIMDFORMER_COUNTED_MALLOC
 #include "counted_malloc.h"
-#endif
 
 using emscripten::val;
 
@@ -242,14 +239,9 @@ double live_bytes() { return double(Buffer::live_bytes()); }
 double peak_live_bytes() { return double(Buffer::peak_live_bytes()); }
 void reset_peak_live_bytes() { Buffer::reset_peak_live_bytes(); }
 // Bytes malloc has handed out and not taken back (weights, workspaces, call buffers, parser
-// state): what leak tests compare, since the wasm memory itself never shrinks. The one-thread
-// modules count the bytes asked for (counted_malloc.cpp, over emmalloc); the threads module asks
-// dlmalloc, whose in-use bytes are exact too.
-#if SIMDFORMER_COUNTED_MALLOC
+// state): what leak tests compare, since the wasm memory itself never shrinks. Every module
+// counts the bytes asked for (counted_malloc.cpp, over emmalloc).
 double malloc_bytes() { return double(simdformer_counted_malloc_bytes()); }
-#else
-double malloc_bytes() { return double(mallinfo().uordblks); }
-#endif
 
 }  // namespace
 }  // namespace simdformer::bindings

@@ -2,13 +2,19 @@
 // stacks), so a view of memory taken before that -- or by another thread's growth later -- is too
 // short. Every count loads a Hugging Face folder and runs sf.linear with the one-thread results,
 // sf.heapBytes is the memory's real size, and a copy out of memory is never silently short.
+// Starting and joining a pool leaves mallocBytes where it was: the runtime frees a joined
+// thread's blocks past malloc, and the counting malloc must see those frees too.
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 
+import createThreadsModule from '../../dist/simdformer-threads.mjs';
 import { SimdformerError, init } from '../../dist/node.mjs';
 import { copyF32, copyI32 } from '../../dist/lib/heap.mjs';
-import { DATA } from './helpers.mjs';
+import { withCommonJsNames } from '../../dist/node/threads.mjs';
+import { startThreadsInBackground, stopThreads, threadedModuleOptions } from '../../dist/lib/threads.mjs';
+import { DATA, DIST } from './helpers.mjs';
 
 const BERT = join(DATA, 'hf', 'bert');
 // Layers of several sizes: where malloc puts a block (and so whether it lies past a stale view's
@@ -63,4 +69,28 @@ test('a copy out of wasm memory is never silently short', () => {
   // Past the end of memory: an error, not fewer values.
   assert.throws(() => copyF32(module, 2 * 65536 - 8, 4), (e) => e instanceof SimdformerError && e.code === 'internal');
   assert.throws(() => copyI32(module, 2 * 65536, 1), (e) => e instanceof SimdformerError && e.code === 'internal');
+});
+
+// pthread_create mallocs a thread's block, stack and key table, and the main thread frees them
+// with emscripten_builtin_free once the thread is joined; the thread's TLS block comes from
+// emscripten_builtin_memalign. counted_malloc.cpp wraps those entry points, so a pool started
+// and joined again and again leaves the count exactly where it was (without the wrap, the frees
+// would reach emmalloc past the header: a wrong count, or a corrupt heap).
+test('threads module: mallocBytes is back at its level after each pool is joined', async () => {
+  const options = threadedModuleOptions({ wasmBinary: readFileSync(join(DIST, 'simdformer-threads.wasm')) }, 4,
+    join(DIST, 'simdformer-threads.worker.cjs'));
+  const module = await withCommonJsNames(() => createThreadsModule(options));
+  try {
+    assert.equal(await startThreadsInBackground(module, 4).ready, 4);
+    assert.equal(module.setThreads(1), '');  // a first cycle: whatever the first start keeps stays
+    const level = module.mallocBytes();
+    for (const threads of [2, 4, 3, 4]) {
+      assert.equal(module.setThreads(threads), '');
+      assert.ok(module.mallocBytes() > level, `${threads} threads: their stacks are counted`);
+      assert.equal(module.setThreads(1), '');
+      assert.equal(module.mallocBytes(), level, `after ${threads} threads were joined`);
+    }
+  } finally {
+    stopThreads(module);
+  }
 });

@@ -85,7 +85,7 @@ Result<Checkpoint> Checkpoint::open(const std::vector<CheckpointShard>& shards, 
             c.tensors_.push_back(std::move(t));
         }
     }
-    std::sort(c.tensors_.begin(), c.tensors_.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
+    sort_by_name(c.tensors_);
     for (size_t i = 0; i < c.tensors_.size(); ++i) c.index_[c.tensors_[i].name] = i;
 
     if (!index_json.empty()) {

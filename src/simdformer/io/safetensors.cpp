@@ -145,8 +145,12 @@ Result<SafetensorsHeader> read_safetensors_header(ByteSource& source, size_t sha
             return Status::io(cat({"tensors '", by_offset[i - 1]->name, "' and '", by_offset[i]->name,
                                    "' have overlapping data_offsets"}));
     }
-    std::sort(h.tensors.begin(), h.tensors.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
+    sort_by_name(h.tensors);
     return h;
+}
+
+void sort_by_name(std::vector<TensorInfo>& tensors) {
+    std::sort(tensors.begin(), tensors.end(), [](const TensorInfo& a, const TensorInfo& b) { return a.name < b.name; });
 }
 
 Result<std::string> describe_safetensors(const uint8_t* data, size_t size) {

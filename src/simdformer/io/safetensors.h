@@ -28,4 +28,8 @@ struct SafetensorsHeader {
 // Reads and validates the header of the safetensors file in `source`; its tensors get `shard`.
 Result<SafetensorsHeader> read_safetensors_header(ByteSource& source, size_t shard);
 
+// Sorts tensors by name: one copy of std::sort's code for a header's list and for a checkpoint's
+// list merged from its shards (two lambdas would be two instantiations, 673 B of wasm each).
+void sort_by_name(std::vector<TensorInfo>& tensors);
+
 }  // namespace simdformer
