@@ -51,8 +51,10 @@ struct RowTile {
 // broadcast, the classic 6 x 16 AVX2 kernel), 32 (AVX-512) hold 14 (28 + 2 + 1; objdump shows
 // no spill). Why taller pays: a panel of B (kc x kNr floats, 96 KiB at kc = 768 in AVX-512) does
 // not fit L1, so every tile streams it from L2; 4 rows read 128 B of B per 8 multiply-adds, 14
-// rows per 28. Measured (bench_kernels GemmPacked, BENCHMARKS.md "Issue 31, taller tiles"):
-// 1.4-1.6x at 5 to 128 rows on AVX-512, 1.0-1.35x on AVX2. The scalar build keeps 4 x 4 scalars.
+// rows per 28. Measured idle (BENCHMARKS.md "Issue 31: taller native tiles"), bench_kernels
+// GemmPacked against 4 rows: AVX-512 1.13-1.57x at 23 to 128 rows (65-68 % of the FMA peak at 128
+// rows), AVX2 1.10-1.17x (78-81 %); end to end the addon's 128-token and batch texts 4-9 % faster.
+// The scalar build keeps 4 x 4 scalars.
 #if !SIMDFORMER_SIMD || !defined(__x86_64__)
 constexpr size_t kMr = 4;  // wasm, scalar, arm64 (NEON has 32 registers; untimed: no arm64 here)
 #elif defined(SIMDFORMER_GEMM_MR)
