@@ -73,9 +73,9 @@ TEST_P(GemmTest, TransposedOperandMatchesReference) {
 std::vector<GemmCase> gemm_cases() {
     std::vector<GemmCase> cases;
     for (size_t m : {1, 3, 4, 5, 17}) for (size_t n : {1, 3, 8, 17, 129}) for (size_t kk : {1, 3, 17, 129}) cases.push_back({m, n, kk});
-    // Few rows (the small-M tiles: 2 x 2 and 1 x 4 panels, the tall tails of 4 to 13 rows and
-    // their right-edge variants): every M from 1 to 30 (two main tiles of the tallest build, 14
-    // rows, and a tail) against widths that end a panel group after 1, 2 or 3 of its 4 panels or
+    // Few rows (the small-M tiles: 2 x 2 and 1 x 4 panels, main tiles of 4 to 14 rows cut to
+    // equal heights, and their right-edge variants): every M from 1 to 30 (two main tiles of the
+    // tallest build, 14 rows, and a tail) against widths that end a panel group after 1, 2 or 3 of its 4 panels or
     // inside a panel (a panel is 2 vectors: 8 columns in wasm and SSE2, 16 in AVX2, 32 in AVX-512;
     // 4 in the scalar build).
     for (size_t m = 1; m <= 30; ++m) for (size_t n : {7, 21, 33, 75}) for (size_t kk : {5, 131}) cases.push_back({m, n, kk});

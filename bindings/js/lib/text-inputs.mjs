@@ -11,10 +11,9 @@ import { describe } from './options.mjs';
 /**
  * A copy of the array `list`, each item read once and passed to check(item, i) (which fails on a
  * wrong one, holes included: they read as undefined); stops at the first wrong item, so a sparse
- * array of length 2^32 - 1 costs one read. `list` must be an array.
+ * array of length 2^32 - 1 costs one read. `list` must be an array. A list longer than `max`
+ * items is refused by tooMany(n) before any item is read.
  */
-// max: the most items accepted; a longer list (its length read once, with the items) is refused
-// by tooMany(n) before any item is read.
 export function readList(list, check, max = Infinity, tooMany = undefined) {
   const n = list.length, out = [];
   if (n > max) tooMany(n);

@@ -10,8 +10,9 @@
 // vectors + 1 broadcast in registers. Measured alternatives (BENCHMARKS.md,
 // bench/experiments/gemm-ab.mjs): 5x8 and 6x8 tiles spill in V8 (x1.5 slower), XNNPACK's "splat"
 // variant (one A vector load + lane shuffles) loses to load32_splat on x86 (x1.25), and seeding
-// the accumulators with the bias gains nothing over adding it in the epilogue. What did pay: no k-blocking for k <= kKc (each C tile is
-// written once instead of being reloaded per k-block) and calling the 4-row tile directly.
+// the accumulators with the bias gains nothing over adding it in the epilogue. What did pay: no
+// k-blocking for k <= kKc (each C tile is written once instead of being reloaded per k-block)
+// and calling the 4-row tile directly.
 #include <algorithm>
 #include <array>
 #include <utility>
