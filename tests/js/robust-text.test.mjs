@@ -546,6 +546,31 @@ describe('task heads and chat templates under hostile input', () => {
     });
   });
 
+  test('tools, documents, variables and message contents that claim 2^32 - 1 items, or contain themselves, are refused before the engine converts them', async () => {
+    const chat = await load('llama_gqa');
+    const messages = [{ role: 'user', content: 'hi' }];
+    // Every index answers a valid item: converting the list item by item would never end.
+    const endless = (item) => new Proxy([item], { get: (t, k) => (k === 'length' ? 2 ** 32 - 1 : /^\d+$/.test(k) ? item : t[k]) });
+    const tooMany = (what) => error(new RegExp(`: ${what} holds more list items than any chat template can read within its budget of 1000000 steps`));
+    const looped = { name: 'a' };
+    looped.self = looped;
+    await flat(async () => {
+      await assert.rejects(chat.applyChatTemplate(messages, { tools: endless({ name: 'a' }) }), tooMany('tools'));
+      await assert.rejects(chat.applyChatTemplate(messages, { documents: endless({ text: 'a' }) }), tooMany('documents'));
+      await assert.rejects(chat.applyChatTemplate(messages, { variables: { x: endless(1) } }), tooMany('variables'));
+      await assert.rejects(chat.applyChatTemplate([{ role: 'user', content: endless({ type: 'text', text: 'a' }) }]), tooMany('messages'));
+      await assert.rejects(chat.generateText(messages, { maxNewTokens: 1, chatTemplate: { documents: endless('a') } }), tooMany('documents'));
+      // The budget is shared: two lists of 600,000 items are more than any template could read.
+      const many = Array.from({ length: 600_000 }, () => 1);
+      await assert.rejects(chat.applyChatTemplate(messages, { documents: many, variables: { more: many } }), tooMany('documents'));
+      await assert.rejects(chat.applyChatTemplate(messages, { tools: [looped] }), error(/chat template failed: it recursed too deeply/));
+      // Under the bound everything reaches the template as given (copies, read once).
+      assert.equal(await chat.applyChatTemplate(messages, { documents: many, template: '{{ documents | length }} {{ messages[0].content }}' }), '600000 hi');
+      assert.equal(await chat.applyChatTemplate([{ role: 'user', content: [{ type: 'text', text: 'a' }, { type: 'text', text: 'b' }] }],
+        { template: '{% for p in messages[0].content %}{{ p.text }}{% endfor %}', variables: { f: () => 1 } }), 'ab');
+    });
+  });
+
   test('tokenClassify with lone surrogates, emoji and astral characters: spans index the text, never split a pair, and read a lone surrogate as U+FFFD', async () => {
     const texts = ['John \uD800 Smith lives in \uDC00New York', '\uD83D John Smith\uDE00 in Paris \uD83D\uDE00 Google',
       'Jo\uD800hn Smith 😀 lives in 𝒩ew York', '\uDC00\uDC00 John', 'John  Smith \uD800\uD800 in  Paris'];

@@ -35,7 +35,9 @@ const GOAL = 150 * KB;
 // builds grew 0.6-1.1 KB with the per-token head. Chat templates, the generation files of language
 // models and the bundled Fortune Llama (issues 32, 34) took it to 40,056 B; the text APIs'
 // hardening (readList, option checks) and the threads build's background start (threadsReady) to
-// 42,109 B, and esbuild's --minify-syntax (names kept) back to 41,444 B (2026-12-02).
+// 42,109 B, and esbuild's --minify-syntax (names kept) back to 41,444 B; the chat template's
+// bounded copy of every value it hands the engine (a Proxy claiming 2^32 - 1 tools crashed V8)
+// to 41,952 B (2026-12-02).
 const BUDGET = {  // the .wasm budgets measured after issue 30's fourth round (size30d, -decoding)
   'simdformer.wasm': 158 * KB,
   'simdformer-scalar.wasm': 167 * KB,
@@ -43,7 +45,7 @@ const BUDGET = {  // the .wasm budgets measured after issue 30's fourth round (s
   'simdformer.mjs': 14 * KB,
   'simdformer-scalar.mjs': 16 * KB,
   'simdformer-threads.mjs': 22 * KB,
-  'browser.bundle.mjs': 41 * KB,
+  'browser.bundle.mjs': 42 * KB,
 };
 
 for (const [file, budget] of Object.entries(BUDGET)) {

@@ -49,6 +49,14 @@ const STEP_LIMIT = 1_000_000;
 // the engine (that conversion alone took seconds for a million messages, only to fail at the
 // budget). Real conversations are hundreds of messages, tens of steps each.
 const MAX_MESSAGES = STEP_LIMIT - 1;
+// The engine converts every value it is handed (Environment.set) item by item before the step
+// budget counts anything, and a Proxy can claim 2^32 - 1 items at no cost. So the messages' own
+// values, tools, documents and variables are copied first (templateCopy), each list and plain
+// object read once: their lists hold at most MAX_ITEMS items in all (no template could read more
+// within its budget; real ones are a few per message). A value that contains itself, or is
+// nested too deeply, overflows the stack here as it would in the engine, and is refused the same
+// way (renderChat's catch: "it recursed too deeply").
+const MAX_ITEMS = STEP_LIMIT - 1;
 const SPECIAL_TOKENS = ['bos_token', 'eos_token', 'unk_token', 'sep_token', 'pad_token', 'cls_token', 'mask_token'];
 
 const isPlainObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
@@ -123,6 +131,29 @@ function chooseTemplate(chat, { template, tools }, where) {
   return source;
 }
 
+const tooManyItems = (what, where) =>
+  `${where}: ${what} holds more list items than any chat template can read within its budget of ${STEP_LIMIT} steps (${MAX_ITEMS} in all)`;
+
+// A copy of `value` for the template engine, its lists' lengths counted against budget.left (see
+// MAX_ITEMS); values other than lists and plain objects (strings, numbers, functions the
+// variables may give, class instances) are passed as they are.
+function templateCopy(value, what, where, budget) {
+  if (value === null || typeof value !== 'object') return value;
+  const plain = Array.isArray(value) || [Object.prototype, null].includes(Object.getPrototypeOf(value));
+  if (!plain) return value;
+  if (!Array.isArray(value)) {
+    const out = {};
+    for (const key of Object.keys(value)) out[key] = templateCopy(value[key], what, where, budget);
+    return out;
+  }
+  const n = value.length;
+  if (n > budget.left) fail(tooManyItems(what, where));
+  budget.left -= n;
+  const out = [];
+  for (let i = 0; i < n; i++) out.push(templateCopy(value[i], what, where, budget));
+  return out;
+}
+
 // tools: undefined or null (none, as transformers' tools=None: the "tool_use" template is not
 // chosen), else a list of JSON schemas (objects), read once. transformers iterates the list and
 // raises for an item that is neither a schema nor a Python function (from whose type hints it
@@ -132,7 +163,7 @@ function readTools(tools, where) {
   if (!Array.isArray(tools)) fail(`${where}: tools must be a list of tool schemas (objects), got ${describe(tools)}`);
   return readList(tools, (t, i) => {
     if (!isPlainObject(t)) fail(`${where}: tools[${i}] must be a tool's JSON schema (an object), got ${describe(t)}`);
-  });
+  }, MAX_ITEMS, () => fail(tooManyItems('tools', where)));
 }
 
 function boundedRange(start, stop, step = 1) {
@@ -186,20 +217,21 @@ export async function renderChat(chat, messages, options = {}, where = 'applyCha
   } catch (e) {
     fail(`${where}: the chat template cannot be parsed: ${e.message}`, 'invalid_argument');
   }
-  const values = {
-    ...templateGlobals(),
-    ...(chat?.specialTokens ?? {}),
-    // transformers always passes tools and documents (None when not given), so a template's
-    // `tools is not none` (Mistral's) is false without tools, not true of an undefined name.
-    tools: null,
-    documents: null,
-    ...variables,
-    messages: list,
-    add_generation_prompt: addGenerationPrompt,
-    ...(tools === undefined ? {} : { tools }),
-    ...(documents === undefined ? {} : { documents }),
-  };
   try {
+    const budget = { left: MAX_ITEMS };
+    const values = {
+      ...templateGlobals(),
+      ...(chat?.specialTokens ?? {}),
+      // transformers always passes tools and documents (None when not given), so a template's
+      // `tools is not none` (Mistral's) is false without tools, not true of an undefined name.
+      tools: null,
+      documents: null,
+      ...templateCopy(variables, 'variables', where, budget),
+      messages: list.map((m) => templateCopy(m, 'messages', where, budget)),
+      add_generation_prompt: addGenerationPrompt,
+      ...(tools === undefined ? {} : { tools: templateCopy(tools, 'tools', where, budget) }),
+      ...(documents === undefined ? {} : { documents: templateCopy(documents, 'documents', where, budget) }),
+    };
     const env = new Environment();
     for (const [name, v] of Object.entries(values)) env.set(name, v);
     return new (boundedInterpreter(Interpreter))(env).run(compiled.parsed).value;
