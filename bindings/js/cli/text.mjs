@@ -184,8 +184,13 @@ async function textGenerate(sf, a, { out, write, progress }) {
     }
     // One prompt: stream the continuation token by token.
     write(a.chat ? `> ${prompts[0]}\n` : prompts[0]);
-    let first = 0;
-    const r = await model.generateText(inputs[0], { ...options, onToken: (e) => { if (!first) first = performance.now(); write(e.text); } });
+    let first = 0, r;
+    try {
+      r = await model.generateText(inputs[0], { ...options, onToken: (e) => { if (!first) first = performance.now(); write(e.text); } });
+    } catch (e) {
+      write('\n');  // end the streamed line, so the error (stderr) starts a line of its own
+      throw e;
+    }
     const ms = performance.now() - started, after = first ? performance.now() - first : 0;
     write('\n');
     const rate = r.ids.length > 1 && after > 0 ? `, ${((r.ids.length - 1) / (after / 1000)).toFixed(1)} tokens/s after the first` : '';
