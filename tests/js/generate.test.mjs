@@ -255,7 +255,7 @@ test('CLI: generate --model <folder> prints the prompt and its continuation', ()
   assert.match(wrong.stderr, /--prompt/);
   // An error of the generation itself (here a negative temperature) comes after the streamed
   // prompt: the prompt's line is ended first, so the message does not continue it in a terminal.
-  const failed = spawnSync(process.execPath, [cli, 'generate', '--model', folder('gpt2'), '--prompt', t.prompt, '--temperature', '-1'], { encoding: 'utf8' });
+  const failed = spawnSync(process.execPath, [cli, 'generate', '--model', folder('gpt2'), '--prompt', t.prompt, '--temperature=-1'], { encoding: 'utf8' });
   assert.equal(failed.status, 1, failed.stderr);
   assert.equal(failed.stdout, `${t.prompt}\n`);
   assert.match(failed.stderr, /^simdformer: .*temperature/);

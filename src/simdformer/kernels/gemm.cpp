@@ -1,18 +1,24 @@
 // GEMM: the hot spot of every layer. B is packed into column panels once (weights at load time,
 // K/V per head at run time); a register-tiled micro-kernel computes an R x (G panels) tile of C
 // while streaming G panels and broadcasting R rows of A. The tile shapes are a table by rows
-// (kRowTiles below): one panel and up to kMr rows for the bulk of the rows (4 in wasm and SSE2,
-// 6 in AVX2, 14 in AVX-512), 2 x 2 and 1 x 4 panels for the last rows and for GEMMs of only 1 to
-// 4 rows (short texts, decoding steps), so that every tile keeps at least 8 independent
-// accumulators and each panel is read from memory once for all rows.
+// (kRowTiles below): the main tile for the bulk of the rows (2 rows x 2 panels in wasm, one panel
+// and up to kMr rows natively: 4 in SSE2, 6 in AVX2, 14 in AVX-512), 2 x 2 and 1 x 4 panels for
+// the last rows and for GEMMs of only 1 to 4 rows (short texts, decoding steps), so that every
+// tile keeps at least 8 independent accumulators and each panel is read from memory once for all
+// rows.
 //
-// Tile choice in wasm: 4 rows x 2 vectors (4x8 for 128-bit lanes) keeps 8 accumulators + 2 B
-// vectors + 1 broadcast in registers. Measured alternatives (BENCHMARKS.md,
-// bench/experiments/gemm-ab.mjs): 5x8 and 6x8 tiles spill in V8 (x1.5 slower), XNNPACK's "splat"
-// variant (one A vector load + lane shuffles) loses to load32_splat on x86 (x1.25), and seeding
-// the accumulators with the bias gains nothing over adding it in the epilogue. What did pay: no
-// k-blocking for k <= kKc (each C tile is written once instead of being reloaded per k-block)
-// and calling the 4-row tile directly.
+// Tile choice in wasm: 8 accumulators (8 x f32x4 + B vectors + broadcasts fit x64's 16 vector
+// registers without a spill), as 2 rows x 2 panels: 2 broadcasts and 4 B loads per k-step. The
+// 4 x 1-panel tile that ran before (4 broadcasts + 2 B loads) measured 2-10 % slower on AMD Zen 3,
+// where V8's load32_splat (vbroadcastss from memory) takes an FP pipe the multiplies and adds
+// need (bench/experiments/gemm_ab/blocking.sh, BENCHMARKS.md "Issue 29: the main tile"). Measured
+// alternatives (BENCHMARKS.md, bench/experiments/gemm-ab.mjs): 5x8 and 6x8 tiles spill in V8
+// (x1.5 slower), XNNPACK's "splat" variant (one A vector load + lane shuffles) loses to
+// load32_splat on x86 (x1.25), seeding the accumulators with the bias gains nothing over adding
+// it in the epilogue, and smaller k-blocks (kKc 256-512) or row blocks (kMc 64) are slower on a
+// 512 KiB L2 too. What did pay: no k-blocking for k <= kKc (each C tile is written once instead
+// of being reloaded per k-block) and inlining the main tile into its loop (a call per tile cost
+// 7-13 %).
 #include <algorithm>
 #include <array>
 #include <utility>
@@ -68,17 +74,24 @@ constexpr size_t kMr = 6;
 constexpr size_t kMr = 4;  // SSE2: 6 rows measured no faster (no FMA: each product needs a register)
 #endif
 static_assert(kMr >= 4, "main parts are cut into tiles of at least 4 rows");
-constexpr RowTile kRowTiles[] = {{kMr, 1}, {2, 2}, {1, 4}};  // and, if kMr > 4, 4 to kMr - 1 rows
+// The main tile: 2 rows x 2 panels in wasm SIMD128 (see the header), else kMr rows x 1 panel.
+#if SIMDFORMER_SIMD && defined(__wasm__) && !defined(SIMDFORMER_GEMM_MAIN_4X1)
+constexpr RowTile kMain = {2, 2};
+#else
+constexpr RowTile kMain = {kMr, 1};  // SIMDFORMER_GEMM_MAIN_4X1: wasm's tile before, for A/B timing
+#endif
+constexpr RowTile kRowTiles[] = {kMain, {2, 2}, {1, 4}};  // and, if kMr > 4, 4 to kMr - 1 rows
 constexpr size_t kGroup = 4;  // panels visited together: the widest entry above
 
-// How a block of rows is cut, by its row count mc: a main part of 4q rows in one-panel tiles,
-// then a tail of the last 1 to 4 rows in short tiles (a block of 4q + t rows, t in 1..4, ends
-// with kTail[t]). The short tiles run first over each group of panels and stream 2 or 4 panels at
+// How a block of rows is cut, by its row count mc: a main part of 4q rows in main tiles, then a
+// tail of the last 1 to 4 rows in short tiles (a block of 4q + t rows, t in 1..4, ends with
+// kTail[t]). The short tiles run first over each group of panels and stream 2 or 4 panels at
 // once, which is what memory bandwidth needs when the weights come from memory: without them the
 // addon's 5-token texts took 1.25x as long, although the kernel alone (weights in cache) was
-// faster. With kMr = 4 the main part is tiles of 4 rows; with kMr > 4 it is cut into as few
-// tiles of at most kMr rows as hold it, of heights that differ by at most one (124 rows with
-// kMr = 14: 7 x 14 + 2 x 13): tiles of 4 to kMr rows occur.
+// faster. In wasm the main part is tiles of 2 rows x 2 panels; natively, with kMr = 4, tiles of
+// 4 rows x 1 panel, and with kMr > 4 it is cut into as few one-panel tiles of at most kMr rows as
+// hold it, of heights that differ by at most one (124 rows with kMr = 14: 7 x 14 + 2 x 13):
+// tiles of 4 to kMr rows occur.
 constexpr size_t kTail[5][2] = {{0, 0}, {1, 0}, {2, 0}, {2, 1}, {2, 2}};
 
 // Rows in main tiles of a block of mc >= 1 rows.
@@ -86,7 +99,7 @@ inline size_t full_rows(size_t mc) { return (mc - 1) / 4 * 4; }
 // Rows of the main tile at row i of a main part of `full` rows: the first `taller` tiles have one
 // row more than the others.
 inline size_t main_rows_at(size_t i, size_t full) {
-    if constexpr (kMr == 4) return 4;
+    if constexpr (kMain.panels > 1 || kMr == 4) return kMain.rows;
     const size_t tiles = (full + kMr - 1) / kMr, rows = full / tiles, taller = full % tiles;
     return i < taller * (rows + 1) ? rows + 1 : rows;
 }
@@ -164,9 +177,10 @@ inline void epilogue_row(const TileArgs& t, const Epilogue& ep, size_t r, size_t
 // The micro-kernel: R rows x G panels. Every element of C sees the same sequence of operations
 // whatever R, G and ncols are (zero, then one multiply-add per p in order, then the epilogue),
 // so results do not depend on where a row sits in a batch, on the tile that computed it, or on
-// how columns were split across threads.
+// how columns were split across threads. Always inlined: run_group's loop over main tiles has its
+// own copy (a call per tile cost 7-13 % in wasm), every other tile shape is called through tile().
 template <size_t R, size_t G>
-void tile(const TileArgs& t, const Epilogue& ep) {
+[[gnu::always_inline]] inline void tile_inline(const TileArgs& t, const Epilogue& ep) {
     // C rows go through `rows` on their way in and out, and the loops that touch the accumulators
     // have trivial bodies, so the compiler unrolls them and keeps every accumulator in a register.
     // (With row helpers called on acc[r][g] directly, g++ kept them on the stack: 4-row tiles
@@ -223,6 +237,11 @@ void tile(const TileArgs& t, const Epilogue& ep) {
         }
 }
 
+template <size_t R, size_t G>
+void tile(const TileArgs& t, const Epilogue& ep) {
+    tile_inline<R, G>(t, ep);
+}
+
 // The one-panel tiles of 4 to kMr - 1 rows, by rows - 4, for main parts cut into equal heights
 // (none where kMr = 4: every main tile has 4 rows).
 template <size_t... I>
@@ -234,7 +253,8 @@ constexpr auto kLowerTiles = lower_tiles(std::make_index_sequence<kMr - 4>());
 // One tile of `rows` rows over at most `panels` panels (an entry of kRowTiles, or fewer panels at
 // the right edge); returns the panels it covered.
 size_t run_tile(size_t rows, size_t panels, const TileArgs& t, const Epilogue& ep) {
-    if (rows == kMr) return tile<kMr, 1>(t, ep), 1;
+    if constexpr (kMain.panels == 1)
+        if (rows == kMr) return tile<kMr, 1>(t, ep), 1;
     if constexpr (kMr > 4)
         if (rows >= 4) return kLowerTiles[rows - 4](t, ep), 1;
     if (rows == 2) return panels >= 2 ? (tile<2, 2>(t, ep), 2) : (tile<2, 1>(t, ep), 1);
@@ -295,6 +315,15 @@ void run_group(const BlockArgs& b, const Epilogue& ep, size_t jg, size_t gp) {
         for (size_t jp = jg; jp < jg + gp;)
             jp += run_tile(rows, std::min(width, jg + gp - jp), tile_args(b, ep, i, jp), ep);
         i += rows;
+    }
+    if constexpr (kMain.panels > 1) {
+        // wasm: 2 x 2 tiles, and 2 x 1 on the last panel of an odd group
+        for (size_t jp = jg; jp < jg + gp; jp += kMain.panels)
+            for (size_t i = 0; i < full; i += kMain.rows) {
+                if (jp + kMain.panels <= jg + gp) tile_inline<kMain.rows, kMain.panels>(tile_args(b, ep, i, jp), ep);
+                else run_tile(kMain.rows, jg + gp - jp, tile_args(b, ep, i, jp), ep);
+            }
+        return;
     }
     for (size_t jp = jg; jp < jg + gp; ++jp)
         for (size_t i = 0; i < full;) {
