@@ -12,6 +12,9 @@
 #   kcN            kKc = N (a B panel of kc x 8 floats: 32 KiB at 1024, 12 KiB at 384)
 #   mcN            kMc = N (the packed A block: kMc x kc floats, 384 KiB at 128 x 768)
 #   kcN_mcM        both
+#   main4x1        today's blocking with wasm's main tile of before 2026-12-03 (4 rows x 1 panel,
+#                  -DSIMDFORMER_GEMM_MAIN_4X1): the A/B of BENCHMARKS.md "Issue 29: the main tile"
+# BLOCKING_NOBUILD=1 times the builds already in build/gemm_ab without regenerating them.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)"
 HERE="$ROOT/bench/experiments/gemm_ab"
@@ -22,19 +25,18 @@ files=()
 for v in "${names[@]}"; do
   src="$out/gemm_blk_$v.cpp"
   kc=$(sed -n 's/.*kc\([0-9]\+\).*/\1/p' <<<"$v"); mc=$(sed -n 's/.*mc\([0-9]\+\).*/\1/p' <<<"$v")
-  [ -n "${BLOCKING_NOBUILD:-}" ] || python3 - "$ROOT/src/simdformer/kernels/gemm.cpp" "$src" "${kc:-}" "${mc:-}" <<'PY'
-import sys
-src, dst, kc, mc = sys.argv[1:5]
-s = open(src).read()
-for name, val in (('kKc', kc), ('kMc', mc)):
-    if not val: continue
-    import re
-    new, n = re.subn(rf'constexpr size_t {name} = \d+;', f'constexpr size_t {name} = {val};', s)
-    assert n == 1, f'gemm.cpp changed, update blocking.sh: {name}'
-    s = new
-open(dst, 'w').write(s)
-PY
-  [ -n "${BLOCKING_NOBUILD:-}" ] || AB_FLAGS="" bash "$HERE/build.sh" "blk_$v" "$src" >/dev/null
+  flags=""; [ "$v" = main4x1 ] && flags="-DSIMDFORMER_GEMM_MAIN_4X1"
+  if [ -z "${BLOCKING_NOBUILD:-}" ]; then
+    # kKc / kMc edited in a copy of gemm.cpp; the sed must hit exactly one line of each it edits.
+    cp "$ROOT/src/simdformer/kernels/gemm.cpp" "$src"
+    for edit in "kKc:$kc" "kMc:$mc"; do
+      name=${edit%%:*} val=${edit#*:}
+      [ -n "$val" ] || continue
+      [ "$(grep -c "constexpr size_t $name = [0-9]*;" "$src")" = 1 ] || { echo "gemm.cpp changed, update blocking.sh: $name" >&2; exit 1; }
+      sed -i "s/constexpr size_t $name = [0-9]*;/constexpr size_t $name = $val;/" "$src"
+    done
+    AB_FLAGS="$flags" bash "$HERE/build.sh" "blk_$v" "$src" >/dev/null
+  fi
   files+=("$out/blk_$v.cjs")
   if [ "$v" = today ]; then cp "$out/blk_today.cjs" "$out/blk_today2.cjs"; files+=("$out/blk_today2.cjs"); fi
 done
@@ -46,5 +48,4 @@ log="$out/blocking.log"
 node "$ROOT/bench/experiments/gemm-ab.mjs" "${files[@]}" --bias --rounds "$rounds" "$@" \
   --shape 128x768x768,128x768x3072,128x3072x768,128x384x1536,46x768x768,23x768x3072 | tee "$log"
 uptime
-awk '/^[0-9]+x/ {shape = $1; first = ""} / sum / {s = $NF; if (first == "") first = s; else if (s != first) {print "BIT MISMATCH (hash of C) " shape ": " $1 " " s " vs " first; bad = 1}}
-     END {if (bad) exit 1; print "bits of C: every variant matches today on every shape"}' "$log"
+awk -f "$HERE/same_bits.awk" "$log"
