@@ -12,14 +12,13 @@
 
 #include <cstdlib>
 
-extern "C" {
 namespace {
 float* g_a;      // [4 * kc] A values, k-major in groups of 4 rows
 float* g_a4;     // [16 * kc] the same, each value 4 times (a_prebcast)
 float* g_b;      // [8 * kc] a panel of 8 columns (tile2x2: two panels of kc / 2 steps, 4 * kc apart)
-}
+}  // namespace
 
-int setup(int kc) {
+extern "C" int setup(int kc) {
     g_a = static_cast<float*>(aligned_alloc(64, 16 * kc));
     g_a4 = static_cast<float*>(aligned_alloc(64, 64 * kc));
     g_b = static_cast<float*>(aligned_alloc(64, 32 * kc));
@@ -37,22 +36,26 @@ int setup(int kc) {
      wasm_f32x4_extract_lane(c6, 0) + wasm_f32x4_extract_lane(c7, 0))
 #define MADD(c, a, b) c = wasm_f32x4_add(c, wasm_f32x4_mul(a, b))
 
+namespace {
 // Every loop does 8 multiply-adds of 4 lanes (64 flops) per k-step, kc k-steps per rep (tile2x2:
-// kc / 2 steps of 2 x 8).
-float tile4x1(int kc, int reps) {
+// kc / 2 steps of 2 x 8). The four 4-row loops differ only in where row r's A vector comes from:
+// A::row<r>(ap), with ap advancing A::kStep floats per k-step from A::base().
+template <class A>
+float four_rows(int kc, int reps) {
     float s = 0;
     for (int r = 0; r < reps; ++r) {
         ACCUMULATORS
-        const float* ap = g_a;
-        for (const float *bp = g_b, *e = g_b + 8 * kc; bp != e; ap += 4, bp += 8) {
+        const A src;
+        const float* ap = A::base();
+        for (const float *bp = g_b, *e = g_b + 8 * kc; bp != e; ap += A::kStep, bp += 8) {
             const v128_t b0 = wasm_v128_load(bp), b1 = wasm_v128_load(bp + 4);
-            v128_t a = wasm_v128_load32_splat(ap);
+            v128_t a = src.template row<0>(ap);
             MADD(c0, a, b0); MADD(c1, a, b1);
-            a = wasm_v128_load32_splat(ap + 1);
+            a = src.template row<1>(ap);
             MADD(c2, a, b0); MADD(c3, a, b1);
-            a = wasm_v128_load32_splat(ap + 2);
+            a = src.template row<2>(ap);
             MADD(c4, a, b0); MADD(c5, a, b1);
-            a = wasm_v128_load32_splat(ap + 3);
+            a = src.template row<3>(ap);
             MADD(c6, a, b0); MADD(c7, a, b1);
         }
         s += LANE0_SUM;
@@ -60,67 +63,39 @@ float tile4x1(int kc, int reps) {
     return s;
 }
 
-float no_a_loads(int kc, int reps) {
-    float s = 0;
-    for (int r = 0; r < reps; ++r) {
-        ACCUMULATORS
-        const v128_t a0 = wasm_f32x4_splat(g_a[0]), a1 = wasm_f32x4_splat(g_a[1]);
-        const v128_t a2 = wasm_f32x4_splat(g_a[2]), a3 = wasm_f32x4_splat(g_a[3]);
-        for (const float *bp = g_b, *e = g_b + 8 * kc; bp != e; bp += 8) {
-            const v128_t b0 = wasm_v128_load(bp), b1 = wasm_v128_load(bp + 4);
-            MADD(c0, a0, b0); MADD(c1, a0, b1);
-            MADD(c2, a1, b0); MADD(c3, a1, b1);
-            MADD(c4, a2, b0); MADD(c5, a2, b1);
-            MADD(c6, a3, b0); MADD(c7, a3, b1);
-        }
-        s += LANE0_SUM;
+struct SplatA {  // load32_splat of each row's value
+    static constexpr int kStep = 4;
+    static const float* base() { return g_a; }
+    template <int R> v128_t row(const float* ap) const { return wasm_v128_load32_splat(ap + R); }
+};
+struct RegisterA {  // the four values splatted once, before the loop
+    static constexpr int kStep = 0;
+    static const float* base() { return g_a; }
+    v128_t v[4] = {wasm_f32x4_splat(g_a[0]), wasm_f32x4_splat(g_a[1]), wasm_f32x4_splat(g_a[2]), wasm_f32x4_splat(g_a[3])};
+    template <int R> v128_t row(const float*) const { return v[R]; }
+};
+struct PrebroadcastA {  // each value stored 4 times: plain vector loads
+    static constexpr int kStep = 16;
+    static const float* base() { return g_a4; }
+    template <int R> v128_t row(const float* ap) const { return wasm_v128_load(ap + 4 * R); }
+};
+struct ShuffleA {  // one vector of the 4 values, lane R shuffled out
+    static constexpr int kStep = 4;
+    static const float* base() { return g_a; }
+    template <int R> v128_t row(const float* ap) const {
+        const v128_t av = wasm_v128_load(ap);
+        return wasm_i32x4_shuffle(av, av, R, R, R, R);
     }
-    return s;
-}
+};
 
-float a_prebcast(int kc, int reps) {
-    float s = 0;
-    for (int r = 0; r < reps; ++r) {
-        ACCUMULATORS
-        const float* ap = g_a4;
-        for (const float *bp = g_b, *e = g_b + 8 * kc; bp != e; ap += 16, bp += 8) {
-            const v128_t b0 = wasm_v128_load(bp), b1 = wasm_v128_load(bp + 4);
-            v128_t a = wasm_v128_load(ap);
-            MADD(c0, a, b0); MADD(c1, a, b1);
-            a = wasm_v128_load(ap + 4);
-            MADD(c2, a, b0); MADD(c3, a, b1);
-            a = wasm_v128_load(ap + 8);
-            MADD(c4, a, b0); MADD(c5, a, b1);
-            a = wasm_v128_load(ap + 12);
-            MADD(c6, a, b0); MADD(c7, a, b1);
-        }
-        s += LANE0_SUM;
-    }
-    return s;
-}
+}  // namespace
 
-float a_shuffle(int kc, int reps) {
-    float s = 0;
-    for (int r = 0; r < reps; ++r) {
-        ACCUMULATORS
-        const float* ap = g_a;
-        for (const float *bp = g_b, *e = g_b + 8 * kc; bp != e; ap += 4, bp += 8) {
-            const v128_t b0 = wasm_v128_load(bp), b1 = wasm_v128_load(bp + 4), av = wasm_v128_load(ap);
-            v128_t a = wasm_i32x4_shuffle(av, av, 0, 0, 0, 0);
-            MADD(c0, a, b0); MADD(c1, a, b1);
-            a = wasm_i32x4_shuffle(av, av, 1, 1, 1, 1);
-            MADD(c2, a, b0); MADD(c3, a, b1);
-            a = wasm_i32x4_shuffle(av, av, 2, 2, 2, 2);
-            MADD(c4, a, b0); MADD(c5, a, b1);
-            a = wasm_i32x4_shuffle(av, av, 3, 3, 3, 3);
-            MADD(c6, a, b0); MADD(c7, a, b1);
-        }
-        s += LANE0_SUM;
-    }
-    return s;
-}
+extern "C" float tile4x1(int kc, int reps) { return four_rows<SplatA>(kc, reps); }
+extern "C" float no_a_loads(int kc, int reps) { return four_rows<RegisterA>(kc, reps); }
+extern "C" float a_prebcast(int kc, int reps) { return four_rows<PrebroadcastA>(kc, reps); }
+extern "C" float a_shuffle(int kc, int reps) { return four_rows<ShuffleA>(kc, reps); }
 
-float tile2x2(int kc, int reps) {
+extern "C" float tile2x2(int kc, int reps) {
     float s = 0;
     const int stride = 4 * kc;  // floats from the first panel to the second
     for (int r = 0; r < reps; ++r) {
@@ -140,5 +115,4 @@ float tile2x2(int kc, int reps) {
         s += LANE0_SUM;
     }
     return s;
-}
 }

@@ -243,7 +243,7 @@ void tile(const TileArgs& t, const Epilogue& ep) {
 }
 
 // The one-panel tiles of 4 to kMr - 1 rows, by rows - 4, for main parts cut into equal heights
-// (none where kMr = 4: every main tile has 4 rows).
+// (none where kMr = 4: every main tile has the same shape, kMain).
 template <size_t... I>
 constexpr auto lower_tiles(std::index_sequence<I...>) {
     return std::array<void (*)(const TileArgs&, const Epilogue&), sizeof...(I)>{&tile<I + 4, 1>...};
