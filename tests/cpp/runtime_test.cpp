@@ -91,9 +91,17 @@ TEST(ThreadPool, UsesSeveralThreadsAndNestedCallsRunInline) {
     ASSERT_TRUE(rt::set_threads(3).is_ok());
     std::vector<std::thread::id> ids(3);
     std::vector<int> inner(3 * 10, 0);
+    std::atomic<int> started{0};
     rt::parallel_for(3, [&](size_t b, size_t e) {
         for (size_t t = b; t < e; ++t) {
             ids[t] = std::this_thread::get_id();
+            ++started;
+            // Range 0 waits until ranges 1 and 2 have started, so whichever thread runs it cannot
+            // also run them: the pool must have put another thread to work (a late worker's range
+            // may be taken by any thread that is free, so which one is not fixed).
+            const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+            while (t == 0 && started.load() < 3 && std::chrono::steady_clock::now() < deadline)
+                std::this_thread::yield();
             EXPECT_EQ(rt::in_parallel_task(), true);
             // A nested parallel_for runs on this thread: plain writes are race-free.
             rt::parallel_for(10, [&](size_t b2, size_t e2) {
@@ -101,11 +109,50 @@ TEST(ThreadPool, UsesSeveralThreadsAndNestedCallsRunInline) {
             });
         }
     });
+    EXPECT_EQ(started.load(), 3);
     EXPECT_FALSE(rt::in_parallel_task());
     EXPECT_NE(ids[0], ids[1]);
-    EXPECT_NE(ids[1], ids[2]);
-    EXPECT_EQ(ids[0], std::this_thread::get_id());  // range 0 runs on the caller
+    EXPECT_NE(ids[0], ids[2]);
     for (int x : inner) EXPECT_EQ(x, 1);
+}
+
+TEST(RangeClaims, EachRangeOfAJobIsClaimedOnceAndOlderJobsClaimNothing) {
+    rt::RangeClaims claims;
+    for (uint64_t job = 1; job <= 3; ++job) {
+        for (size_t u = 0; u < 4; ++u) {
+            EXPECT_FALSE(claims.claim(u, job + 1)) << "a job that has not been posted yet";
+            EXPECT_TRUE(claims.claim(u, job)) << "range " << u << " of job " << job;
+            EXPECT_FALSE(claims.claim(u, job)) << "claimed twice";
+            if (job > 1) EXPECT_FALSE(claims.claim(u, job - 1)) << "a worker still on the last job";
+        }
+    }
+    // A worker that slept through two jobs and wakes holding the first one's number claims nothing.
+    EXPECT_FALSE(claims.claim(0, 1));
+    EXPECT_TRUE(claims.claim(0, 4));
+}
+
+TEST(RangeClaims, ConcurrentClaimersGetEachRangeExactlyOnce) {
+    SKIP_WITHOUT_THREADS();
+    constexpr size_t kRanges = 8, kJobs = 2000, kThreads = 3;
+    rt::RangeClaims claims;
+    std::vector<std::atomic<int>> wins(kRanges * kJobs);
+    std::atomic<uint64_t> job{1};
+    std::atomic<size_t> finished{0};
+    auto claimer = [&](size_t first) {
+        for (uint64_t g = 1; g <= kJobs; ++g) {
+            while (job.load() < g) std::this_thread::yield();
+            for (size_t i = 0; i < kRanges; ++i) {
+                const size_t u = (first + i) % kRanges;
+                if (claims.claim(u, g) && ++wins[(g - 1) * kRanges + u] == 1 &&
+                    finished.fetch_add(1) + 1 == g * kRanges)
+                    job.store(g + 1);  // every range of job g claimed: post the next
+            }
+        }
+    };
+    std::vector<std::thread> threads;
+    for (size_t t = 0; t < kThreads; ++t) threads.emplace_back(claimer, t * 2);
+    for (auto& t : threads) t.join();
+    for (size_t i = 0; i < wins.size(); ++i) ASSERT_EQ(wins[i].load(), 1) << "job " << i / kRanges + 1 << " range " << i % kRanges;
 }
 
 // C for one GEMM call with every epilogue part, at the given thread count.

@@ -51,7 +51,12 @@ bool in_parallel_task() { return t_in_task; }
 // of paying a futex wake (tens of microseconds on a busy 2-core machine); once the model is idle
 // for longer than this, every thread sleeps and nothing spins (a Node script still exits, a
 // background page costs no CPU), as pthreadpool's and onnxruntime's pools do.
-constexpr std::chrono::microseconds kSpinWindow{50};
+// SIMDFORMER_SPIN_WINDOW_US builds another window for A/B timing (0: a pool that sleeps after
+// every job; bench/under-load.mjs compares the two with one core kept busy).
+#ifndef SIMDFORMER_SPIN_WINDOW_US
+#define SIMDFORMER_SPIN_WINDOW_US 50
+#endif
+constexpr std::chrono::microseconds kSpinWindow{SIMDFORMER_SPIN_WINDOW_US};
 
 // One step of a spin-wait: tells the core (and a hyper-threaded sibling) that this is a wait.
 inline void spin_pause() {
@@ -85,18 +90,27 @@ bool spin_until(Done done) {
 // itself in `sleepers` / `caller_asleep` (seq_cst) before it re-checks and waits under `mu`, and
 // the other side reads that flag (seq_cst) after its own update: one of the two always sees the
 // other, so a wake-up is never lost, and the lock is only taken when someone sleeps.
+//
+// Ranges are claimed, not assigned: thread t runs range t if it claims it first, and every
+// thread that has finished its own range claims whichever others are still unclaimed. A worker
+// that is late (descheduled because another process has its core, or still waking from sleep)
+// then costs the job nothing: the threads that are running take its range instead of waiting for
+// it. The ranges themselves are the static partition, whoever runs them, so results stay
+// bit-for-bit the same for every thread count.
 struct ThreadPool::Shared {
     size_t n_threads = 0;
     std::mutex mu;
     std::condition_variable wake;  // sleeping workers wait here for a new job (or stop)
-    std::condition_variable done;  // a sleeping run() waits here for the last worker of its job
+    std::condition_variable done;  // a sleeping run() waits here for the last range of its job
     std::atomic<uint64_t> generation{0};  // incremented for every job; workers compare with the last seen
     std::atomic<bool> stop{false};
-    std::atomic<size_t> pending{0};       // workers that have not finished the current job
+    std::atomic<size_t> ranges_left{0};   // ranges of the current job not yet finished
     std::atomic<size_t> sleepers{0};      // workers asleep (or about to be) on `wake`
     std::atomic<bool> caller_asleep{false};
+    std::atomic<bool> stealing{true};     // false while measure_fork_join times the hand-off itself
     size_t n_tasks = 0;                   // the job, written before `generation` is bumped
     const RangeFn* fn = nullptr;
+    RangeClaims claims;
     std::thread workers[kMaxThreads];
     size_t started = 0;
 
@@ -112,36 +126,54 @@ struct ThreadPool::Shared {
         return generation.load(std::memory_order_acquire);
     }
 
+    // Runs range u of job g, which this thread has claimed (so the job is still live: its fn and
+    // n_tasks are the ones published with g).
+    void run_range(size_t u) {
+        const TaskRange r = static_range(n_tasks, u, n_threads);
+        if (r.begin < r.end) {
+            InTask guard;
+            (*fn)(r.begin, r.end);
+        }
+        if (ranges_left.fetch_sub(1) == 1 && caller_asleep.load()) {
+            std::lock_guard<std::mutex> lock(mu);
+            done.notify_one();
+        }
+    }
+
+    // Thread t's part of job g: its own range if still unclaimed, then every other unclaimed one
+    // (the next threads' first, so two helpers do not contend for the same range).
+    void run_ranges(size_t t, uint64_t g) {
+        if (claims.claim(t, g)) run_range(t);
+        if (!stealing.load(std::memory_order_relaxed)) return;
+        for (size_t i = 1; i < n_threads; ++i) {
+            const size_t u = (t + i) % n_threads;
+            if (claims.claim(u, g)) run_range(u);
+        }
+    }
+
     void worker_main(size_t t) {
         uint64_t seen = 0;
         for (;;) {
             seen = wait_for_job(seen);
             if (stop.load()) return;
-            const TaskRange r = static_range(n_tasks, t, n_threads);
-            if (r.begin < r.end) {
-                InTask guard;
-                (*fn)(r.begin, r.end);
-            }
-            if (pending.fetch_sub(1) == 1 && caller_asleep.load()) {
-                std::lock_guard<std::mutex> lock(mu);
-                done.notify_one();
-            }
+            run_ranges(t, seen);
         }
     }
 
-    // Posts a job to every worker (the caller has set fn and n_tasks).
-    void post() {
-        pending.store(n_threads - 1);
-        generation.fetch_add(1);
+    // Posts a job to every worker (the caller has set fn and n_tasks); returns its generation.
+    uint64_t post() {
+        ranges_left.store(n_threads);
+        const uint64_t g = generation.fetch_add(1) + 1;
         if (sleepers.load() > 0) {
             std::lock_guard<std::mutex> lock(mu);  // a worker between its check and its wait holds mu
             wake.notify_all();
         }
+        return g;
     }
 
-    // Returns when every worker has finished the current job.
+    // Returns when every range of the current job has finished.
     void wait_done() {
-        auto finished = [&] { return pending.load() == 0; };
+        auto finished = [&] { return ranges_left.load() == 0; };
         if (spin_until(finished)) return;
         std::unique_lock<std::mutex> lock(mu);
         caller_asleep.store(true);
@@ -198,12 +230,7 @@ void ThreadPool::run(size_t n_tasks, RangeFn fn) {
     Shared& s = *shared_;
     s.fn = &fn;
     s.n_tasks = n_tasks;
-    s.post();
-    const TaskRange r = static_range(n_tasks, 0, s.n_threads);
-    if (r.begin < r.end) {
-        InTask guard;
-        fn(r.begin, r.end);
-    }
+    s.run_ranges(0, s.post());  // range 0 first: no worker claims another's range before its own
     s.wait_done();
 }
 
@@ -211,6 +238,10 @@ double ThreadPool::measure_fork_join() {
     // Empty jobs back to back, as the fork-joins of one forward pass come: the median of a few,
     // after many that bring the new workers up to speed (about a millisecond: also long enough
     // for the scheduler to spread the new threads over the cores).
+    // Without stealing: the caller would take the workers' empty ranges itself and time nothing
+    // but its own claims, a cost no split with real work in its ranges has.
+    Shared& s = *shared_;
+    s.stealing.store(false, std::memory_order_relaxed);  // published to the workers with each job
     auto nothing = [](size_t, size_t) {};
     for (int i = 0; i < 300; ++i) run(size(), nothing);
     double seconds[31];
@@ -219,6 +250,7 @@ double ThreadPool::measure_fork_join() {
         run(size(), nothing);
         t = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     }
+    s.stealing.store(true, std::memory_order_relaxed);
     std::sort(std::begin(seconds), std::end(seconds));
     return seconds[15];
 }

@@ -2,9 +2,11 @@
 //
 // Work is split statically: parallel_for(n_tasks, fn) cuts [0, n_tasks) into threads()
 // contiguous ranges, range t = [n*t/T, n*(t+1)/T), and calls fn(begin, end) once per non-empty
-// range: range 0 on the calling thread, range t on worker t. Tasks never combine results across
-// ranges (every output element is computed by exactly one task, with the same arithmetic
-// whichever thread runs it), so results are bit-for-bit identical for every thread count.
+// range: range 0 on the calling thread, range t on worker t unless worker t is late (another
+// process has its core, or it is still waking up), in which case a thread that has finished its
+// own range runs it (RangeClaims below). Tasks never combine results across ranges (every output
+// element is computed by exactly one task, with the same arithmetic whichever thread runs it), so
+// results are bit-for-bit identical for every thread count.
 //
 // Workers spin for a short window (kSpinWindow in thread_pool.cpp, tens of microseconds) after a
 // job, so the fork-joins of one forward pass cost about a microsecond, then sleep on a condition
@@ -13,7 +15,9 @@
 // thread's parallel_for holds the pool, runs inline on its caller (same results, no deadlock).
 #pragma once
 
+#include <atomic>
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 
 #include "simdformer/status.h"
@@ -39,6 +43,24 @@ struct TaskRange {
     size_t begin, end;
 };
 TaskRange static_range(size_t n_tasks, size_t t, size_t n_threads);
+
+// Largest thread count set_threads accepts.
+constexpr size_t kMaxThreads = 64;
+
+// Who runs each range of a job. Jobs are numbered 1, 2, ... (the pool's generation); claim(u, g)
+// is true for exactly one caller per range u of job g, provided every range of job g - 1 was
+// claimed (a job ends only when all its ranges have run), and false for a thread still acting on
+// an older job: a worker that wakes after its job ended touches nothing of the next.
+class RangeClaims {
+public:
+    bool claim(size_t range, uint64_t job) {
+        uint64_t previous = job - 1;
+        return last_[range].compare_exchange_strong(previous, job);
+    }
+
+private:
+    std::atomic<uint64_t> last_[kMaxThreads] = {};  // the last job that claimed each range
+};
 
 class ThreadPool {
 public:
@@ -66,8 +88,6 @@ private:
 // ---- process-wide pool -----------------------------------------------------------------------
 // True when this build can run more than one thread (SIMDFORMER_THREADS=ON).
 bool threads_supported();
-// Largest thread count set_threads accepts.
-constexpr size_t kMaxThreads = 64;
 // Sets the number of threads used by parallel_for (1 = none: the pool is stopped and joined).
 // Fails with `unsupported` in a build without threads, `invalid_argument` outside
 // [1, kMaxThreads], or `out_of_memory` when a thread cannot be started (the old setting stays).
