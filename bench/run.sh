@@ -28,6 +28,7 @@ if [ ! -f dist/simdformer.wasm ] || [ -n "$(find src bindings -newer dist/simdfo
 fi
 node bench/bench.mjs
 node bench/threads.mjs --threads 2          # 1 vs 2 threads, and against onnxruntime-web on 2 threads
+node bench/under-load.mjs --models minilm-l6 || [ $? -eq 2 ]  # issue 29: 1 vs 2 threads with one core kept busy (skipped when the machine is loaded)
 node bench/verify-hf-transformersjs.mjs      # the transformers.js folders load and match PyTorch
 node bench/embed.mjs                         # text -> embedding, simdformer vs transformers.js (Chromium + Node)
 node bench/tasks.mjs                         # classify and rerank, simdformer vs transformers.js (Chromium, 1 and 2 threads)
