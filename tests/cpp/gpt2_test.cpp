@@ -414,6 +414,14 @@ TEST(Gpt2Adapter, ConfigKeysAreCheckedAndLegacyOnesAccepted) {
               StatusCode::kUnsupported);
     EXPECT_EQ(with("\"n_head\": 4", "\"n_head\": 5").code(), StatusCode::kInvalidArgument);
     // Untied: lm_head.weight becomes required.
+    // GPT-2's task heads are not run here: refused at load, never loaded as the LM (the
+    // fixture's tensors would load, its head class unread).
+    for (const char* head : {"GPT2ForSequenceClassification", "GPT2ForTokenClassification", "GPT2ForQuestionAnswering"}) {
+        const Status st = with("\"GPT2LMHeadModel\"", std::string("\"") + head + "\"");
+        EXPECT_EQ(st.code(), StatusCode::kUnsupported) << head << ": " << st.message();
+        EXPECT_NE(st.message().find(head), std::string::npos) << st.message();
+        EXPECT_NE(st.message().find("not supported"), std::string::npos) << st.message();
+    }
     const Status untied = with("\"use_cache\": true", "\"use_cache\": true, \"tie_word_embeddings\": false");
     EXPECT_NE(untied.message().find("lm_head.weight"), std::string::npos) << untied.message();
 }
