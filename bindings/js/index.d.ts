@@ -784,13 +784,13 @@ export interface GenerateTextOptions {
   maxNewTokens?: number;
   /** Absent or 0: greedy. > 0: sample from softmax(logits / temperature) (1 when only topK / topP is set). */
   temperature?: number;
-  /** Sample among the tokens scoring at least the k-th best. */
+  /** Sample among the tokens scoring at least the k-th best (0: no top-k filter; above the vocabulary: every token). */
   topK?: number;
-  /** Sample among the most likely tokens whose probabilities reach topP (Hugging Face's rule). */
+  /** In [0, 1]: sample among the most likely tokens whose probabilities reach topP (Hugging Face's rule; 0 keeps the best). */
   topP?: number;
   /** Seed of the sampler (SplitMix64): the same seed repeats a run. Default: random, reported in the result. */
   seed?: number;
-  /** Token ids and/or texts that end a continuation. Default: the eos token (give it too when you set stop). */
+  /** Token ids and/or texts that end a continuation (up to 1024 different ids). Default: the eos tokens (give them too when you set stop). */
   stop?: number | string | readonly (number | string)[];
   /** Every token as it is chosen. Returning false stops all prompts; throwing rejects with that error; a promise is awaited. */
   onToken?: (event: TokenEvent) => void | boolean | Promise<void | boolean>;

@@ -70,8 +70,8 @@ struct ForwardRequest {
 // Hugging Face's generate applies them: temperature, then top-k, then top-p, then a draw.
 struct SamplerOptions {
     float temperature = 0.0f;  // 0: greedy (the argmax, first on ties); > 0: sample softmax(logits / temperature)
-    size_t top_k = 0;          // sampling: keep tokens scoring >= the k-th best (ties kept, as HF); 0: all
-    float top_p = 1.0f;        // sampling: keep the most likely tokens whose probabilities reach top_p (HF's rule)
+    size_t top_k = 0;          // sampling: keep tokens scoring >= the k-th best (ties kept, as HF); 0 or >= vocab: all
+    float top_p = 1.0f;        // sampling: keep the most likely tokens whose probabilities reach top_p (HF's rule; 0: the best)
     uint64_t seed = 0;         // state of the PRNG (SplitMix64): the same seed repeats a run exactly
 };
 

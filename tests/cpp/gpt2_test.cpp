@@ -17,6 +17,13 @@
 namespace simdformer::test {
 namespace {
 
+#define SF_EXPECT_OK(expr)                                                              \
+    do {                                                                                \
+        const ::simdformer::Status sf_st_ = (expr);                                     \
+        EXPECT_TRUE(sf_st_.is_ok()) << ::simdformer::status_code_name(sf_st_.code())    \
+                                    << ": " << sf_st_.message();                        \
+    } while (0)
+
 constexpr double kTolerance = 1e-4;  // against PyTorch
 constexpr double kCacheTolerance = 1e-5;  // KV-cached step against our own full recomputation
 
@@ -223,6 +230,70 @@ TEST(Gpt2Decoding, StopTokensEndItemsWhichThenProduceThePadToken) {
     EXPECT_LE(steps, 5u);
 }
 
+// A model with many eos ids (generation_config.json lists them): 65 and up to kMaxStopTokens
+// (1024) stop tokens are held, one more is refused by name.
+TEST(Gpt2Decoding, ManyStopTokensAreHeld) {
+    const Model m = load_fixture("gpt2");
+    const Golden g = load_golden("hf/gpt2/golden.safetensors");
+    const std::vector<int32_t> prompt = g.tokens("generate.prompt_ids"), want = g.tokens("generate.new_ids");
+    Workspace ws = workspace(m, 1, prompt.size(), prompt.size() + 8);
+    auto run = [&](size_t n_stop) {
+        // Ids the reference never produces, then its third token last: the run ends there.
+        std::vector<int32_t> stop;
+        for (int32_t id = 0; stop.size() + 1 < n_stop; ++id)
+            if (std::find(want.begin(), want.end(), id) == want.end()) stop.push_back(id);
+        stop.push_back(want[2]);
+        DecodeRequest r;
+        r.n_seq = prompt.size();
+        r.tokens = prompt.data();
+        r.max_new_tokens = 8;
+        r.stop_tokens = stop.data();
+        r.n_stop_tokens = stop.size();
+        SF_RETURN_IF_ERROR(m.decode_begin(r, ws));
+        size_t steps = 0;
+        while (!ws.decode_done()) {
+            SF_RETURN_IF_ERROR(m.decode_step(ws));
+            ++steps;
+        }
+        EXPECT_EQ(steps, 3u) << n_stop << " stop tokens";
+        return Status::ok();
+    };
+    SF_EXPECT_OK(run(65));
+    SF_EXPECT_OK(run(1024));
+    const Status st = run(1025);
+    EXPECT_EQ(st.code(), StatusCode::kInvalidArgument);
+    EXPECT_NE(st.message().find("n_stop_tokens=1025 exceeds 1024"), std::string::npos) << st.message();
+}
+
+// Activations that overflow make NaN logits (the loader refuses NaN weights, not finite ones:
+// ln_f's gains of 3e38 make its output +-inf, and the LM head's sums inf - inf): the step is an
+// error saying so, not token 0 (the argmax of NaN) on every step; greedy and sampling alike.
+TEST(Gpt2Decoding, NanLogitsEndTheStepWithAnError) {
+    const Golden weights = load_golden("hf/gpt2/model.safetensors");
+    std::vector<float> ln_f(weights.at("transformer.ln_f.weight").size(), 3e38f);
+    std::vector<std::pair<std::string, std::pair<Shape, const float*>>> tensors;
+    for (const auto& [name, data] : weights.values)
+        tensors.push_back({name, {weights.shapes.at(name), name == "transformer.ln_f.weight" ? ln_f.data() : data.data()}});
+    auto loaded = load_bytes(read_text(hf_path("gpt2/config.json")), write_safetensors(tensors));
+    SF_ASSERT_OK(loaded.status());
+    const Model& m = loaded.value();
+    const std::vector<int32_t> prompt = {51, 256, 851};
+    Workspace ws = workspace(m, 1, 3, 3 + 4);
+    for (float temperature : {0.0f, 1.0f}) {
+        DecodeRequest r;
+        r.n_seq = 3;
+        r.tokens = prompt.data();
+        r.max_new_tokens = 4;
+        r.sampler.temperature = temperature;
+        SF_ASSERT_OK(m.decode_begin(r, ws));
+        const Status st = m.decode_step(ws);
+        EXPECT_EQ(st.code(), StatusCode::kInvalidArgument) << "temperature " << temperature;
+        EXPECT_NE(st.message().find("NaN"), std::string::npos) << st.message();
+        EXPECT_TRUE(ws.decode_done());  // no further step reads the same numbers
+        EXPECT_FALSE(m.decode_step(ws).is_ok());
+    }
+}
+
 TEST(Gpt2Decoding, SamplingRepeatsForASeedAndDiffersAcrossSeeds) {
     const Model m = load_fixture("gpt2");
     const std::vector<int32_t> prompt = {51, 256, 851};
@@ -306,8 +377,8 @@ TEST(Gpt2Decoding, BadRequestsNameTheProblem) {
     expect(begin([](DecodeRequest& r) { r.max_new_tokens = 38; }), "40 positions");
     expect(begin([](DecodeRequest& r) { r.max_new_tokens = 0; }), "max_new_tokens");
     expect(begin([](DecodeRequest& r) { r.sampler.temperature = -1.0f; }), "temperature");
-    expect(begin([](DecodeRequest& r) { r.sampler.top_p = 0.0f; }), "top_p");
-    expect(begin([](DecodeRequest& r) { r.sampler.top_k = 5000; }), "top_k=5000");
+    expect(begin([](DecodeRequest& r) { r.sampler.top_p = -0.5f; }), "top_p");
+    expect(begin([](DecodeRequest& r) { r.sampler.top_p = 1.5f; }), "top_p");
     expect(m.decode_step(ws), "no decode_begin");
     Workspace no_cache = workspace(m, 1, 4, 0);
     DecodeRequest r;
@@ -315,6 +386,9 @@ TEST(Gpt2Decoding, BadRequestsNameTheProblem) {
     r.tokens = ids.data();
     r.max_new_tokens = 2;
     expect(m.decode_begin(r, no_cache), "max_context=0");
+    // HF's warpers: top_p 0 keeps the best token, a top_k above the vocabulary keeps them all.
+    SF_EXPECT_OK(begin([](DecodeRequest& r) { r.sampler.temperature = 1.0f; r.sampler.top_p = 0.0f; }));
+    SF_EXPECT_OK(begin([](DecodeRequest& r) { r.sampler.temperature = 1.0f; r.sampler.top_k = 5000; }));
 }
 
 // ---- the adapter: names, prefixes, buffers, configs ------------------------------------------
@@ -340,6 +414,14 @@ TEST(Gpt2Adapter, ConfigKeysAreCheckedAndLegacyOnesAccepted) {
               StatusCode::kUnsupported);
     EXPECT_EQ(with("\"n_head\": 4", "\"n_head\": 5").code(), StatusCode::kInvalidArgument);
     // Untied: lm_head.weight becomes required.
+    // GPT-2's task heads are not run here: refused at load, never loaded as the LM (the
+    // fixture's tensors would load, its head class unread).
+    for (const char* head : {"GPT2ForSequenceClassification", "GPT2ForTokenClassification", "GPT2ForQuestionAnswering"}) {
+        const Status st = with("\"GPT2LMHeadModel\"", std::string("\"") + head + "\"");
+        EXPECT_EQ(st.code(), StatusCode::kUnsupported) << head << ": " << st.message();
+        EXPECT_NE(st.message().find(head), std::string::npos) << st.message();
+        EXPECT_NE(st.message().find("not supported"), std::string::npos) << st.message();
+    }
     const Status untied = with("\"use_cache\": true", "\"use_cache\": true, \"tie_word_embeddings\": false");
     EXPECT_NE(untied.message().find("lm_head.weight"), std::string::npos) << untied.message();
 }
@@ -466,6 +548,57 @@ TEST(Sampler, DrawsFollowTheKeptProbabilities) {
     EXPECT_NEAR(counts[1] / 20000.0, 0.3 / 0.9999, 0.02);
     EXPECT_NEAR(counts[2] / 20000.0, 0.2 / 0.9999, 0.02);
     EXPECT_EQ(counts[3], 0u);
+}
+
+// logits / temperature overflowing (a tiny temperature, or +inf logits) is the limit of
+// temperature -> 0 over the best logits: draws among the tokens tied at the best, never another
+// (before, inf - inf made every probability NaN and the draw took the worst token).
+TEST(Sampler, OverflowingScoresDrawAmongTheBestLogits) {
+    struct Case {
+        std::vector<float> logits;
+        float temperature;
+        std::vector<int32_t> best;
+    };
+    const Case cases[] = {
+        {{1.0f, 5.0f, 5.0f, -3.0f}, 1e-38f, {1, 2}},           // 5 / 1e-38 > FLT_MAX
+        {{-10.0f, -20.0f, -10.0f, -90.0f}, 1e-38f, {0, 2}},    // every score -inf
+        {{0.0f, INFINITY, 2.0f, INFINITY}, 1.0f, {1, 3}},      // +inf logits
+        {{40.0f, 39.999996f, -INFINITY, 1.0f}, 1e-37f, {0}},   // 4e38 overflows; 1 ulp below the best is out
+    };
+    for (const Case& c : cases) {
+        const size_t V = c.logits.size();
+        SamplerOptions o;
+        o.temperature = c.temperature;
+        o.seed = 11;
+        Sampler sampler(o);
+        std::vector<float> probs(V);
+        std::vector<int32_t> order(V);
+        std::vector<size_t> counts(V);
+        for (int i = 0; i < 2000; ++i) ++counts[size_t(sampler.sample(c.logits.data(), V, probs.data(), order.data()))];
+        for (size_t t = 0; t < V; ++t) {
+            const bool best = std::find(c.best.begin(), c.best.end(), int32_t(t)) != c.best.end();
+            if (best) EXPECT_NEAR(counts[t] / 2000.0, 1.0 / c.best.size(), 0.05) << "token " << t << " T=" << c.temperature;
+            else EXPECT_EQ(counts[t], 0u) << "token " << t << " T=" << c.temperature;
+        }
+    }
+}
+
+// HF's TopPLogitsWarper with top_p 0 removes every token but min_tokens_to_keep = 1: the best.
+TEST(Sampler, TopPZeroKeepsTheBestToken) {
+    const std::vector<float> logits = {0.5f, 2.0f, 1.9f, -1.0f};
+    SamplerOptions o;
+    o.temperature = 1.0f;
+    o.top_p = 0.0f;
+    Sampler sampler(o);
+    std::vector<float> probs(4);
+    std::vector<int32_t> order(4);
+    ASSERT_EQ(sampler.candidates(logits.data(), 4, probs.data(), order.data()), 1u);
+    EXPECT_EQ(order[0], 1);
+    SF_EXPECT_OK(check_sampler(o, 4));
+    o.top_k = 10;  // more than the vocabulary: every token (HF takes min(top_k, vocab))
+    o.top_p = 1.0f;
+    SF_EXPECT_OK(check_sampler(o, 4));
+    EXPECT_EQ(Sampler(o).candidates(logits.data(), 4, probs.data(), order.data()), 4u);
 }
 
 TEST(Sampler, SplitMix64MatchesItsPublishedOutput) {

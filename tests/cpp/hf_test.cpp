@@ -379,6 +379,14 @@ TEST(HfClassifier, LabelsAndProblemTypeAreReadAsPretrainedConfigReadsThem) {
     auto gap = load_bytes(replaced(config, "\"1\": \"neutral\"", "\"7\": \"neutral\""), bytes);
     SF_ASSERT_OK(gap.status());
     EXPECT_EQ(parsed_info(gap.value())["labels"], nlohmann::json({"negative", "LABEL_1", "positive"}));
+    // Keys as Python's int() reads them (" 1", "+2" and "0_0" are 1, 2 and 0); values whatever
+    // JSON gives, printed as Python's str() prints them (HF keeps the value as it is).
+    std::string loose = replaced(config, "\"0\": \"negative\"", "\"0_0\": 5");
+    loose = replaced(loose, "\"1\": \"neutral\"", "\" 1\\n\": true");
+    loose = replaced(loose, "\"2\": \"positive\"", "\"+2\": null");
+    auto python = load_bytes(loose, bytes);
+    SF_ASSERT_OK(python.status());
+    EXPECT_EQ(parsed_info(python.value())["labels"], nlohmann::json({"5", "True", "None"}));
     auto multi = load_bytes(replaced(config, "\"pad_token_id\": 0", "\"pad_token_id\": 0, \"problem_type\": \"regression\""), bytes);
     SF_ASSERT_OK(multi.status());
     EXPECT_EQ(parsed_info(multi.value())["problem_type"], "regression");
@@ -403,7 +411,9 @@ TEST(HfClassifier, BadLabelsAndMissingHeadTensorsAreErrors) {
     auto with = [&](const std::string& from, const std::string& to) { return load_bytes(replaced(config, from, to), bytes).status(); };
     expect_error(with("\"0\": \"negative\"", "\"zero\": \"negative\""), StatusCode::kInvalidArgument,
                  {"id2label", "zero", "not an integer"});
-    expect_error(with("\"0\": \"negative\"", "\"0\": 5"), StatusCode::kInvalidArgument, {"id2label", "string"});
+    for (const char* key : {"\"0.5\"", "\"1__0\"", "\"_1\"", "\" \"", "\"1 2\"", "\"0x1\""})
+        expect_error(with("\"0\": \"negative\"", std::string(key) + ": \"negative\""), StatusCode::kInvalidArgument,
+                     {"id2label", "not an integer"});
     expect_error(with("\"1\": \"neutral\"", "\"01\": \"neutral\", \"1\": \"neutral\""), StatusCode::kInvalidArgument,
                  {"id2label", "twice"});
     expect_error(with("\"pad_token_id\": 0", "\"pad_token_id\": 0, \"problem_type\": \"ranking\""),

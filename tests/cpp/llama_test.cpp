@@ -377,6 +377,18 @@ TEST(RotaryConfig, HeadCountsRopeTypesAndWidthsAreChecked) {
                  StatusCode::kInvalidArgument, {"lm_head.weight"});
 }
 
+// A decoder's task heads (LlamaForSequenceClassification, ...) are not run here: refused at load
+// by name, never loaded as the causal LM they share their tensors with.
+TEST(RotaryConfig, DecoderTaskHeadsAreRefusedAtLoad) {
+    for (const char* head : {"ForSequenceClassification", "ForTokenClassification", "ForQuestionAnswering"}) {
+        for (const auto& [family, case_name] : {std::pair{"Llama", "llama_gqa"}, {"Qwen2", "qwen2"}, {"Mistral", "mistral_window"}}) {
+            const std::string from = std::string("\"") + family + "ForCausalLM\"";
+            const std::string cls = std::string(family) + head;
+            expect_error(load_with(from, "\"" + cls + "\"", case_name), StatusCode::kUnsupported, {cls, "not supported"});
+        }
+    }
+}
+
 // Special-token ids that only generation uses load even outside the vocabulary (reported), and
 // a list of eos ids (Llama 3) gives every one of them.
 TEST(RotaryConfig, GenerationTokenIdsAreAcceptedAsHuggingFaceDoes) {

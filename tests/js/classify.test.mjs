@@ -112,6 +112,13 @@ for (const simd of [true, false]) {
       for (const bad of [-1, 1.5, '2']) assert.throws(() => model.classify('x', { topK: bad }), SimdformerError);
       assert.deepEqual(model.classify('x', { topK: 0 }).predictions, []);  // the pipeline's scores[:0]
       assert.throws(() => model.classify('x', { functionToApply: 'tanh' }), SimdformerError);
+      // Any case, as the pipeline's ClassificationFunction[function_to_apply.upper()].
+      for (const fn of ['softmax', 'sigmoid', 'none']) {
+        for (const spelled of [fn.toUpperCase(), fn[0].toUpperCase() + fn.slice(1)]) {
+          assert.deepEqual(model.classify(batch[0], { functionToApply: spelled, topK: null }), model.classify(batch[0], { functionToApply: fn, topK: null }), spelled);
+        }
+      }
+      assert.throws(() => model.classify('x', { functionToApply: 'SIGMOIDS' }), /functionToApply must be .* \(any case\), got 'SIGMOIDS'/);
       assert.throws(() => model.classify('x', { top_k: 2 }), /unknown option 'top_k'/);
       assert.deepEqual(model.classify([]), []);  // the pipeline runs once per element of a list
       assert.deepEqual(model.embed([]), []);

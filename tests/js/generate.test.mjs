@@ -5,7 +5,8 @@
 // any step with a flat heap; the re-entrancy rule; sampling, stop tokens and texts; the CLI.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 
@@ -201,6 +202,43 @@ describe('streaming, cancellation and re-entrancy', async () => {
     assert.ok(byText.text.includes(piece.slice(-3)) && byText.ids.length < 8, byText.text);
   });
 
+  test("sampling options as Hugging Face reads them: topK 0 (none) or above the vocabulary, topP 0 (the best) or 1", async () => {
+    const vocab = model.info.vocab_size;
+    const sample = (o) => model.generateText(prompt, { maxNewTokens: 6, temperature: 1.3, seed: 7, stop: [], ...o });
+    const free = (await sample({})).ids;
+    for (const topK of [0, vocab, vocab + 1, 2 ** 40, Number.MAX_SAFE_INTEGER]) assert.deepEqual((await sample({ topK })).ids, free, `topK ${topK}`);
+    assert.deepEqual((await sample({ topP: 1 })).ids, free);
+    // topP 0 keeps only the best token: the greedy continuation, whatever the temperature.
+    const greedy = (await model.generateText(prompt, { maxNewTokens: 6, stop: [] })).ids;
+    assert.deepEqual((await sample({ topP: 0, temperature: 5 })).ids, greedy);
+  });
+
+  test('stop is read once, each id once: repeats, holes, sparse lists and 1024 / 1025 different ids', async () => {
+    const bad = async (options, pattern) => assert.rejects(model.generateText(prompt, options),
+      (e) => e instanceof SimdformerError && pattern.test(e.message), String(pattern));
+    // 2000 copies of one id are one stop token (they were "more than 64 stop token ids").
+    const repeated = await model.generateText(prompt, { maxNewTokens: 8, stop: Array(2000).fill(expected.ids[3]) });
+    assert.deepEqual(repeated.ids, expected.ids.slice(0, 4));
+    assert.equal(repeated.finishReason, 'stop');
+    await bad({ stop: [expected.ids[3], , 5] }, /stop\[1\] must be a token id/);
+    const sparse = new Array(2 ** 32 - 1);
+    sparse[0] = 5;
+    const start = Date.now();
+    await bad({ stop: sparse }, /stop\[1\] must be a token id .* got undefined/);  // at once, not a walk of 2^32 slots
+    assert.ok(Date.now() - start < 2000, `took ${Date.now() - start} ms`);
+    const ids = Array.from({ length: 1025 }, (_, i) => i);
+    assert.equal((await model.generateText(prompt, { maxNewTokens: 2, stop: ids.slice(0, 1024) })).promptIds.length, expected.promptIds.length);
+    await bad({ stop: ids }, /at most 1024 different stop token ids, got 1025/);
+  });
+
+  test('chatTemplate must be an object (applyChatTemplate\'s options), whatever the input', async () => {
+    for (const chatTemplate of ['{{ messages }}', 5, [], true]) {
+      await assert.rejects(model.generateText(prompt, { maxNewTokens: 1, chatTemplate }),
+        (e) => e instanceof SimdformerError && /chatTemplate must be an object/.test(e.message), String(chatTemplate));
+    }
+    assert.equal((await model.generateText(prompt, { maxNewTokens: 1, chatTemplate: null })).ids.length, 1);
+  });
+
   test('option and input errors name the problem', async () => {
     const bad = async (input, options, pattern) => assert.rejects(model.generateText(input, options),
       (e) => e instanceof SimdformerError && pattern.test(e.message), String(pattern));
@@ -208,7 +246,8 @@ describe('streaming, cancellation and re-entrancy', async () => {
     await bad(prompt, { maxNewTokens: 0 }, /maxNewTokens must be an integer in \[1, 40\]/);
     await bad(prompt, { temperature: -1 }, /temperature must be a number/);
     await bad(prompt, { temperature: 0, topK: 3 }, /temperature 0 asks for greedy/);
-    await bad(prompt, { topP: 0 }, /topP must be a number in \(0, 1\]/);
+    for (const topP of [-0.1, 1.1, NaN, Infinity]) await bad(prompt, { topP }, /topP must be a number in \[0, 1\]/);
+    for (const topK of [-1, 1.5, Infinity]) await bad(prompt, { topK }, /topK must be an integer in \[0, /);
     await bad(prompt, { stop: [1.5] }, /stop\[0\] must be a token id/);
     await bad(prompt, { signal: {} }, /signal must be an AbortSignal/);
     await bad(prompt, { colour: 1 }, /unknown option 'colour'/);
@@ -218,6 +257,72 @@ describe('streaming, cancellation and re-entrancy', async () => {
     const bert = await sf.loadPretrained(folder('bert'));
     await assert.rejects(bert.generateText('Hello'), (e) => e.code === 'unsupported' && /causal language model/.test(e.message));
     bert.dispose();
+  });
+});
+
+// A copy of the gpt2 folder with `change(dir)` applied, in a temporary directory.
+function gpt2Copy(change) {
+  const dir = mkdtempSync(join(tmpdir(), 'sf-gpt2-'));
+  cpSync(folder('gpt2'), dir, { recursive: true });
+  change(dir);
+  return dir;
+}
+
+describe('models that break generation', async () => {
+  const sf = await init();
+  const prompt = 'The quick brown fox';
+  const reference = await sf.loadPretrained(folder('gpt2'));
+  const expected = await reference.generateText(prompt, { maxNewTokens: 8, stop: [] });
+  reference.dispose();
+
+  test("65 eos ids in generation_config.json stop generation as one does; more than 1024 are refused by name", async () => {
+    const eos = (ids) => gpt2Copy((dir) => writeFileSync(join(dir, 'generation_config.json'), JSON.stringify({ eos_token_id: ids })));
+    const unused = Array.from({ length: 1057 }, (_, i) => i).filter((id) => !expected.ids.includes(id));
+    const dir = eos([...unused.slice(0, 64), expected.ids[3]]);
+    const dirs = [dir, eos(unused.slice(0, 1025))];
+    try {
+      const model = await sf.loadPretrained(dir);
+      const r = await model.generateText(prompt, { maxNewTokens: 8 });
+      assert.deepEqual(r.ids, expected.ids.slice(0, 4));
+      assert.equal(r.finishReason, 'stop');
+      model.dispose();
+      const many = await sf.loadPretrained(dirs[1]);
+      await assert.rejects(many.generateText(prompt, { maxNewTokens: 2 }),
+        (e) => e instanceof SimdformerError && /at most 1024 different stop token ids \(the model's eos ids\), got 1025/.test(e.message));
+      assert.equal((await many.generateText(prompt, { maxNewTokens: 2, stop: [] })).ids.length, 2);  // stop given: the eos ids are not read
+      many.dispose();
+    } finally {
+      for (const d of dirs) rmSync(d, { recursive: true, force: true });
+    }
+  });
+
+  // (Weights holding NaN are refused at load; finite ones can still overflow.)
+  test('activations that overflow: the step whose logits are NaN rejects, saying so (not token 0 forever); greedy and sampling', async () => {
+    // ln_f's gains of 3e38 make its output +-Infinity, and the LM head's sums Infinity - Infinity.
+    const dir = gpt2Copy((dir) => {
+      const file = join(dir, 'model.safetensors');
+      const bytes = readFileSync(file);
+      const n = Number(bytes.readBigUInt64LE(0));
+      const [begin, end] = JSON.parse(bytes.subarray(8, 8 + n).toString('utf8'))['transformer.ln_f.weight'].data_offsets;
+      for (let at = begin; at < end; at += 4) bytes.writeFloatLE(3e38, 8 + n + at);
+      writeFileSync(file, bytes);
+    });
+    try {
+      const model = await sf.loadPretrained(dir);
+      let base;
+      for (const round of [1, 2]) {  // the first round sizes the model's workspace; the second allocates nothing more
+        for (const options of [{}, { temperature: 0.8, seed: 3 }, { temperature: 1e-30, seed: 3 }]) {
+          await assert.rejects(model.generateText(prompt, { maxNewTokens: 4, ...options }),
+            (e) => e instanceof SimdformerError && e.code === 'invalid_argument' && /logits of item 0 are NaN/.test(e.message), JSON.stringify(options));
+        }
+        if (round === 1) base = sf.mallocBytes;
+      }
+      assert.equal(sf.mallocBytes, base, 'nothing left allocated');
+      assert.deepEqual(Array.from(model.encodeText(prompt).ids), Array.from(expected.promptIds), 'the model still works');
+      model.dispose();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 

@@ -199,12 +199,18 @@ for (const simd of [true, false]) {
         'invalid_argument', /range\(\) of 1000000000 numbers exceeds/);
       await rejectsWith(model.applyChatTemplate(messages, { template: '{% macro f(n) %}{{ f(n + 1) }}{% endmacro %}{{ f(0) }}' }),
         'invalid_argument', /chat template failed/);
-      // Loops that would run for hours stop at the step budget; a string longer than JavaScript
-      // can hold is an error too.
+      // Loops that would run for hours stop at the step budget; text beyond the text budget of
+      // 2^27 characters is an error too, before a string longer than JavaScript can hold.
       await rejectsWith(model.applyChatTemplate(messages, { template: '{% for i in range(100000) %}{% for j in range(100000) %}{% endfor %}{% endfor %}' }),
         'invalid_argument', /ran more than 1000000 steps/);
       await rejectsWith(model.applyChatTemplate(messages, { template: "{% set s = 'xxxxxxxxxxxxxxxx' %}{% for i in range(40) %}{% set s = s + s %}{% endfor %}{{ s }}" }),
-        'invalid_argument', /longer than a JavaScript string/);
+        'invalid_argument', /chat template failed: it made more than 134217728 characters of text/);
+      // Within the step budget, 300 distinct 4-million-character strings kept in a list fill
+      // 1.2 GB (a few more loop turns and V8 aborts the process when its heap runs out): the
+      // text budget stops it after 32.
+      const hoard = "{% set ns = namespace(s='x', l=[]) %}{% for i in range(22) %}{% set ns.s = ns.s + ns.s %}{% endfor %}"
+        + '{% for i in range(300) %}{% set ns.l = ns.l + [ns.s | upper] %}{% endfor %}{{ ns.l | length }}';
+      await rejectsWith(model.applyChatTemplate(messages, { template: hoard }), 'invalid_argument', /made more than 134217728 characters of text/);
       // A long real conversation is well inside the budget.
       const long = Array.from({ length: 1000 }, (_, i) => ({ role: i % 2 ? 'assistant' : 'user', content: `message ${i}` }));
       assert.ok((await model.applyChatTemplate(long, { addGenerationPrompt: true })).includes('message 999'));

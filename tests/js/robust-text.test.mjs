@@ -424,6 +424,9 @@ describe('task heads and chat templates under hostile input', () => {
       await assert.rejects(chat.generateText(['Hi', , 'there'], { maxNewTokens: 1 }), error(/prompt 1 must be a string or token ids, got undefined/));
       await assert.rejects(chat.generateText([[1, 2], huge()], { maxNewTokens: 1 }), error(/prompt 1 must be a string or token ids/));
       await assert.rejects(chat.generateText(Object.assign(huge(), { 0: 5 }), { maxNewTokens: 1 }), error(/token id undefined at index 1/));
+      assert.throws(() => chat.tokenizer.decode(Object.assign(huge(), { 0: 5 })), error(/decode: ids\[1\] is undefined/));
+      assert.throws(() => chat.tokenizer.decode([5, , 6]), error(/decode: ids\[1\] is undefined/));
+      await assert.rejects(chat.generateText('hi', { maxNewTokens: 1, stop: Object.assign(huge(), { 0: 5 }) }), error(/stop\[1\] must be a token id/));
     });
     assert.ok(Date.now() - start < 10000, `took ${Date.now() - start} ms`);
     // A Proxy that answers differently the second time it is read: the value read (once) is used.
@@ -482,8 +485,10 @@ describe('task heads and chat templates under hostile input', () => {
     const chat = await load('llama_gqa');
     const messages = [{ role: 'user', content: 'hi' }];
     const { max_positions: positions, vocab_size: vocab } = chat.info;
-    // Values each option takes (seeds are 64-bit, temperatures any in [0, 10^6]).
-    const valid = { seed: [2 ** 31, 2 ** 32, 2 ** 31 - 1, 2 ** 32 - 1, 2 ** 32 + 1, -0], temperature: [1.5, -0] };
+    // Values each option takes (seeds are 64-bit, temperatures any in [0, 10^6]; topK any count,
+    // as Hugging Face's min(top_k, vocab), -0 being 0: no filter; topP in [0, 1]).
+    const counts = [2 ** 31, 2 ** 32, 2 ** 31 - 1, 2 ** 32 - 1, 2 ** 32 + 1, -0];
+    const valid = { seed: counts, topK: counts, temperature: [1.5, -0], topP: [-0] };
     await flat(async () => {
       for (const option of ['maxNewTokens', 'topK', 'seed', 'temperature', 'topP']) {
         for (const v of [...NUMBERS, 2 ** 31 - 1, 2 ** 32 - 1, 2 ** 32 + 1, 2 ** 53 + 2, -(2 ** 31), -0.5]) {

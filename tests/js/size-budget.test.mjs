@@ -37,7 +37,8 @@ const GOAL = 150 * KB;
 // hardening (readList, option checks) and the threads build's background start (threadsReady) to
 // 42,109 B, and esbuild's --minify-syntax (names kept) back to 41,444 B; the chat template's
 // bounded copy of every value it hands the engine (a Proxy claiming 2^32 - 1 tools crashed V8)
-// to 41,952 B (2026-12-02).
+// to 41,952 B (2026-12-02); holes refused in batches and masks, the template's text budget, stop
+// read once and Hugging Face's topK / topP / any-case task options to 42,230 B (2026-12-03).
 const BUDGET = {  // the .wasm budgets measured after issue 30's fourth round (size30d, -decoding)
   'simdformer.wasm': 158 * KB,
   'simdformer-scalar.wasm': 167 * KB,

@@ -133,6 +133,14 @@ for (const simd of [true, false]) {
       const simple = texts('bert_tokcls').ner.flatMap((r) => r.results?.simple ?? []);
       assert.ok(simple.some((e) => e.word.includes('##') || e.end - e.start > 4));
       assert.throws(() => model.tokenClassify('x', { aggregation: 'longest' }), SimdformerError);
+      // Any case, as the pipeline's AggregationStrategy[aggregation_strategy.upper()].
+      const text = texts('bert_tokcls').ner[0].text;
+      for (const agg of ['simple', 'first', 'average', 'max', 'none']) {
+        for (const spelled of [agg.toUpperCase(), agg[0].toUpperCase() + agg.slice(1)]) {
+          assert.deepEqual(model.tokenClassify(text, { aggregation: spelled }), model.tokenClassify(text, { aggregation: agg }), spelled);
+        }
+      }
+      assert.throws(() => model.tokenClassify('x', { aggregation: 'SIMPLEX' }), isError('invalid_argument', /aggregation must be .* \(any case\), got 'SIMPLEX'/));
       assert.throws(() => model.tokenClassify('x', { ignoreLabels: 'O' }), SimdformerError);
       assert.throws(() => model.tokenClassify([['a', 'b']]), SimdformerError);
       assert.deepEqual(model.tokenClassify([]), []);  // as the pipeline: once per element of a list
@@ -206,6 +214,17 @@ for (const simd of [true, false]) {
       assert.throws(() => model.zeroShot(row.text, ' , '), isError('invalid_argument', /at least one candidate label/));
       assert.throws(() => model.zeroShot(row.text, ['a'], { hypothesisTemplate: 'no slot' }), isError('invalid_argument', /has no \{\}/));
       model.dispose();
+      // The scores are a softmax shifted by its max: logits past 709 (where Math.exp overflows
+      // to Infinity, and Infinity / Infinity is NaN) give the right finite scores.
+      const { zeroShotScores } = await import('../../dist/lib/zero-shot.mjs');
+      const big = Float32Array.of(800, 0, -5, 790, 0, 795);  // 2 candidates x [entailment, neutral, contradiction]
+      const single = zeroShotScores(big, 3, ['a', 'b'], 0, false);
+      assert.deepEqual(single.labels, ['a', 'b']);
+      close(single.scores[0], 1 / (1 + Math.exp(-10)), 'single a');
+      close(single.scores[1], Math.exp(-10) / (1 + Math.exp(-10)), 'single b');
+      const multi = zeroShotScores(big, 3, ['a', 'b'], 0, true);
+      close(multi.scores[0], 1, 'multi a');
+      close(multi.scores[1], Math.exp(-5) / (1 + Math.exp(-5)), 'multi b');
       // The same weights with the labels renamed: no entailment label is an error, and a moved
       // entailment label moves the column (not an assumed index).
       const none = await sf.loadPretrained(withConfig('roberta_nli', (c) => {

@@ -97,6 +97,29 @@ test('a huge batch is an error about its contents, not a stack overflow', async 
   model.dispose();
 });
 
+test('a hole in a batch, a list of masks, a row list or a mask matrix is refused, never run as zeros', async () => {
+  const seq = await sf.loadModel(modelPath('seq2seq'), configOf('seq2seq'));
+  assert.throws(() => seq.encode([[3, 4], , [5]]), isError(/input\[1\] is missing: the array has a hole there/));
+  const sparse = new Array(2 ** 32 - 1);
+  sparse[0] = [3];
+  assert.throws(() => seq.encode(sparse), isError(/input\[1\] is missing/));  // at once, not a walk of 2^32 slots
+  assert.throws(() => seq.encode([[3, 4], [5, 6]], { paddingMask: [[0, 1], ,] }), isError(/paddingMask\[1\] is missing/));
+  assert.throws(() => seq.encode([[3, 4], [5, 6]], { paddingMask: new Array(2) }), isError(/paddingMask\[0\] is missing/));
+  // With every item given, the same batch runs (null: no mask for that sequence).
+  assert.equal(seq.encode([[3, 4], [5, 6]], { paddingMask: [[0, 1], null] }).sequences.length, 2);
+  seq.dispose();
+  const enc = await sf.loadModel(modelPath('encoder'), configOf('encoder'));
+  const row = Array(12).fill(0.5);
+  assert.throws(() => enc.encode([row, , row]), isError(/row\[1\] is missing/));
+  assert.throws(() => enc.encode([[row, row], [row, , row]]), isError(/input\[1\]: row\[1\] is missing/));
+  enc.dispose();
+  const q = [[1], [0.5], [0.2]];
+  assert.throws(() => sf.attention(q, q, q, { mask: [[0, 1, 0], , [0, 0, 0]] }), isError(/mask\[1\] is missing/));
+  assert.throws(() => sf.attention(q, q, q, { mask: [[0, 1, 0], null, [0, 0, 0]] }), isError(/mask\[1\]: expected a row/));
+  assert.throws(() => sf.attention(q, q, q, { attnMask: [[0, 0, 0], , [0, 0, 0]] }), isError(/attnMask: row\[1\] is missing/));
+  assert.throws(() => sf.layerNorm([[1, 2], , [3, 4]]), isError(/x: row\[1\] is missing/));
+});
+
 test('re-entrant calls from generate\'s onProgress are rejected; a throwing onProgress cancels without leaking', async () => {
   const model = await sf.loadModel(modelPath('seq2seq'), configOf('seq2seq'));
   const expected = Array.from(model.generate([3, 4, 5, 6], { maxLength: 8 }).tokens);

@@ -11,8 +11,8 @@
 //
 // A template is code from the model folder, run in the caller's thread: a template that raises,
 // cannot be parsed, recurses without end, asks range() for more than RANGE_LIMIT numbers, runs
-// more than STEP_LIMIT steps (nested loops) or makes a longer string than JavaScript can hold is
-// a SimdformerError, never a hang or a crash. (The engine's own range() has no bound and its globals
+// more than STEP_LIMIT steps (nested loops), makes more than TEXT_LIMIT characters of text or a
+// longer string than JavaScript can hold is a SimdformerError, never a hang or a crash. (The engine's own range() has no bound and its globals
 // cannot be replaced, so the template runs in an environment with these globals instead:
 // templateGlobals, the same names and behaviour but for that bound.)
 import { SimdformerError, fail } from './errors.mjs';
@@ -49,6 +49,14 @@ const STEP_LIMIT = 1_000_000;
 // the engine (that conversion alone took seconds for a million messages, only to fail at the
 // budget). Real conversations are hundreds of messages, tens of steps each.
 const MAX_MESSAGES = STEP_LIMIT - 1;
+// Characters of text one rendering may make: the lengths of every string a node evaluates to,
+// summed (so a string built piece by piece pays for each piece and each partial result). Steps
+// alone do not bound memory: 10^5 loop turns that each make a distinct 10^6-character string
+// (or keep it in a list) fill gigabytes, and V8 aborts the process when its heap runs out, where
+// a too-long string is only a RangeError. A real prompt counts each of its characters a few times
+// (the content, the concatenations, the loop's output): 2^27 leaves room for prompts of tens of
+// megabytes, far past any model's context.
+const TEXT_LIMIT = 2 ** 27;
 // The engine converts every value it is handed (Environment.set) item by item before the step
 // budget counts anything, and a Proxy can claim 2^32 - 1 items at no cost. So the messages' own
 // values, tools, documents and variables are copied first (templateCopy), each list and plain
@@ -246,6 +254,7 @@ export async function renderChat(chat, messages, options = {}, where = 'applyCha
 function boundedInterpreter(Interpreter) {
   return class extends Interpreter {
     steps = 0;
+    text = 0;
 
     spend(n) {
       this.steps += n;
@@ -258,6 +267,9 @@ function boundedInterpreter(Interpreter) {
       const items = result?.value;
       if (Array.isArray(items)) this.spend(items.length);
       else if (items instanceof Map) this.spend(items.size);
+      else if (typeof items === 'string' && (this.text += items.length) > TEXT_LIMIT) {
+        throw new Error(`it made more than ${TEXT_LIMIT} characters of text`);
+      }
       return result;
     }
   };

@@ -5,7 +5,7 @@ import { describe, oneOf } from './options.mjs';
 import { fail } from './errors.mjs';
 
 export const FUNCTIONS = ['softmax', 'sigmoid', 'none'];
-export const functionToApply = () => oneOf(FUNCTIONS, undefined);
+export const functionToApply = () => oneOf(FUNCTIONS, undefined, true);
 
 /**
  * The pipeline's default, in its order of tests: regression -> 'none'; multi-label or a single

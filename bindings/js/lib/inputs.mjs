@@ -2,6 +2,7 @@
 // padded arrays the engine takes, validating as it goes.
 import { fail } from './errors.mjs';
 import { describe } from './options.mjs';
+import { denseList } from './text-inputs.mjs';
 
 const isTyped = (x) => ArrayBuffer.isView(x) && !(x instanceof DataView);
 
@@ -38,7 +39,7 @@ export function vectorSequence(seq, d, what) {
   } else if (Array.isArray(seq)) {
     if (seq.length && (Array.isArray(seq[0]) || isTyped(seq[0]))) {
       flat = new Float32Array(seq.length * d);
-      seq.forEach((row, i) => {
+      denseList(seq, `${what}: row`).forEach((row, i) => {
         if (!row || row.length !== d) fail(`${what}: row ${i} has ${row ? row.length : 'no'} values, expected d_model=${d}`);
         flat.set(floatArray(row, `${what}: row ${i}`), i * d);
       });
@@ -94,7 +95,7 @@ export function matrix(m, rows, cols, what, { allowNegInf = false } = {}) {
   } else if (Array.isArray(m) && m.length && (Array.isArray(m[0]) || isTyped(m[0]))) {
     if (m.length !== rows) fail(`${what}: has ${m.length} rows, expected ${rows}`);
     flat = new Float32Array(rows * cols);
-    m.forEach((row, i) => {
+    denseList(m, `${what}: row`).forEach((row, i) => {
       if (!Array.isArray(row) && !isTyped(row)) fail(`${what}: row ${i} is ${describe(row)}, not an array`);
       if (row.length !== cols) fail(`${what}: row ${i} has ${row.length} values, expected ${cols}`);
       flat.set(floatArray(row, `${what}: row ${i}`), i * cols);
@@ -163,7 +164,7 @@ export function padBatch(seqs, width, maxLen, truncation, userMasks, ArrayType, 
  */
 export function prepareBatch(input, { tokens, d, vocab, maxLen, paddingMask, maskName = 'paddingMask', truncation, what }) {
   const batch = isBatch(input, tokens);
-  const seqs = batch ? input : [input];
+  const seqs = batch ? denseList(input, what) : [input];
   if (seqs.length === 0) fail(`${what}: the batch is empty`);
   const flat = seqs.map((s, i) => (tokens ? tokenSequence(s, vocab, `${what}[${i}]`) : vectorSequence(s, d, `${what}[${i}]`)));
   const width = tokens ? 1 : d;
@@ -171,7 +172,7 @@ export function prepareBatch(input, { tokens, d, vocab, maxLen, paddingMask, mas
   if (paddingMask !== undefined) {
     const given = batch ? paddingMask : [paddingMask];
     if (!Array.isArray(given) || given.length !== seqs.length) fail(`${maskName}: expected one mask per sequence (${seqs.length})`);
-    masks = given.map((m, i) => maskArray(m, flat[i].length / width, `${maskName}[${i}]`));
+    masks = denseList(given, maskName).map((m, i) => maskArray(m, flat[i].length / width, `${maskName}[${i}]`));
   }
   const padded = padBatch(flat, width, maxLen, truncation, masks, tokens ? Int32Array : Float32Array, what);
   return { ...padded, batch, tokens };

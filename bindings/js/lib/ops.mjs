@@ -4,6 +4,7 @@ import { check, fail } from './errors.mjs';
 import { CallHeap, copyF32 } from './heap.mjs';
 import { maskArray, matrix, shapedMatrix } from './inputs.mjs';
 import { boolean, describe, name, positiveNumber, readOptions, value } from './options.mjs';
+import { denseList } from './text-inputs.mjs';
 
 const ATTENTION_SPEC = {
   score: name('scaled-dot'), normalize: name('softmax'), mask: value(), attnMask: value(), causal: boolean(),
@@ -51,8 +52,8 @@ function attentionMasks(o, n, m) {
     if (Array.isArray(mask) && mask.length && Array.isArray(mask[0])) {
       if (mask.length !== n) fail(`mask: has ${mask.length} rows, expected ${n}`);
       additiveMask = additiveMask ? additiveMask.slice() : new Float32Array(n * m);  // never the caller's array
-      mask.forEach((row, i) => {  // each row a key mask: true/1 = masked, false/0 = kept
-        const keys = maskArray(row, m, `mask[${i}]`);
+      denseList(mask, 'mask').forEach((row, i) => {  // each row a key mask: true/1 = masked, false/0 = kept
+        const keys = maskArray(row, m, `mask[${i}]`) ?? fail(`mask[${i}]: expected a row of booleans or 0/1, got ${describe(row)}`);
         keys.forEach((x, j) => { if (x) additiveMask[i * m + j] = -Infinity; });
       });
     } else {

@@ -24,10 +24,15 @@ export const boolean = (fallback = false) => ({
   read: (v, name) => (v === true || v === false ? v : fail(`${name} must be true or false, got ${describe(v)}`)),
 });
 
-/** One of a fixed list of values, compared with === (so 'true' is not true). */
-export const oneOf = (values, fallback) => ({
+/**
+ * One of a fixed list of values, compared with === (so 'true' is not true); anyCase: names in any
+ * case, read as the list spells them ('SIMPLE' is 'simple'), as Hugging Face's pipelines read
+ * theirs (Enum[value.upper()]).
+ */
+export const oneOf = (values, fallback, anyCase = false) => ({
   fallback,
-  read: (v, name) => (values.includes(v) ? v : fail(`${name} must be ${values.map(describe).join(', ').replace(/, ([^,]*)$/, ' or $1')}, got ${describe(v)}`)),
+  read: (v, name) => (anyCase && typeof v === 'string' ? values.find((x) => x.toUpperCase() === v.toUpperCase()) : values.includes(v) ? v : undefined)
+    ?? fail(`${name} must be ${values.map(describe).join(', ').replace(/, ([^,]*)$/, ' or $1')}${anyCase ? ' (any case)' : ''}, got ${describe(v)}`),
 });
 
 /** How a model holds its linear weights: 'f32', or 'int8' (quantized per output channel at load). */

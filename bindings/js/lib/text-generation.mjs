@@ -12,29 +12,34 @@ import { nextTurn } from './next-turn.mjs';
 import { describe, func, integer, oneOf, readOptions, value } from './options.mjs';
 import { readList } from './text-inputs.mjs';
 
-/** A finite number in [min, max] (min excluded when `open`). */
-const numberIn = (min, max, open = false) => ({
+/** A finite number in [min, max]. */
+const numberIn = (min, max) => ({
   fallback: undefined,
-  read: (v, what) => {
-    const ok = typeof v === 'number' && Number.isFinite(v) && (open ? v > min : v >= min) && v <= max;
-    return ok ? v : fail(`${what} must be a number in ${open ? '(' : '['}${min}, ${max}], got ${describe(v)}`);
-  },
+  read: (v, what) => (typeof v === 'number' && v >= min && v <= max ? v : fail(`${what} must be a number in [${min}, ${max}], got ${describe(v)}`)),
 });
 
-const MAX_STOP_TOKENS = 64;  // kMaxStopTokens in model_impl.h
+/** applyChatTemplate's options: an object (checked whatever the input, so a wrong one is never ignored). */
+const chatOptions = () => ({
+  fallback: {},
+  read: (v, what) => (v === null ? {} : typeof v === 'object' && !Array.isArray(v) ? v : fail(`${what} must be an object (applyChatTemplate's options), got ${describe(v)}`)),
+});
 
+const MAX_STOP_TOKENS = 1024;  // kMaxStopTokens in model/decoding.h
+
+// As Hugging Face reads them: top_k 0 is no top-k filter and one above the vocabulary keeps it
+// all (TopKLogitsWarper's min(top_k, vocab)); top_p in [0, 1], 0 keeping the best token.
 function optionSpec(info) {
   return {
     maxNewTokens: integer(1, info.max_positions, undefined),
     temperature: numberIn(0, 1e6),
-    topK: integer(1, info.vocab_size, undefined),
-    topP: numberIn(0, 1, true),
+    topK: integer(0, Number.MAX_SAFE_INTEGER, undefined),
+    topP: numberIn(0, 1),
     seed: integer(0, Number.MAX_SAFE_INTEGER, undefined),
     stop: value(),
     onToken: func(),
     returnAttention: oneOf([true, 'mean', false], false),
     signal: value(),
-    chatTemplate: value(),
+    chatTemplate: chatOptions(),
   };
 }
 
@@ -79,17 +84,13 @@ async function readConversations({ chat, tokenizer, info }, input, o) {
   // A batch: its first item is a conversation (every item is checked: read here, rendered below).
   const batch = Array.isArray(input) && input.length > 0 && isConversation(input[0]);
   if (!batch && !isConversation(input)) return null;
-  const chatOptions = o.chatTemplate ?? {};
-  if (chatOptions === null || typeof chatOptions !== 'object' || Array.isArray(chatOptions)) {
-    fail(`generateText: chatTemplate must be an object (applyChatTemplate's options), got ${describe(chatOptions)}`);
-  }
   const conversations = batch ? readList(input, (messages, i) => {
     if (!isConversation(messages)) fail(`generateText: conversation ${i} must be a non-empty array of {role, content}, got ${describe(messages)}`);
   }) : [input];
   const prompts = [];
   for (const [i, messages] of conversations.entries()) {
     const where = batch ? `generateText: conversation ${i}` : 'generateText: the conversation';
-    const text = await renderChat(chat, messages, { addGenerationPrompt: true, ...chatOptions }, batch ? where : 'generateText');
+    const text = await renderChat(chat, messages, { addGenerationPrompt: true, ...o.chatTemplate }, batch ? where : 'generateText');
     const ids = tokenizer.encodeWithoutSpecialTokens(text);
     if (!ids.length) fail(`${where} renders to no tokens`);
     if (ids.length >= info.max_positions) tooLong(where, ids.length, info);
@@ -117,18 +118,21 @@ function defaultStopIds(info, generation) {
   return Number.isSafeInteger(info.eos_token_id) ? [info.eos_token_id] : [];
 }
 
-// stop: token ids and/or texts; default the eos tokens. -> {ids, texts}
+// stop: token ids and/or texts; default the eos tokens. -> {ids, texts}, each once. A list is
+// read once, item by item (a hole is a wrong item, however long the list says it is).
 function readStop(stop, info, generation) {
-  if (stop === undefined) return { ids: defaultStopIds(info, generation), texts: [] };
-  const list = Array.isArray(stop) ? stop : [stop];
-  const ids = [], texts = [];
-  list.forEach((s, k) => {
-    if (typeof s === 'string' && s.length > 0) texts.push(s);
-    else if (Number.isSafeInteger(s) && s >= 0 && s < info.vocab_size) ids.push(s);
-    else fail(`generateText: stop[${k}] must be a token id in [0, ${info.vocab_size}) or a non-empty text, got ${describe(s)}`);
-  });
-  if (ids.length > MAX_STOP_TOKENS) fail(`generateText: at most ${MAX_STOP_TOKENS} stop token ids, got ${ids.length}`);
-  return { ids, texts };
+  const ids = new Set(), texts = new Set();
+  if (stop === undefined) {
+    for (const id of defaultStopIds(info, generation)) ids.add(id);
+  } else {
+    readList(Array.isArray(stop) ? stop : [stop], (s, k) => {
+      if (typeof s === 'string' && s.length > 0) texts.add(s);
+      else if (Number.isSafeInteger(s) && s >= 0 && s < info.vocab_size) ids.add(s);
+      else fail(`generateText: stop[${k}] must be a token id in [0, ${info.vocab_size}) or a non-empty text, got ${describe(s)}`);
+    });
+  }
+  if (ids.size > MAX_STOP_TOKENS) fail(`generateText: at most ${MAX_STOP_TOKENS} different stop token ids${stop === undefined ? " (the model's eos ids)" : ''}, got ${ids.size}`);
+  return { ids: [...ids], texts: [...texts] };
 }
 
 // Greedy unless temperature > 0, topK or topP asks for sampling (temperature then defaults to 1).
@@ -191,7 +195,8 @@ function beginDecode({ module, handle, info, generation }, prompts, { maxNewToke
   try {
     check(handle.decodeBegin({
       nBatch: B, nSeq: n, tokens: heap.i32(tokens), attentionMask: heap.u8(mask), maxNewTokens,
-      temperature: sampler.temperature, topK: sampler.topK, topP: sampler.topP, seed: sampler.seed,
+      // topK at most the vocabulary: the same filter, as a count the engine reads.
+      temperature: sampler.temperature, topK: Math.min(sampler.topK, info.vocab_size), topP: sampler.topP, seed: sampler.seed,
       stopTokens: stop.ids.length ? heap.i32(Int32Array.from(stop.ids)) : 0, nStopTokens: stop.ids.length, padToken: pad,
     }), 'generateText');
   } finally {

@@ -25,6 +25,17 @@ export function readList(list, check, max = Infinity, tooMany = undefined) {
   return out;
 }
 
+/**
+ * A copy of the array `list` in which a hole ([a, , b], new Array(3)) is refused as
+ * "<what>[i] is missing", for lists whose readers would otherwise skip it (forEach, map) or take
+ * undefined as "none" (a mask): a hole in a batch or a mask must not run as zeros.
+ */
+export function denseList(list, what) {
+  return readList(list, (_, i) => {
+    if (!(i in list)) fail(`${what}[${i}] is missing: the array has a hole there (a sparse array)`);
+  });
+}
+
 /** A copy of an array of strings, else "<what> must be an array of strings, got ...". */
 export function stringList(value, what) {
   if (!Array.isArray(value)) fail(`${what} must be an array of strings, got ${describe(value)}`);

@@ -16,7 +16,7 @@
 import { oneOf } from './options.mjs';
 
 export const AGGREGATIONS = ['none', 'simple', 'first', 'average', 'max'];
-export const aggregation = () => oneOf(AGGREGATIONS, 'none');
+export const aggregation = () => oneOf(AGGREGATIONS, 'none', true);
 
 /** Scores [n, L] (doubles): softmax of each token's float32 logits, shifted by its max. */
 function tokenScores(logits, n, L) {

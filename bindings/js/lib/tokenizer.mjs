@@ -12,6 +12,7 @@
 //  - convert_tokens_to_string (the decoder on token strings), as the pipelines build words.
 import { SimdformerError, fail } from './errors.mjs';
 import { describe } from './options.mjs';
+import { readList } from './text-inputs.mjs';
 import { checkTokenizerJson } from './tokenizer-checks.mjs';
 import { byteLevelOffsets, tokenOffsets } from './token-offsets.mjs';
 import { strideWindows } from './windows.mjs';
@@ -142,8 +143,8 @@ export class TextTokenizer {
   decode(ids, options) {
     const isList = Array.isArray(ids) || (ArrayBuffer.isView(ids) && !(ids instanceof DataView));
     if (!isList) fail(`decode: ids must be an array of token ids, got ${describe(ids)}`);
-    const list = Array.from(ids);
-    list.forEach((id, i) => {
+    // An array read once, id by id (Array.from would first walk every slot of a sparse one).
+    const list = readList(Array.isArray(ids) ? ids : Array.from(ids), (id, i) => {
       if (!Number.isSafeInteger(id) || id < 0 || id >= this.#rows) fail(`decode: ids[${i}] is ${describe(id)}, not a token id in [0, ${this.#rows})`);
     });
     const skip = options?.skipSpecialTokens ?? false;

@@ -41,20 +41,23 @@ export function hypothesis(template, label) {
   return template.replaceAll('{}', label);
 }
 
+// softmax(x), shifted by the max (Math.exp overflows past 709: Infinity / Infinity is NaN).
+function softmax(x) {
+  const max = x.reduce((a, b) => (b > a ? b : a), -Infinity);
+  const e = x.map((v) => Math.exp(v - max));
+  const sum = e.reduce((a, b) => a + b, 0);
+  return e.map((v) => v / sum);
+}
+
 /** logits [nCandidates, numLabels] -> {labels, scores} highest first. */
 export function zeroShotScores(logits, numLabels, labels, entailment, multiLabel) {
   const row = (k) => logits.subarray(k * numLabels, (k + 1) * numLabels);
   let scores;
   if (multiLabel || labels.length === 1) {
     const contradiction = entailment === 0 ? numLabels - 1 : 0;
-    scores = labels.map((_, k) => {
-      const e = Math.exp(row(k)[entailment]), c = Math.exp(row(k)[contradiction]);
-      return e / (e + c);
-    });
+    scores = labels.map((_, k) => softmax([row(k)[contradiction], row(k)[entailment]])[1]);
   } else {
-    const e = labels.map((_, k) => Math.exp(row(k)[entailment]));
-    const sum = e.reduce((a, b) => a + b, 0);
-    scores = e.map((v) => v / sum);
+    scores = softmax(labels.map((_, k) => row(k)[entailment]));
   }
   const order = labels.map((_, k) => k).sort((a, b) => scores[b] - scores[a]);
   return { labels: order.map((k) => labels[k]), scores: order.map((k) => scores[k]) };

@@ -2,10 +2,35 @@
 
 namespace simdformer {
 
+namespace {
+
+bool class_ends_with(const TextConfig& config, const std::string& suffix) {
+    const std::string& cls = config.head_class;
+    return cls.size() > suffix.size() && cls.compare(cls.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+// The task heads run on the encoders (BERT, RoBERTa, DistilBERT, XLM-R). A decoder's
+// ...ForSequenceClassification (`score` on the last real token), ...ForTokenClassification or
+// ...ForQuestionAnswering would otherwise load as its causal LM or bare model, its head left
+// unread, and answer another question than the one its checkpoint was trained for.
+Status refuse_decoder_task_head(const TextConfig& t) {
+    if (!t.causal) return Status::ok();
+    for (const char* head : {"ForSequenceClassification", "ForTokenClassification", "ForQuestionAnswering"})
+        if (class_ends_with(t, head))
+            return Status::unsupported(cat({"architectures ", t.head_class, ": the ", head + 3, " head of ", t.model_type,
+                                            " checkpoints is not supported (", t.model_type,
+                                            " loads as ...ForCausalLM or its bare model; task heads: bert, roberta, "
+                                            "distilbert, xlm-roberta)"}));
+    return Status::ok();
+}
+
+}  // namespace
+
 Result<RunnerSpec> HfTextAdapter::read(const AdapterInput& input) const {
     const HfConfig hf(input.config);
     SF_ASSIGN_OR_RETURN(TextConfig config, normalize(hf));
     SF_RETURN_IF_ERROR(hf.task_head(&config));
+    SF_RETURN_IF_ERROR(refuse_decoder_task_head(config));
     SF_ASSIGN_OR_RETURN(TextModelRef names_of_tensors, names(config, input.checkpoint));
     return RunnerSpec{TextSpec{std::move(config), std::move(names_of_tensors)}};
 }
@@ -24,11 +49,6 @@ Result<std::string> detect_prefix(const WeightReader& checkpoint, const std::str
 }
 
 namespace {
-
-bool class_ends_with(const TextConfig& config, const std::string& suffix) {
-    const std::string& cls = config.head_class;
-    return cls.size() > suffix.size() && cls.compare(cls.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
 
 // The per-token heads: the class-name suffix, what the head computes, its tensors' prefix.
 struct TokenHeadRow {

@@ -11,17 +11,35 @@ std::string quoted(const char* name) { return std::string("config \"") + name + 
 
 constexpr size_t kMaxLabels = size_t{1} << 20;
 
-// An id2label key as PretrainedConfig's int(key) reads it: an optional sign and decimal digits.
+// An id2label key as PretrainedConfig's int(key) reads it: Python's int() of a string, i.e.
+// whitespace around it (ASCII's, as str.strip() drops it), an optional sign, decimal digits
+// with single underscores between them (" 1", "+2", "007" and "1_0" are 1, 2, 7 and 10).
 bool label_index(const std::string& key, int64_t* out) {
-    size_t i = key[0] == '-' || key[0] == '+' ? 1 : 0;
-    if (i == key.size() || key.size() - i > 18) return false;
+    const char* space = " \t\n\v\f\r\x1c\x1d\x1e\x1f";
+    const size_t first = key.find_first_not_of(space);
+    if (first == std::string::npos) return false;
+    const std::string s = key.substr(first, key.find_last_not_of(space) + 1 - first);
+    size_t i = s[0] == '-' || s[0] == '+' ? 1 : 0;
     int64_t v = 0;
-    for (; i < key.size(); ++i) {
-        if (key[i] < '0' || key[i] > '9') return false;
-        v = v * 10 + (key[i] - '0');
+    size_t digits = 0;
+    for (; i < s.size(); ++i) {
+        const bool between_digits = s[i] == '_' && digits > 0 && i + 1 < s.size() && s[i - 1] != '_' && s[i + 1] != '_';
+        if (between_digits) continue;
+        if (s[i] < '0' || s[i] > '9' || ++digits > 18) return false;
+        v = v * 10 + (s[i] - '0');
     }
-    *out = key[0] == '-' ? -v : v;
+    if (digits == 0) return false;
+    *out = s[0] == '-' ? -v : v;
     return true;
+}
+
+// A label as the pipelines print it: a string as it is; another JSON value as Python's str() of
+// what json.load gives (42, 1.5, True, None), a list or mapping as its JSON text.
+std::string label_text(const json& value) {
+    if (value.is_string()) return value.get<std::string>();
+    if (value.is_boolean()) return value.get<bool>() ? "True" : "False";
+    if (value.is_null()) return "None";
+    return value.dump();
 }
 
 // id2label {"0": "NEGATIVE", "1": "POSITIVE"}: num_labels is its size; label i is the value of key
@@ -38,11 +56,9 @@ Status read_id2label(const json& id2label, TextConfig* t) {
         int64_t index = 0;
         if (!label_index(key, &index))
             return Status::invalid(cat({quoted("id2label"), " key \"", key, "\" is not an integer"}));
-        if (!value.is_string())
-            return Status::invalid(cat({quoted("id2label"), " value of \"", key, "\" must be a string, not ", value.dump()}));
         for (const auto& [seen, name] : named)
-            if (seen == index) return Status::invalid(cat({quoted("id2label"), " names label ", key, " twice"}));
-        named.push_back({index, value.get<std::string>()});
+            if (seen == index) return Status::invalid(cat({quoted("id2label"), " names label ", index, " twice"}));
+        named.push_back({index, label_text(value)});
     }
     t->num_labels = named.size();
     t->labels.clear();

@@ -48,7 +48,7 @@ public:
     Status forward(const ForwardRequest& request, WorkspaceImpl& ws) const override;
     Status forward_text(const TextRequest& request, WorkspaceImpl& ws) const override;
     Status decode_begin(const DecodeRequest& request, WorkspaceImpl& ws) const override;
-    void decode_step(WorkspaceImpl& ws) const override;
+    Status decode_step(WorkspaceImpl& ws) const override;
 
 private:
     explicit CausalLm(TextStack stack) : stack_(std::move(stack)) {}

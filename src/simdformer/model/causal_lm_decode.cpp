@@ -63,7 +63,7 @@ void CausalLm::prefill(const DecodeRequest& r, CausalLmWorkspace& ws) const {
 }
 
 // One token per item through every block over the cache, ln_f, the LM head, the sampler.
-void CausalLm::decode_step(WorkspaceImpl& any) const {
+Status CausalLm::decode_step(WorkspaceImpl& any) const {
     auto& ws = static_cast<CausalLmWorkspace&>(any);
     Decoding& st = ws.decoding;
     const size_t B = st.n_batch, d = shape_.d_model, h = shape_.nhead, cap = ws.max_context, past = ws.past;
@@ -99,12 +99,13 @@ void CausalLm::decode_step(WorkspaceImpl& any) const {
     ws.output_rows = B;
     ws.logits_out = ws.logits.data();
     ws.logits_cols = vocab;
-    st.choose_tokens(ws.logits.data(), vocab);
+    SF_RETURN_IF_ERROR(st.choose_tokens(ws.logits.data(), vocab));
     ws.past = past + 1;
     for (size_t b = 0; b < B; ++b) {
         ws.next_input[b] = st.step_tokens[b];
         ++ws.next_position[b];
     }
+    return Status::ok();
 }
 
 Status CausalLm::decode_begin(const DecodeRequest& r, WorkspaceImpl& any) const {

@@ -1,6 +1,29 @@
 #include "simdformer/model/decoding.h"
 
+#include <cmath>
+
 namespace simdformer::detail {
+namespace {
+
+// Whether logits [vocab] name a token to choose: no NaN (argmax and the softmax would read it as
+// anything, e.g. token 0 on every step), and one logit above -inf (a softmax of nothing but
+// -inf is 0/0; torch.multinomial refuses such probabilities). +inf is a token that wins: greedy
+// takes the first one, sampling draws among them (the sampler's limit).
+Status check_logits(const float* logits, size_t vocab, size_t item) {
+    bool any_above = false;
+    for (size_t i = 0; i < vocab; ++i) {
+        if (std::isnan(logits[i]))
+            return Status::invalid(cat({"decode_step: the logits of item ", item, " are NaN (token ", i,
+                                        "): the model's weights or activations hold NaN or overflowed"}));
+        any_above = any_above || logits[i] > -INFINITY;
+    }
+    if (!any_above)
+        return Status::invalid(cat({"decode_step: every logit of item ", item,
+                                    " is -inf: there is no token to choose (weights or activations overflowed)"}));
+    return Status::ok();
+}
+
+}  // namespace
 
 void Decoding::plan(size_t vocab_size, BufferPlan& p) {
     p.add(&sample_probs, vocab_size, "workspace.sample_probs");
@@ -25,7 +48,15 @@ void Decoding::begin(size_t items, size_t most_steps, size_t vocab_size, const S
     for (size_t b = 0; b < items; ++b) finished[b] = 0;
 }
 
-void Decoding::choose_tokens(const float* logits, size_t ld) {
+Status Decoding::choose_tokens(const float* logits, size_t ld) {
+    for (size_t b = 0; b < n_batch; ++b) {
+        if (finished[b]) continue;
+        const Status st = check_logits(logits + b * ld, vocab, b);
+        if (!st.is_ok()) {
+            done = true;  // no further step: the next ones would read the same broken numbers
+            return st;
+        }
+    }
     bool all_ended = true;
     for (size_t b = 0; b < n_batch; ++b) {
         int32_t next = pad;  // an item that has ended produces the pad token (HF's generate does the same)
@@ -39,6 +70,7 @@ void Decoding::choose_tokens(const float* logits, size_t ld) {
     }
     ++steps;
     done = all_ended || steps >= max_steps;
+    return Status::ok();
 }
 
 }  // namespace simdformer::detail

@@ -14,7 +14,9 @@
 
 namespace simdformer::detail {
 
-constexpr size_t kMaxStopTokens = 64;
+// Stop tokens one decoding holds (a model may list many eos ids: generation_config.json's
+// eos_token_id is a list, and some have a hundred or more). Stored in the state, so no step allocates.
+constexpr size_t kMaxStopTokens = 1024;
 
 struct Decoding {
     bool active = false;
@@ -40,7 +42,9 @@ struct Decoding {
     void add_stop(int32_t token) { stop[n_stop++] = token; }
     // Picks each item's token from logits [n_batch, ld] (ended items get the pad token), marks
     // items that produced a stop token, counts the step and decides whether decoding is done.
-    void choose_tokens(const float* logits, size_t ld);
+    // Logits with no token to choose (a NaN, or every one -inf: weights or activations that
+    // overflowed) end the decoding with an error instead of a token that means nothing.
+    Status choose_tokens(const float* logits, size_t ld);
 };
 
 }  // namespace simdformer::detail

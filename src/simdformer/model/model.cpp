@@ -50,8 +50,7 @@ Status Model::decode_step(Workspace& workspace) const {
     if (!ws.decoding.active) return Status::invalid("decode_step: no decode_begin or generate_begin in progress");
     if (ws.decoding.done) return Status::invalid("decode_step: decoding is done (every item ended or the step budget is used)");
     SF_RETURN_IF_ERROR(impl_->runner->check_owner(ws));
-    impl_->runner->decode_step(ws);
-    return Status::ok();
+    return impl_->runner->decode_step(ws);
 }
 
 Status Model::generate_finish(Workspace& ws) const { return impl_->runner->generate_finish(*ws.impl_); }

@@ -41,7 +41,7 @@ Status Runner::decode_begin(const DecodeRequest&, WorkspaceImpl&) const {
                            "encoder-decoder transformers");
 }
 
-void Runner::decode_step(WorkspaceImpl&) const {}
+Status Runner::decode_step(WorkspaceImpl&) const { return Status::ok(); }
 
 Status Runner::generate_finish(WorkspaceImpl&) const {
     return Status::invalid("generate_finish: no generate_begin in progress");

@@ -41,8 +41,9 @@ public:
     virtual Status forward_text(const TextRequest& request, WorkspaceImpl& ws) const;
     virtual Status generate_begin(const GenerateRequest& request, WorkspaceImpl& ws) const;
     virtual Status decode_begin(const DecodeRequest& request, WorkspaceImpl& ws) const;
-    // One step of the decoding this runner began in `ws` (Model checked that one is under way).
-    virtual void decode_step(WorkspaceImpl& ws) const;
+    // One step of the decoding this runner began in `ws` (Model checked that one is under way);
+    // an error when the step's logits choose no token (Decoding::choose_tokens).
+    virtual Status decode_step(WorkspaceImpl& ws) const;
     virtual Status generate_finish(WorkspaceImpl& ws) const;
 
     // "workspace was made for another model" unless this runner made it: buffers are sized by

@@ -22,19 +22,40 @@ size_t argmax(const float* x, size_t n) {
     return best;
 }
 
-Status check_sampler(const SamplerOptions& o, size_t vocab) {
+// top_k is not checked against the vocabulary: HF's TopKLogitsWarper takes min(top_k, vocab)
+// (and candidates() keeps every token for a top_k >= vocab); top_p 0 keeps the best token, as
+// HF's TopPLogitsWarper does (min_tokens_to_keep = 1).
+Status check_sampler(const SamplerOptions& o, size_t) {
     if (!std::isfinite(o.temperature) || o.temperature < 0.0f)
         return Status::invalid(cat({"temperature=", std::to_string(o.temperature), " must be a finite number >= 0"}));
-    if (!(o.top_p > 0.0f && o.top_p <= 1.0f))
-        return Status::invalid(cat({"top_p=", std::to_string(o.top_p), " must be in (0, 1]"}));
-    if (o.top_k > vocab)
-        return Status::invalid(cat({"top_k=", o.top_k, " exceeds the vocabulary size ", vocab}));
+    if (!(o.top_p >= 0.0f && o.top_p <= 1.0f))
+        return Status::invalid(cat({"top_p=", std::to_string(o.top_p), " must be in [0, 1]"}));
     return Status::ok();
 }
 
+namespace {
+
+// HF's TemperatureLogitsWarper: s = logits / temperature. When that overflows (a temperature
+// so small that the best scores pass the float range, or a +inf logit), the scores are taken
+// relative to the best logit instead: (logit - best) / temperature is 0 for the best and < 0
+// for the others, the same softmax without the overflow (inf - inf is NaN, and a draw over NaN
+// took the worst token). As temperature -> 0 it keeps exactly the best logits: greedy, with a
+// draw among ties. The caller has refused NaN logits (Decoding::choose_tokens).
+void scale_scores(const float* logits, size_t vocab, float temperature, float* s) {
+    float top = -INFINITY;
+    for (size_t i = 0; i < vocab; ++i) {
+        s[i] = logits[i] / temperature;
+        top = std::max(top, s[i]);
+    }
+    if (std::isfinite(top)) return;
+    const float best = logits[argmax(logits, vocab)];
+    for (size_t i = 0; i < vocab; ++i) s[i] = logits[i] == best ? 0.0f : (logits[i] - best) / temperature;
+}
+
+}  // namespace
+
 size_t Sampler::candidates(const float* logits, size_t vocab, float* s, int32_t* order) const {
-    // HF's TemperatureLogitsWarper: scores / temperature.
-    for (size_t i = 0; i < vocab; ++i) s[i] = logits[i] / options_.temperature;
+    scale_scores(logits, vocab, options_.temperature, s);
     // Best first; equal scores in id order, so ties resolve the same way every time.
     const auto better = [s](int32_t a, int32_t b) { return s[a] > s[b] || (s[a] == s[b] && a < b); };
     for (size_t i = 0; i < vocab; ++i) order[i] = int32_t(i);

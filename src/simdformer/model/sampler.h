@@ -44,7 +44,8 @@ public:
     // The tokens sampling may choose after temperature, top-k and top-p, best first (equal scores
     // in id order, which decides which of tied tokens top-p keeps): their ids in
     // order[0, m), m returned; probs [vocab] holds the scaled scores (logits / temperature) of
-    // every token. Exposed for tests.
+    // every token (relative to the best logit when logits / temperature overflows). Exposed
+    // for tests.
     size_t candidates(const float* logits, size_t vocab, float* probs, int32_t* order) const;
 
 private:
@@ -55,7 +56,8 @@ private:
 // Index of the largest value of x [n] (the first one on ties, as torch.argmax).
 size_t argmax(const float* x, size_t n);
 
-// Checks sampler options: temperature finite and >= 0, top_p in (0, 1], top_k <= vocab.
+// Checks sampler options: temperature finite and >= 0, top_p in [0, 1] (any top_k: one above
+// the vocabulary keeps every token).
 Status check_sampler(const SamplerOptions& options, size_t vocab);
 
 }  // namespace simdformer

@@ -49,7 +49,7 @@ public:
     Result<std::unique_ptr<WorkspaceImpl>> make_workspace(const WorkspaceLimits& limits, bool allocate) const override;
     Status forward(const ForwardRequest& request, WorkspaceImpl& ws) const override;
     Status generate_begin(const GenerateRequest& request, WorkspaceImpl& ws) const override;
-    void decode_step(WorkspaceImpl& ws) const override;
+    Status decode_step(WorkspaceImpl& ws) const override;
     Status generate_finish(WorkspaceImpl& ws) const override;
 
 private:

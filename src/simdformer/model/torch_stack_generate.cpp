@@ -89,12 +89,13 @@ void TorchStack::step_forward(size_t t, TorchStackWorkspace& ws) const {
 }
 
 // One decode_step: position t = steps done; the chosen tokens land at t + 1.
-void TorchStack::decode_step(WorkspaceImpl& any) const {
+Status TorchStack::decode_step(WorkspaceImpl& any) const {
     auto& ws = static_cast<TorchStackWorkspace&>(any);
     const size_t t = ws.decoding.steps, Lt = ws.max_tgt, vocab = ws.decoding.vocab;
     step_forward(t, ws);
-    ws.decoding.choose_tokens(ws.logits.data() + t * vocab, Lt * vocab);
+    SF_RETURN_IF_ERROR(ws.decoding.choose_tokens(ws.logits.data() + t * vocab, Lt * vocab));
     for (size_t b = 0; b < ws.decoding.n_batch; ++b) ws.tokens[b * Lt + t + 1] = ws.decoding.step_tokens[b];
+    return Status::ok();
 }
 
 // 3. Packs the results densely: tokens [B, length], logits [B, steps, vocab], maps per layer.
