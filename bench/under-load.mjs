@@ -63,23 +63,28 @@ async function child(dist, threads) {
     model.dispose();
   }
   sf.dispose();
-  process.stdout.write(JSON.stringify({ times: out }));
+  const u = process.cpuUsage();
+  process.stdout.write(JSON.stringify({ times: out, cpuMs: (u.user + u.system) / 1000 }));
 }
 
 function runChild(config) {
   const r = spawnSync(process.execPath, [fileURLToPath(import.meta.url), '--child', config.dist, String(config.threads),
     '--backend', BACKEND, '--models', MODELS.join(','), '--lengths', LENGTHS.join(',')], { encoding: 'utf8', maxBuffer: 64 << 20 });
   if (r.status !== 0) throw new Error(`${config.name}: the child process failed: ${r.stderr}`);
-  return JSON.parse(r.stdout.slice(r.stdout.indexOf('{"times"'))).times;
+  return JSON.parse(r.stdout.slice(r.stdout.indexOf('{"times"')));
 }
 
 // One condition: every configuration alone, in order and then reversed, rounds pooled.
+// Returns the pooled times and the children's CPU time (ms).
 function timeCondition(configs) {
   const pooled = Object.fromEntries(configs.map((c) => [c.name, {}]));
+  let cpuMs = 0;
   for (const c of [...configs, ...[...configs].reverse()]) {
-    for (const [k, t] of Object.entries(runChild(c))) (pooled[c.name][k] ??= []).push(...t);
+    const { times, cpuMs: ms } = runChild(c);
+    cpuMs += ms;
+    for (const [k, t] of Object.entries(times)) (pooled[c.name][k] ??= []).push(...t);
   }
-  return pooled;
+  return { pooled, cpuMs };
 }
 
 // A child process that keeps one core busy until it is killed.
@@ -106,13 +111,13 @@ async function main() {
     return;
   }
   const probe = otherLoadProbe();
-  const idle = timeCondition(configs);
-  const idleOther = probe();
+  const { pooled: idle, cpuMs } = timeCondition(configs);
+  const idleOther = probe(cpuMs);
   const busy = startBusyLoop();
   let loaded;
   try {
     await new Promise((r) => setTimeout(r, 500));
-    loaded = timeCondition(configs);
+    loaded = timeCondition(configs).pooled;
   } finally {
     busy.kill();
   }
