@@ -54,10 +54,10 @@ Fp normalized(Fp x) {  // x.f != 0: shifted until its top bit is set
 // part of a significand fits 32 bits and ten times its fraction does not overflow.
 constexpr int kAlpha = -60;
 
-// 10^k ~ kPow10Significand[i] * 2^kPow10Exponent[i] for k = kPow10MinK + kPow10StepK * i, each
-// significand the 64-bit one nearest to the exact power (normalized: top bit set). Generated with
-// Python's exact fractions: for k in range(-300, 325, 8): v = Fraction(10)**k, e with
-// 2^63 <= v / 2^e < 2^64, f = v / 2^e rounded to nearest.
+// 10^k ~ kPow10Significand[i] * 2^e for k = kPow10MinK + kPow10StepK * i, each significand the
+// 64-bit one nearest to the exact power (normalized: top bit set), and e = floor(k log2 10) - 63
+// (pow10_binary_exponent). Generated with Python's exact fractions: for k in range(-300, 325, 8):
+// v = Fraction(10)**k, e with 2^63 <= v / 2^e < 2^64, f = v / 2^e rounded to nearest.
 constexpr int kPow10MinK = -300;
 constexpr int kPow10StepK = 8;
 constexpr uint64_t kPow10Significand[] = {
@@ -78,15 +78,12 @@ constexpr uint64_t kPow10Significand[] = {
     0xD01FEF10A657842C, 0x9B10A4E5E9913129, 0xE7109BFBA19C0C9D, 0xAC2820D9623BF429, 0x80444B5E7AA7CF85,
     0xBF21E44003ACDD2D, 0x8E679C2F5E44FF8F, 0xD433179D9C8CB841, 0x9E19DB92B4E31BA9,
 };
-constexpr int16_t kPow10Exponent[] = {
-    -1060, -1034, -1007, -980, -954, -927, -901, -874, -847, -821, -794, -768, -741, -715, -688, -661,
-    -635,  -608,  -582,  -555, -529, -502, -475, -449, -422, -396, -369, -343, -316, -289, -263, -236,
-    -210,  -183,  -157,  -130, -103, -77,  -50,  -24,  3,    30,   56,   83,   109,  136,  162,  189,
-    216,   242,   269,   295,  322,  348,  375,  402,  428,  455,  481,  508,  534,  561,  588,  614,
-    641,   667,   694,   720,  747,  774,  800,  827,  853,  880,  907,  933,  960,  986,  1013,
-};
-static_assert(sizeof kPow10Significand / sizeof kPow10Significand[0] == 79 &&
-              sizeof kPow10Exponent / sizeof kPow10Exponent[0] == 79, "k = -300 ... 324");
+static_assert(sizeof kPow10Significand / sizeof kPow10Significand[0] == 79, "k = -300 ... 324");
+
+// floor(k log2 10) - 63 with 1741647 / 2^19 for log2 10: exact for every cached k (checked against
+// the exact powers when the table was generated; the shift of a negative product is arithmetic,
+// i.e. the floor, in every compiler this builds with).
+int pow10_binary_exponent(int k) { return ((k * 1741647) >> 19) - 63; }
 
 // The table entry whose product with a significand of binary exponent e has an exponent in
 // [kAlpha, kAlpha + 28]: k = ceil((kAlpha - e - 1) * log10 2) with 78913 / 2^18 for log10 2 (the
@@ -169,10 +166,11 @@ Decimal shortest_decimal(double v) {
     const Fp w = normalized(x);  // same exponent as high: 2 x.f + 1 has one bit more than x.f
 
     const int i = cached_power_index(high.e);
-    const Fp c = {kPow10Significand[i], kPow10Exponent[i]};
+    const int k = kPow10MinK + kPow10StepK * i;
+    const Fp c = {kPow10Significand[i], pow10_binary_exponent(k)};
     const Fp w_c = multiply(w, c), low_c = multiply(low, c), high_c = multiply(high, c);
     Decimal d;
-    d.exponent = -(kPow10MinK + kPow10StepK * i);
+    d.exponent = -k;
     // The products are within one unit of the exact ones: keep one unit inside the boundaries.
     generate_digits({low_c.f + 1, low_c.e}, w_c, {high_c.f - 1, high_c.e}, d);
     return d;
