@@ -34,6 +34,13 @@ option(SIMDFORMER_WASM_EXCEPTIONS "wasm: compile with C++ exceptions, so an allo
 # versions, which the loader's probe sends to the scalar build (bindings/js/lib/wasm-build.mjs).
 # So the SIMD128 builds use it and the scalar build, the one for old engines, keeps JS exceptions.
 option(SIMDFORMER_WASM_NATIVE_EH "wasm: native wasm exception handling (-fwasm-exceptions) instead of JS-based (-fexceptions)" ${SIMDFORMER_SIMD})
+# Link-time optimization of the wasm builds (issue 30): clang's bitcode for every object, optimized
+# and compiled as one module by wasm-ld, which drops and merges code across translation units. The
+# per-file -Oz of the cold code survives as the minsize / optsize attributes of its functions (the
+# LTO inliner and loop passes respect them), but the LTO pipeline runs once over everything at
+# wasm-ld's default level (--lto-O2), the -O3 kernels and forward passes included: the hot path's
+# inlining changes, so an idle speed A/B decides whether it ships. Not with the sanitizers.
+option(SIMDFORMER_WASM_LTO "wasm: link-time optimization (-flto) of every object" ON)
 set(SIMDFORMER_SANITIZE "" CACHE STRING "Sanitizers, e.g. address;undefined (native, and wasm: preset wasm-asan)")
 set(SIMDFORMER_DEPS_PREFIX "${PROJECT_SOURCE_DIR}/.deps/prefix" CACHE PATH
     "Prefix holding xsimd >= 11 and xtl unpacked by scripts/setup.sh")
@@ -107,6 +114,10 @@ if(EMSCRIPTEN)
   elseif(SIMDFORMER_WASM_EXCEPTIONS)
     add_compile_options(-fexceptions)
     add_link_options(-fexceptions)
+  endif()
+  if(SIMDFORMER_WASM_LTO AND NOT SIMDFORMER_SANITIZE)
+    add_compile_options(-flto)
+    add_link_options(-flto)
   endif()
   # The scalar wasm build must not contain a single SIMD opcode: it is the fallback for engines
   # without SIMD128. xsimd cannot compile without -msimd128, so it is only added when SIMD is on.

@@ -9,6 +9,7 @@
 #include "options.h"
 #include "reply.h"
 #include "simdformer/io/json_limits.h"
+#include "simdformer/io/json_text.h"
 
 namespace simdformer::entry {
 namespace {
@@ -59,7 +60,7 @@ Status parse_shards(std::string_view text, ShardReader& reader, ShardList* out) 
             return Status::invalid(cat({where, " must be {name: string, size: number}"}));
         const nlohmann::json& size = s["size"];
         if (!size.is_number_unsigned() || size.get<uint64_t>() > kMaxExactInteger)
-            return Status::invalid(cat({where, ".size must be an integer in [0, 2^53], not ", size.dump()}));
+            return Status::invalid(cat({where, ".size must be an integer in [0, 2^53], not ", json_text(size)}));
         out->sources.push_back(
             std::make_unique<CallbackSource>(reader, i, size.get<uint64_t>(), s["name"].get<std::string>()));
         out->shards.push_back({s["name"].get<std::string>(), out->sources.back().get()});

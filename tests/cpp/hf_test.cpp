@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 
+#include "simdformer/io/json_text.h"
 #include "test_util.h"
 
 namespace simdformer::test {
@@ -311,9 +312,9 @@ TEST(HfConfig, GenerationOnlyTokenIdsOutsideTheVocabularyAreAcceptedAndReported)
         auto m = load_bytes(config, to_file(fixture_tensors("gpt2")));
         SF_ASSERT_OK(m.status());
         const nlohmann::json info = info_of(m.value());
-        EXPECT_TRUE(info["bos_token_id"].is_null()) << info.dump();
+        EXPECT_TRUE(info["bos_token_id"].is_null()) << json_text(info);
         EXPECT_EQ(info["eos_token_id"], 1056);
-        EXPECT_EQ(info["unused_token_ids"], nlohmann::json({{"bos_token_id", 50256}})) << info.dump();
+        EXPECT_EQ(info["unused_token_ids"], nlohmann::json({{"bos_token_id", 50256}})) << json_text(info);
     }
     {
         const std::string config = replaced(read_text(hf_path("bert/config.json")), "\"pad_token_id\": 0", "\"pad_token_id\": 30522");
@@ -362,7 +363,7 @@ std::string without_key(const std::string& config, const char* key, const nlohma
     nlohmann::json j = nlohmann::json::parse(config);
     j.erase(key);
     if (num_labels) j["num_labels"] = *num_labels;
-    return j.dump();
+    return json_text(j);
 }
 
 TEST(HfClassifier, LabelsAndProblemTypeAreReadAsPretrainedConfigReadsThem) {
@@ -420,7 +421,7 @@ TEST(HfClassifier, BadLabelsAndMissingHeadTensorsAreErrors) {
                  StatusCode::kInvalidArgument, {"problem_type", "ranking"});
     nlohmann::json empty = nlohmann::json::parse(config);
     empty["id2label"] = nlohmann::json::object();
-    expect_error(load_bytes(empty.dump(), bytes).status(), StatusCode::kInvalidArgument, {"id2label", "at least one label"});
+    expect_error(load_bytes(json_text(empty), bytes).status(), StatusCode::kInvalidArgument, {"id2label", "at least one label"});
     TensorMap tensors = fixture_tensors("bert_seqcls");
     TensorMap no_pooler = tensors;
     no_pooler.erase("bert.pooler.dense.weight");
@@ -465,7 +466,7 @@ TEST(HfXlmRoberta, ItsOwnRowWithRobertasMath) {
     EXPECT_EQ(parsed_info(m.value())["model_type"], "xlm-roberta");
     nlohmann::json no_type = nlohmann::json::parse(config);
     no_type.erase("model_type");
-    auto by_class = load_bytes(no_type.dump(), bytes);
+    auto by_class = load_bytes(json_text(no_type), bytes);
     SF_ASSERT_OK(by_class.status());
     EXPECT_EQ(parsed_info(by_class.value())["architecture"], "xlm-roberta");
 }
@@ -487,7 +488,7 @@ TEST(HfTokenHeads, ShapesAndMissingHeads) {
     const std::string tok_config = read_text(hf_path("bert_tokcls/config.json"));
     nlohmann::json fewer = nlohmann::json::parse(tok_config);
     fewer["id2label"] = {{"0", "O"}, {"1", "B-PER"}};
-    expect_error(load_bytes(fewer.dump(), to_file(tensors)).status(), StatusCode::kShapeMismatch, {"classifier.weight"});
+    expect_error(load_bytes(json_text(fewer), to_file(tensors)).status(), StatusCode::kShapeMismatch, {"classifier.weight"});
     auto bare = load_folder("bert");
     SF_ASSERT_OK(bare.status());
     const Golden g = load_golden("hf/bert/golden.safetensors");

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "int8_reference.h"
+#include "simdformer/io/json_text.h"
 #include "simdformer/kernels/kernels.h"
 #include "simdformer/layers/linear.h"
 #include "test_util.h"
@@ -41,7 +42,7 @@ void PrintTo(const Case& c, std::ostream* os) { *os << c.name; }
 std::string truncated_config(const std::string& folder, size_t layers) {
     nlohmann::json c = nlohmann::json::parse(read_text(data_path(folder + "/config.json")));
     c[c.contains("n_layers") ? "n_layers" : "num_hidden_layers"] = layers;
-    return c.dump();
+    return json_text(c);
 }
 
 Result<Model> load_text_model(const std::string& folder, const Case& c, const std::string& config,
@@ -197,7 +198,7 @@ TEST_P(PrequantizedHf, LoadsWithoutOptionsAndEqualsQuantizingAtLoad) {
         const auto info = nlohmann::json::parse(pre.value().info_json());
         EXPECT_EQ(info["weights"], "int8");
         EXPECT_EQ(info["parameters"], nlohmann::json::parse(at_load.value().info_json())["parameters"]);
-        EXPECT_TRUE(info["unused_tensors"].empty()) << info["unused_tensors"].dump();  // every _scale used
+        EXPECT_TRUE(info["unused_tensors"].empty()) << json_text(info["unused_tensors"]);  // every _scale used
         const TextRun a = run_text(at_load.value(), g), b = run_text(pre.value(), g);
         ASSERT_FALSE(a.hidden.empty());
         EXPECT_EQ(a.hidden, b.hidden);  // the same int8 values and scales: identical results
@@ -268,7 +269,7 @@ std::vector<uint8_t> raw_safetensors(const std::vector<std::tuple<std::string, s
         header[name] = {{"dtype", dtype}, {"shape", shape}, {"data_offsets", {data.size(), data.size() + bytes.size()}}};
         data.insert(data.end(), bytes.begin(), bytes.end());
     }
-    std::string text = header.dump();
+    std::string text = json_text(header);
     text.append((8 - text.size() % 8) % 8, ' ');
     std::vector<uint8_t> out(8);
     for (int i = 0; i < 8; ++i) out[i] = uint8_t(uint64_t(text.size()) >> (8 * i));

@@ -13,6 +13,7 @@
 
 #include "allocation_count.h"
 #include "test_util.h"
+#include "simdformer/io/json_text.h"
 
 namespace simdformer::test {
 namespace {
@@ -78,7 +79,7 @@ TEST_P(RotaryGolden, HiddenStatesAttentionsAndLogitsMatchTheReference) {
     SF_ASSERT_OK(loaded.status());
     const Model& m = loaded.value();
     const nlohmann::json info = nlohmann::json::parse(m.info_json());
-    EXPECT_EQ(info["unused_tensors"], nlohmann::json::array()) << info.dump();
+    EXPECT_EQ(info["unused_tensors"], nlohmann::json::array()) << json_text(info);
     EXPECT_EQ(info["causal"], true);
     EXPECT_EQ(info["has_lm_head"], true);
     EXPECT_EQ(info["norm"], "rms_norm");

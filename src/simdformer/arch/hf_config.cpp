@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "simdformer/io/json_text.h"
+
 namespace simdformer {
 namespace {
 
@@ -39,13 +41,13 @@ std::string label_text(const json& value) {
     if (value.is_string()) return value.get<std::string>();
     if (value.is_boolean()) return value.get<bool>() ? "True" : "False";
     if (value.is_null()) return "None";
-    return value.dump();
+    return json_text(value);
 }
 
 // id2label {"0": "NEGATIVE", "1": "POSITIVE"}: num_labels is its size; label i is the value of key
 // i, or LABEL_<i> (HF's default name) where there is none.
 Status read_id2label(const json& id2label, TextConfig* t) {
-    if (!id2label.is_object()) return Status::invalid(cat({quoted("id2label"), " must be an object, not ", id2label.dump()}));
+    if (!id2label.is_object()) return Status::invalid(cat({quoted("id2label"), " must be an object, not ", json_text(id2label)}));
     if (id2label.size() > kMaxLabels)
         return Status::invalid(cat({quoted("id2label"), " has ", id2label.size(), " labels (at most ",
                                     kMaxLabels, ")"}));
@@ -82,11 +84,11 @@ Status HfConfig::size(std::initializer_list<const char*> names, size_t lo, size_
         auto it = j_.find(name);
         if (it == j_.end()) continue;
         if (!it->is_number_integer())
-            return Status::invalid(cat({quoted(name), " must be an integer, not ", it->dump()}));
+            return Status::invalid(cat({quoted(name), " must be an integer, not ", json_text(*it)}));
         const bool negative = it->is_number_integer() && !it->is_number_unsigned() && it->get<int64_t>() < 0;
         const uint64_t v = negative ? 0 : it->get<uint64_t>();
         if (negative || v < lo || v > hi)
-            return Status::invalid(cat({quoted(name), " = ", it->dump(), " is outside [", lo, ", ",
+            return Status::invalid(cat({quoted(name), " = ", json_text(*it), " is outside [", lo, ", ",
                                         hi, "]"}));
         if (found && size_t(v) != *out)
             return Status::invalid(cat({quoted(found), " and ", quoted(name), " disagree (", *out,
@@ -108,7 +110,7 @@ Status HfConfig::token_id(const char* name, size_t hi, int64_t fallback, int64_t
         *out = -1;
         return Status::ok();
     }
-    if (!it->is_number_integer()) return Status::invalid(cat({quoted(name), " must be an integer or null, not ", it->dump()}));
+    if (!it->is_number_integer()) return Status::invalid(cat({quoted(name), " must be an integer or null, not ", json_text(*it)}));
     const int64_t v = it->get<int64_t>();
     if (v < 0 || uint64_t(v) >= hi)
         return Status::invalid(cat({quoted(name), " = ", v, " is outside the vocabulary [0, ",
@@ -139,7 +141,7 @@ Status HfConfig::generation_token_ids(const char* name, size_t hi, int64_t fallb
     }
     if (it->size() > 1024) return Status::invalid(cat({quoted(name), " lists ", it->size(), " ids (at most 1024)"}));
     for (const nlohmann::json& id : *it) {
-        if (!id.is_number_integer()) return Status::invalid(cat({quoted(name), " must list integers, not ", id.dump()}));
+        if (!id.is_number_integer()) return Status::invalid(cat({quoted(name), " must list integers, not ", json_text(id)}));
         if (integer_below(id, hi)) all->push_back(id.get<int64_t>());
         else unused->push_back({name, id});
     }
@@ -153,10 +155,10 @@ Status HfConfig::positive_number(const char* name, double hi, float fallback, fl
         *out = fallback;
         return Status::ok();
     }
-    if (!it->is_number()) return Status::invalid(cat({quoted(name), " must be a number, not ", it->dump()}));
+    if (!it->is_number()) return Status::invalid(cat({quoted(name), " must be a number, not ", json_text(*it)}));
     const double v = it->get<double>();
     if (!std::isfinite(v) || !(v > 0) || v > hi)
-        return Status::invalid(cat({quoted(name), " = ", it->dump(), " must be a positive number <= ", std::to_string(hi)}));
+        return Status::invalid(cat({quoted(name), " = ", json_text(*it), " must be a positive number <= ", std::to_string(hi)}));
     *out = float(v);
     return Status::ok();
 }
@@ -167,7 +169,7 @@ Status HfConfig::string(const char* name, const std::string& fallback, std::stri
         *out = fallback;
         return Status::ok();
     }
-    if (!it->is_string()) return Status::invalid(cat({quoted(name), " must be a string, not ", it->dump()}));
+    if (!it->is_string()) return Status::invalid(cat({quoted(name), " must be a string, not ", json_text(*it)}));
     *out = it->get<std::string>();
     return Status::ok();
 }
@@ -178,7 +180,7 @@ Status HfConfig::boolean(const char* name, bool fallback, bool* out) const {
         *out = fallback;
         return Status::ok();
     }
-    if (!it->is_boolean()) return Status::invalid(cat({quoted(name), " must be true or false, not ", it->dump()}));
+    if (!it->is_boolean()) return Status::invalid(cat({quoted(name), " must be true or false, not ", json_text(*it)}));
     *out = it->get<bool>();
     return Status::ok();
 }
@@ -223,7 +225,7 @@ Status HfConfig::task_head(TextConfig* t) const {
 Status HfConfig::require(const char* name, const nlohmann::json& expected, const std::string& what) const {
     auto it = j_.find(name);
     if (it == j_.end() || *it == expected) return Status::ok();
-    return Status::unsupported(cat({quoted(name), " = ", it->dump(), ": ", what, " is not supported"}));
+    return Status::unsupported(cat({quoted(name), " = ", json_text(*it), ": ", what, " is not supported"}));
 }
 
 }  // namespace simdformer

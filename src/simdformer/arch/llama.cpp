@@ -11,6 +11,7 @@
 #include <cmath>
 
 #include "simdformer/arch/adapter.h"
+#include "simdformer/io/json_text.h"
 
 namespace simdformer {
 namespace {
@@ -60,7 +61,7 @@ Status rope_number(const json& scaling, const char* key, double* out) {
     auto it = scaling.find(key);
     if (it == scaling.end()) return Status::invalid(quoted("rope_scaling") + " needs \"" + key + "\" for its type");
     if (!it->is_number() || !std::isfinite(it->get<double>()) || !(it->get<double>() > 0))
-        return Status::invalid(quoted(std::string("rope_scaling.") + key) + " must be a positive number, not " + it->dump());
+        return Status::invalid(quoted(std::string("rope_scaling.") + key) + " must be a positive number, not " + json_text(*it));
     *out = it->get<double>();
     return Status::ok();
 }
@@ -73,12 +74,12 @@ Status read_rope_scaling(const HfConfig& c, TextConfig* t) {
     t->rope_type = "default";
     auto it = c.json().find("rope_scaling");
     if (it == c.json().end() || it->is_null()) return Status::ok();
-    if (!it->is_object()) return Status::invalid(quoted("rope_scaling") + " must be an object or null, not " + it->dump());
+    if (!it->is_object()) return Status::invalid(quoted("rope_scaling") + " must be an object or null, not " + json_text(*it));
     const json& s = *it;
     auto type = s.find("rope_type");
     if (type == s.end()) type = s.find("type");
     if (type == s.end() || !type->is_string())
-        return Status::invalid(quoted("rope_scaling") + " needs a string \"rope_type\" (or \"type\"): " + s.dump());
+        return Status::invalid(quoted("rope_scaling") + " needs a string \"rope_type\" (or \"type\"): " + json_text(s));
     t->rope_type = type->get<std::string>();
     if (t->rope_type == "default") return Status::ok();
     if (t->rope_type == "linear") rope.scaling = RopeScaling::kLinear;
@@ -134,7 +135,7 @@ Status read_shape(const HfConfig& c, const RotaryDialect& dialect, TextConfig* t
     SF_RETURN_IF_ERROR(read_rope_scaling(c, t));
     const auto partial = c.json().find("partial_rotary_factor");
     if (partial != c.json().end() && !(partial->is_number() && partial->get<double>() == 1.0))
-        return Status::unsupported(quoted("partial_rotary_factor") + " = " + partial->dump() +
+        return Status::unsupported(quoted("partial_rotary_factor") + " = " + json_text(*partial) +
                                    " is not supported (rotary positions over the whole head only)");
     return Status::ok();
 }

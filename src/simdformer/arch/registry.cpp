@@ -1,5 +1,7 @@
 #include "simdformer/arch/registry.h"
 
+#include "simdformer/io/json_text.h"
+
 namespace simdformer {
 namespace {
 
@@ -38,9 +40,9 @@ bool starts_head_name(const std::string& rest) {
 std::string describe(const json& config) {
     std::string what;
     auto mt = config.find("model_type");
-    if (mt != config.end()) what = "model_type " + mt->dump();
+    if (mt != config.end()) what = "model_type " + json_text(*mt);
     auto ar = config.find("architectures");
-    if (ar != config.end()) what += std::string(what.empty() ? "" : ", ") + "architectures " + ar->dump();
+    if (ar != config.end()) what += std::string(what.empty() ? "" : ", ") + "architectures " + json_text(*ar);
     return what.empty() ? "a config without model_type or architectures" : what;
 }
 

@@ -7,6 +7,7 @@
 #include "simdformer/config.h"
 #include "simdformer/io/json_limits.h"
 #include "simdformer/io/json_object.h"
+#include "simdformer/io/json_text.h"
 
 namespace simdformer {
 namespace {
@@ -30,7 +31,7 @@ Status read_size(const json& j, const char* key, size_t* out) {
     if (it == j.end()) return Status::ok();
     if (!it->is_number_unsigned() || it->get<uint64_t>() > kMaxConfigSize)
         return Status::invalid(cat({std::string("\""), key, "\" must be an integer in [0, ", kMaxConfigSize,
-                                    "], not ", it->dump()}));
+                                    "], not ", json_text(*it)}));
     *out = size_t(it->get<uint64_t>());
     return Status::ok();
 }
@@ -123,7 +124,7 @@ std::string model_config_to_json(const ModelConfig& c) {
               {"scale_embedding", c.scale_embedding},
               {"bos_token", c.bos_token},
               {"eos_token", c.eos_token}});
-    return j.dump();
+    return json_text(j);
 }
 
 bool ModelConfig::has_encoder() const {

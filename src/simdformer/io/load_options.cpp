@@ -2,6 +2,7 @@
 
 #include "simdformer/io.h"
 #include "simdformer/io/json_limits.h"
+#include "simdformer/io/json_text.h"
 
 namespace simdformer {
 
@@ -21,7 +22,7 @@ Status parse_load_options(const std::string& text, LoadOptions* options) {
             options->weights = w == "int8" ? WeightFormat::kInt8 : WeightFormat::kF32;
         } else if (it.key() == "chunkBytes") {
             if (!it->is_number_unsigned() || it->get<uint64_t>() < 64 || it->get<uint64_t>() > (uint64_t{1} << 30))
-                return Status::invalid(cat({"load option \"chunkBytes\" must be an integer in [64, 2^30], not ", it->dump()}));
+                return Status::invalid(cat({"load option \"chunkBytes\" must be an integer in [64, 2^30], not ", json_text(*it)}));
             options->chunk_bytes = size_t(it->get<uint64_t>());
         } else {
             return Status::invalid(cat({"unknown load option \"", it.key(), "\" (known: weights, chunkBytes)"}));

@@ -6,6 +6,7 @@
 
 #include "simdformer/io/json_limits.h"
 #include "simdformer/io/json_object.h"
+#include "simdformer/io/json_text.h"
 
 namespace simdformer {
 namespace {
@@ -171,7 +172,7 @@ Result<std::string> describe_safetensors(const uint8_t* data, size_t size) {
     }
     out.value["metadata"] = h.metadata;
     out.value["parameters"] = parameters;
-    return out.value.dump();
+    return json_text(out.value);
 }
 
 std::vector<uint8_t> write_safetensors(const std::vector<std::pair<std::string, std::pair<Shape, const float*>>>& tensors,
@@ -189,7 +190,7 @@ std::vector<uint8_t> write_safetensors(const std::vector<std::pair<std::string, 
         header[name] = json_object({{"dtype", "F32"}, {"shape", t.first}, {"data_offsets", {offset, offset + 4 * count}}});
         offset += 4 * count;
     }
-    const std::string text = header.dump();
+    const std::string text = json_text(header);
     std::vector<uint8_t> out(8 + text.size() + offset);
     uint64_t n = text.size();
     for (int i = 0; i < 8; ++i) out[i] = uint8_t(n >> (8 * i));

@@ -3,6 +3,7 @@
 #include <cstdlib>
 
 #include "simdformer/io/json_limits.h"
+#include "simdformer/io/json_text.h"
 #include "simdformer/model/info_json.h"
 #include "simdformer/model/model_state.h"
 
@@ -40,7 +41,7 @@ std::string Model::info_json() const {
     info["weights"] = m.int8_weights ? "int8" : "f32";
     if (!info.contains("unused_tensors")) info["unused_tensors"] = nlohmann::json::array();
     if (!info.contains("config")) info["config"] = detail::parse_config_object(m.config_text);
-    return info.dump();
+    return json_text(info);
 }
 
 }  // namespace simdformer
