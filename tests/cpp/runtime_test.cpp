@@ -96,11 +96,12 @@ TEST(ThreadPool, UsesSeveralThreadsAndNestedCallsRunInline) {
         for (size_t t = b; t < e; ++t) {
             ids[t] = std::this_thread::get_id();
             ++started;
-            // Range 0 waits until ranges 1 and 2 have started, so whichever thread runs it cannot
-            // also run them: the pool must have put another thread to work (a late worker's range
-            // may be taken by any thread that is free, so which one is not fixed).
+            // Every range waits until all three have started, so no thread can run a second range
+            // before each has a thread of its own: three distinct threads must run them (a late
+            // worker's range may be taken by any free thread, range 0 included, so which thread
+            // runs which range is not fixed).
             const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-            while (t == 0 && started.load() < 3 && std::chrono::steady_clock::now() < deadline)
+            while (started.load() < 3 && std::chrono::steady_clock::now() < deadline)
                 std::this_thread::yield();
             EXPECT_EQ(rt::in_parallel_task(), true);
             // A nested parallel_for runs on this thread: plain writes are race-free.
@@ -113,6 +114,7 @@ TEST(ThreadPool, UsesSeveralThreadsAndNestedCallsRunInline) {
     EXPECT_FALSE(rt::in_parallel_task());
     EXPECT_NE(ids[0], ids[1]);
     EXPECT_NE(ids[0], ids[2]);
+    EXPECT_NE(ids[1], ids[2]);
     for (int x : inner) EXPECT_EQ(x, 1);
 }
 
