@@ -17,13 +17,6 @@
 namespace simdformer::test {
 namespace {
 
-#define SF_EXPECT_OK(expr)                                                              \
-    do {                                                                                \
-        const ::simdformer::Status sf_st_ = (expr);                                     \
-        EXPECT_TRUE(sf_st_.is_ok()) << ::simdformer::status_code_name(sf_st_.code())    \
-                                    << ": " << sf_st_.message();                        \
-    } while (0)
-
 constexpr double kTolerance = 1e-4;  // against PyTorch
 constexpr double kCacheTolerance = 1e-5;  // KV-cached step against our own full recomputation
 

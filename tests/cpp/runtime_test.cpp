@@ -27,12 +27,6 @@ struct ThreadsGuard {
     ~ThreadsGuard() { EXPECT_TRUE(rt::set_threads(1).is_ok()); }
 };
 
-#define SF_EXPECT_OK(expr)                                                 \
-    do {                                                                   \
-        const ::simdformer::Status sf_st_ = (expr);                        \
-        EXPECT_TRUE(sf_st_.is_ok()) << status_code_name(sf_st_.code()) << ": " << sf_st_.message(); \
-    } while (0)
-
 #define SKIP_WITHOUT_THREADS() \
     if (!rt::threads_supported()) GTEST_SKIP() << "built with SIMDFORMER_THREADS=OFF"
 

@@ -75,4 +75,12 @@ std::vector<int32_t> all_rows(size_t n);
                                     << ": " << sf_st_.message();                        \
     } while (0)
 
+// The same check without ending the test.
+#define SF_EXPECT_OK(expr)                                                              \
+    do {                                                                                \
+        const ::simdformer::Status sf_st_ = (expr);                                     \
+        EXPECT_TRUE(sf_st_.is_ok()) << ::simdformer::status_code_name(sf_st_.code())    \
+                                    << ": " << sf_st_.message();                        \
+    } while (0)
+
 }  // namespace simdformer::test
