@@ -12,7 +12,9 @@
 // Goals (BENCHMARKS.md, "Short texts"): simdformer / transformers.js <= 0.7 on every workload at 1
 // and at 2 threads; simdformer's 2 threads <= its 1 thread everywhere, >= 1.7x faster at 128
 // tokens; int8 <= 0.7x q8 with embeddings within cosine 0.999 of f32.
-//   node bench/short-texts.mjs [--models minilm-l6,bert-base] [--parts f32,int8,threads]
+// int8 runs relaxed SIMD's int8 dot product where Chromium does (init's relaxedSimd 'auto'); the
+// part int8-off runs the same against the 8-bit k-loop (relaxedSimd: false), in a page of its own.
+//   node bench/short-texts.mjs [--models minilm-l6,bert-base] [--parts f32,int8,int8-off,threads]
 //   (SHORT_BUDGET_MS: timing budget per engine and workload, default 4000)
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
@@ -52,10 +54,11 @@ const cosine = (a, b) => {
 const allTexts = (workloads) => workloads.flatMap((w) => w.texts);
 
 // 1 thread, both engines in one page. weights/dtype: 'f32'/'fp32' or 'int8'/'q8'.
-async function oneThread(name, weights, dtype, reference) {
-  const { page, errors, close } = await openEmbedPage('threads=1');
+async function oneThread(name, weights, dtype, reference, query = 'threads=1') {
+  const { page, errors, close } = await openEmbedPage(query);
   try {
-    await page.evaluate(([n, w, d]) => window.embedBench.load(n, w, { dtype: d }), [name, weights, dtype]);
+    const loaded = await page.evaluate(([n, w, d]) => window.embedBench.load(n, w, { dtype: d }), [name, weights, dtype]);
+    if (weights === 'int8') console.log(`  ${name} int8: relaxed SIMD ${loaded.relaxedSimd ? 'on' : 'off'} (${query})`);
     const workloads = reference?.workloads ?? await workloadsFor(page, name);
     const texts = allTexts(workloads);
     const check = await page.evaluate(([n, t]) => window.embedBench.check(n, t), [name, texts]);
@@ -144,6 +147,13 @@ async function main() {
       r.int8Agreement = q.agreement;
       console.log(`  ${name}: int8 embeddings' min cosine to f32 ${q.agreement.vsF32.toFixed(5)}; transformers.js q8 to its fp32 ${q.agreement.peerVsFp32.toFixed(5)}`);
       loads.push(`${name} int8 ${load1()}`);
+    }
+    if (PARTS.includes('int8-off')) {
+      const q = await oneThread(name, 'int8', 'q8', f32, 'threads=1&relaxed=off');
+      r.parts['1 thread int8 (8-bit k-loop) / q8'] = q.rows;
+      r.int8OffAgreement = q.agreement;
+      console.log(`  ${name}: int8 (8-bit k-loop) embeddings' min cosine to f32 ${q.agreement.vsF32.toFixed(5)}`);
+      loads.push(`${name} int8-off ${load1()}`);
     }
     if (PARTS.includes('threads')) {
       r.parts['2 threads f32 (alone)'] = await twoThreads(name, f32.workloads, f32.rows);

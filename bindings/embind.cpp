@@ -234,6 +234,11 @@ val describe_op(val data, val size) {
 
 val simd_arch_name() { return val(simd_arch()); }
 double simd_lane_count() { return double(simd_lanes()); }
+// init()'s relaxedSimd (build_info.h use_int8_kernel): the k-loop in effect, or '' if refused.
+std::string int8_kernel(const std::string& mode) {
+    const char* now = use_int8_kernel(mode.c_str());
+    return now ? now : "";
+}
 double live_bytes() { return double(Buffer::live_bytes()); }
 // The highest live_bytes() since the last reset: a load's peak (packed weights + staging).
 double peak_live_bytes() { return double(Buffer::peak_live_bytes()); }
@@ -290,6 +295,7 @@ EMSCRIPTEN_BINDINGS(simdformer) {
     function("describeSafetensors", &describe_op);
     function("simdArch", &simd_arch_name);
     function("simdLanes", &simd_lane_count);
+    function("int8Kernel", &int8_kernel);
     function("liveBytes", &live_bytes);
     function("peakLiveBytes", &peak_live_bytes);
     function("resetPeakLiveBytes", &reset_peak_live_bytes);

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what simdformer needs on a fresh Debian machine, and nothing that is already there.
 # Safe to re-run. Usage: scripts/setup.sh [core|npm|test|bench|goldens|train]...
-#   core    : compilers, CMake, Ninja, Emscripten, GoogleTest sources, nlohmann-json, xsimd >= 11
+#   core    : compilers, CMake, Ninja, Emscripten, GoogleTest sources, nlohmann-json, xsimd >= 11,
+#             clang-19, lld-19 and llvm-19 (the relaxed-SIMD int8 kernel module of the SIMD128 builds)
 #   npm     : npm itself (Debian's package, if the machine's Node.js came without it) and the
 #             repository's npm dependencies (`npm ci` when node_modules/ is missing or older than
 #             package-lock.json): the tokenizer library, esbuild for the package build, the test tools
@@ -20,11 +21,11 @@ want_npm=0
 add() { want+=("$@"); }
 for role in "${@:-core}"; do
   case "$role" in
-    core)    add cmake ninja-build g++ googletest libgtest-dev nlohmann-json3-dev emscripten nodejs ;;
+    core)    add cmake ninja-build g++ googletest libgtest-dev nlohmann-json3-dev emscripten nodejs clang-19 lld-19 llvm-19 ;;
     npm)     want_npm=1 ;;
     browser) add chromium ;;
     test)    want_npm=1
-             add cmake ninja-build g++ googletest libgtest-dev nlohmann-json3-dev emscripten nodejs \
+             add cmake ninja-build g++ googletest libgtest-dev nlohmann-json3-dev emscripten nodejs clang-19 lld-19 llvm-19 \
                  chromium clang libclang-rt-14-dev ;;
     bench)   add cmake ninja-build g++ googletest libgtest-dev nlohmann-json3-dev emscripten nodejs \
                  libbenchmark-dev wabt python3-torch python3-onnx ;;

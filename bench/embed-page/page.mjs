@@ -18,6 +18,9 @@ env.useWasmCache = false;
 // The same (asyncify) build transformers.js would fetch from its CDN by default, served locally.
 env.backends.onnx.wasm.wasmPaths = { mjs: `${ORT_DIST}ort-wasm-simd-threaded.asyncify.mjs`, wasm: `${ORT_DIST}ort-wasm-simd-threaded.asyncify.wasm` };
 const THREADS = Number(new URLSearchParams(location.search).get('threads') ?? 1);
+// index.html?relaxed=off keeps simdformer's int8 on its 8-bit k-loop (init's relaxedSimd: false);
+// by default it runs relaxed SIMD where Chromium does ('auto').
+const RELAXED = new URLSearchParams(location.search).get('relaxed') === 'off' ? false : 'auto';
 env.backends.onnx.wasm.numThreads = THREADS;
 
 const loaded = {};  // name -> { sf, sfModel, tjs }
@@ -51,7 +54,7 @@ const PASSAGE = 'Attention lets every word of a sentence look at every other wor
   + 'for its own meaning, and a model stacks many such layers to read whole documents quickly on small devices';
 
 async function loadSimdformer(name, weights, m) {
-  const sf = await init({ simd: true, threads: THREADS });
+  const sf = await init({ simd: true, threads: THREADS, relaxedSimd: RELAXED });
   if (await sf.threadsReady !== THREADS) throw new Error(`simdformer runs ${sf.threads} threads, ${THREADS} asked: ${sf.threadsNote}`);
   sf.resetPeakLiveBytes();
   const heap0 = sf.heapBytes, live0 = sf.liveBytes;
@@ -61,7 +64,8 @@ async function loadSimdformer(name, weights, m) {
   const sfMs = performance.now() - t;
   const memory = { packed: sf.liveBytes - live0, peak: sf.peakLiveBytes - live0, heapGrowth: sf.heapBytes - heap0,
                    largestTensor: largestTensorBytes(await safetensorsHeader(`/models/${name}/model.safetensors`)) };
-  return { sfMs, memory, arch: sf.arch, info: { weights: m.sfModel.info.weights, parameters: m.sfModel.info.parameters } };
+  return { sfMs, memory, arch: sf.arch, relaxedSimd: sf.relaxedSimd,
+           info: { weights: m.sfModel.info.weights, parameters: m.sfModel.info.parameters } };
 }
 
 window.embedBench = {

@@ -66,7 +66,7 @@ export async function init(options = {}) {
   if (threads > 1) moduleOptions = threadedModuleOptions(moduleOptions, threads);
   const module = await instantiate(factory, moduleOptions);
   const threadsStarting = threads > 1 ? startThreadsInBackground(module, threads) : null;
-  return new Simdformer(module, { simd, readSource, threads, threadsNote, threadsStarting });
+  return new Simdformer(module, { simd, readSource, threads, threadsNote, threadsStarting, relaxedSimd: o.relaxedSimd });
 }
 
 export default init;

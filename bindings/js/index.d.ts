@@ -48,6 +48,15 @@ export interface InitOptions {
    * wasmBinary choose a wasm build.
    */
   backend?: 'auto' | 'native' | 'wasm';
+  /**
+   * int8 weights' matrix products: 'auto' (default) runs relaxed SIMD's int8 dot product (one
+   * VNNI instruction per 16 multiply-adds where the engine lowers it so, as Chromium does) where
+   * the engine runs the wasm build's relaxed-SIMD kernel correctly, with activations quantized to
+   * 7 bits instead of 8; true insists on it ('unsupported' elsewhere: Node.js 20, the scalar build,
+   * the native addon); false never; 'portable' the same 7-bit numerics without relaxed SIMD
+   * (bit-identical to true). See Simdformer.relaxedSimd.
+   */
+  relaxedSimd?: 'auto' | boolean | 'portable';
 }
 
 export interface Progress {
@@ -248,6 +257,8 @@ export declare class Simdformer {
   readonly simd: boolean;
   readonly arch: string;
   readonly lanes: number;
+  /** Whether int8 models run relaxed SIMD's int8 dot product (InitOptions.relaxedSimd). */
+  readonly relaxedSimd: boolean;
   /**
    * Threads the module computes with now (1 after dispose()). The wasm threads build's pool
    * starts in the background once its workers have loaded (init() does not wait for them): until

@@ -89,7 +89,7 @@ function nativeInstance(module, o) {
     const tab = err.indexOf('\t');
     fail(`init: cannot start ${threads} threads: ${err.slice(tab + 1)}`, tab > 0 ? err.slice(0, tab) : 'unsupported');
   }
-  return new Simdformer(module, { simd: true, readSource, localFolder: folderFileSet, threads, backend: 'native' });
+  return new Simdformer(module, { simd: true, readSource, localFolder: folderFileSet, threads, backend: 'native', relaxedSimd: o.relaxedSimd });
 }
 
 /**
@@ -123,7 +123,7 @@ export async function init(options = {}) {
   }
   if (threads === 1) {
     const module = await instantiate(glue.default, { wasmBinary });
-    return new Simdformer(module, { simd, readSource, localFolder: folderFileSet });
+    return new Simdformer(module, { simd, readSource, localFolder: folderFileSet, relaxedSimd: o.relaxedSimd });
   }
   // The worker script is loaded as a .cjs copy: a .js file in this package would be an ES module.
   const worker = fileURLToPath(new URL('./simdformer-threads.worker.cjs', import.meta.url));
@@ -134,7 +134,7 @@ export async function init(options = {}) {
   // process alive until the pool is up, so a script awaiting sf.threadsReady is not cut short.
   const unref = () => unrefWorkers(module);
   threadsStarting.ready.then(unref, unref);
-  return new Simdformer(module, { simd, readSource, localFolder: folderFileSet, threads, threadsStarting });
+  return new Simdformer(module, { simd, readSource, localFolder: folderFileSet, threads, threadsStarting, relaxedSimd: o.relaxedSimd });
 }
 
 export default init;

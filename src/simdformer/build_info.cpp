@@ -1,5 +1,7 @@
 #include "simdformer/build_info.h"
 
+#include <string_view>
+
 #include "simdformer/kernels/kernels.h"
 
 namespace simdformer {
@@ -7,5 +9,27 @@ namespace simdformer {
 const char* version() { return SIMDFORMER_VERSION_STRING; }
 const char* simd_arch() { return kernels::simd_arch(); }
 size_t simd_lanes() { return kernels::simd_lanes(); }
+
+const char* use_int8_kernel(const char* mode) {
+    using kernels::I8Kernel;
+    struct Choice {
+        const char* name;
+        I8Kernel kernel;
+    };
+    static constexpr Choice kChoices[] = {
+        {"off", I8Kernel::kPairs16}, {"relaxed", I8Kernel::kQuads7Relaxed}, {"portable", I8Kernel::kQuads7Portable}};
+    const std::string_view m = mode ? mode : "";
+    bool ok = false;
+    if (m == "auto") {
+        ok = kernels::set_i8_kernel(kernels::relaxed_i8_available() ? I8Kernel::kQuads7Relaxed : I8Kernel::kPairs16);
+    } else {
+        for (const Choice& c : kChoices)
+            if (m == c.name) ok = kernels::set_i8_kernel(c.kernel);
+    }
+    if (!ok) return nullptr;
+    for (const Choice& c : kChoices)
+        if (c.kernel == kernels::i8_kernel()) return c.name;
+    return nullptr;
+}
 
 }  // namespace simdformer

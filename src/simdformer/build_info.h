@@ -9,4 +9,14 @@ const char* version();     // "0.1.0"
 const char* simd_arch();   // "sse2", "wasm", "scalar", ...
 size_t simd_lanes();       // floats per SIMD register (1 in the scalar build)
 
+// The int8 GEMMs' k-loop, for the whole module (set it before loading or running int8 models):
+//  - "off": 8-bit activations as i16 pairs, every engine (the default);
+//  - "relaxed": 7-bit activations times the int8 weights with relaxed SIMD's int8 dot product
+//    (VNNI where the engine lowers it so), only where this engine runs the wasm build's relaxed
+//    kernel module correctly (checked once; never natively);
+//  - "portable": the same 7-bit numerics in portable code (bit-identical to "relaxed").
+// "auto" is "relaxed" where it runs, else "off". Returns the k-loop now in effect, or null when
+// "relaxed" is asked where it does not run or the mode is none of these (nothing changes then).
+const char* use_int8_kernel(const char* mode);
+
 }  // namespace simdformer

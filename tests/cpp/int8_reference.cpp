@@ -38,7 +38,7 @@ QuantizedWeight quantize_weight(size_t k, size_t n, const float* b, size_t row_s
     return w;
 }
 
-QuantizedRow quantize_row(size_t k, const float* x) {
+QuantizedRow quantize_row(size_t k, const float* x, int levels) {
     QuantizedRow r;
     r.centered.assign(k, 0);
     float lo = 0.0f, hi = 0.0f;
@@ -47,11 +47,12 @@ QuantizedRow quantize_row(size_t k, const float* x) {
         hi = std::max(hi, x[i]);
     }
     if (hi == lo) return r;
-    const float inv = 255.0f / (hi - lo);
-    r.scale = (hi - lo) / 255.0f;
-    r.zero = int32_t(std::clamp(std::nearbyint(-lo * inv), 0.0f, 255.0f));
+    const float top = float(levels);
+    const float inv = top / (hi - lo);
+    r.scale = (hi - lo) / top;
+    r.zero = int32_t(std::clamp(std::nearbyint(-lo * inv), 0.0f, top));
     for (size_t i = 0; i < k; ++i) {
-        const float q = std::clamp(std::nearbyint(x[i] * inv) + float(r.zero), 0.0f, 255.0f);
+        const float q = std::clamp(std::nearbyint(x[i] * inv) + float(r.zero), 0.0f, top);
         r.centered[i] = int16_t(int32_t(q) - r.zero);
     }
     return r;
@@ -80,8 +81,18 @@ void gemm_f32_qc8w(size_t m, size_t n, size_t k, const float* a, size_t lda, con
 
 void gemm_qd8_qc8w(size_t m, size_t n, size_t k, const float* a, size_t lda, const QuantizedWeight& w, float* c,
                    size_t ldc, const kernels::Epilogue& ep) {
+    gemm_qd8_qc8w_levels(m, n, k, a, lda, w, c, ldc, ep, 255);
+}
+
+void gemm_q7_qc8w(size_t m, size_t n, size_t k, const float* a, size_t lda, const QuantizedWeight& w, float* c,
+                  size_t ldc, const kernels::Epilogue& ep) {
+    gemm_qd8_qc8w_levels(m, n, k, a, lda, w, c, ldc, ep, 127);
+}
+
+void gemm_qd8_qc8w_levels(size_t m, size_t n, size_t k, const float* a, size_t lda, const QuantizedWeight& w, float* c,
+                          size_t ldc, const kernels::Epilogue& ep, int levels) {
     for (size_t i = 0; i < m; ++i) {
-        const QuantizedRow r = quantize_row(k, a + i * lda);
+        const QuantizedRow r = quantize_row(k, a + i * lda, levels);
         for (size_t j = 0; j < n; ++j) {
             double sum = 0;
             for (size_t p = 0; p < k; ++p) sum += double(r.centered[p]) * double(w.q[p * n + j]);

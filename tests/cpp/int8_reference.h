@@ -26,7 +26,8 @@ struct QuantizedRow {
     int32_t zero = 0;
     std::vector<int16_t> centered;  // [k]
 };
-QuantizedRow quantize_row(size_t k, const float* x);
+// levels 255 (design b), or 127 (the relaxed-SIMD GEMM's 7-bit activations).
+QuantizedRow quantize_row(size_t k, const float* x, int levels = 255);
 // The alternative: per-row symmetric, x[i] ~ scale * q[i], q in [-127, 127], scale = max|x| / 127.
 QuantizedRow quantize_row_symmetric(size_t k, const float* x);
 
@@ -36,5 +37,10 @@ void gemm_f32_qc8w(size_t m, size_t n, size_t k, const float* a, size_t lda, con
 // C = epilogue(dequant(quantize_row(A)) · dequant(W)) (design b).
 void gemm_qd8_qc8w(size_t m, size_t n, size_t k, const float* a, size_t lda, const QuantizedWeight& w, float* c,
                    size_t ldc, const kernels::Epilogue& ep = {});
+// The same with the rows quantized to 127 levels (kernels::I8Kernel kQuads7*).
+void gemm_q7_qc8w(size_t m, size_t n, size_t k, const float* a, size_t lda, const QuantizedWeight& w, float* c,
+                  size_t ldc, const kernels::Epilogue& ep = {});
+void gemm_qd8_qc8w_levels(size_t m, size_t n, size_t k, const float* a, size_t lda, const QuantizedWeight& w, float* c,
+                          size_t ldc, const kernels::Epilogue& ep, int levels);
 
 }  // namespace simdformer::test::int8ref

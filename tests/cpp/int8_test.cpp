@@ -4,10 +4,12 @@
 // accuracy of each design against the f32 GEMM.
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 
 #include "int8_reference.h"
 #include "int8/gemm_f32_qc8w.h"
+#include "simdformer/build_info.h"
 #include "simdformer/kernels/kernels.h"
 #include "simdformer/kernels/reference.h"
 #include "test_util.h"
@@ -56,7 +58,7 @@ TEST_P(PackI8Test, EveryByteAndScaleMatchesTheReference) {
     const std::vector<uint8_t> packed = pack_whole(kk, n, b, n, 1);
     const QuantizedWeight want = int8ref::quantize_weight(kk, n, b.data(), n, 1);
     const size_t k2 = (kk + 1) / 2, n8 = (n + 7) / 8;
-    ASSERT_EQ(packed.size(), n8 * k2 * 16 + n8 * 8 * sizeof(float));
+    ASSERT_EQ(packed.size(), n8 * k2 * 16 + n8 * 8 * (sizeof(float) + sizeof(int32_t)));
     for (size_t p = 0; p < 2 * k2; ++p)
         for (size_t j = 0; j < n8 * 8; ++j) {
             const int8_t got = int8_t(packed[packed_byte(kk, p, j)]);
@@ -65,6 +67,14 @@ TEST_P(PackI8Test, EveryByteAndScaleMatchesTheReference) {
         }
     const float* scales = k::packed_i8_scales(kk, n, packed.data());
     for (size_t j = 0; j < n8 * 8; ++j) ASSERT_EQ(scales[j], j < n ? want.scale[j] : 0.0f) << j;
+    // The column sums (the relaxed GEMM's zero-point term); the streamed and pre-quantized
+    // packings below compare whole buffers, sums included.
+    const int32_t* sums = k::packed_i8_colsums(kk, n, packed.data());
+    for (size_t j = 0; j < n8 * 8; ++j) {
+        int32_t expect = 0;
+        for (size_t p = 0; p < kk && j < n; ++p) expect += want.q[p * n + j];
+        ASSERT_EQ(sums[j], expect) << j;
+    }
 }
 
 TEST_P(PackI8Test, StreamedChunksGiveTheSameBytesForBothLayouts) {
@@ -149,7 +159,7 @@ TEST(PackI8, ZeroColumnGetsScaleZeroAndZeros) {
 TEST(PackI8, PackedSizeIsAQuarterOfF32) {
     for (auto [kk, n] : {std::pair<size_t, size_t>{768, 768}, {768, 3072}, {3072, 768}, {768, 50257}}) {
         const double ratio = double(k::packed_i8_size(kk, n)) / double(kk * n * sizeof(float));
-        EXPECT_LE(ratio, 0.2526) << kk << "x" << n;
+        EXPECT_LE(ratio, 0.2527) << kk << "x" << n;  // 1/4 + 8 bytes (scale, column sum) per k column
         EXPECT_GE(ratio, 0.25);
     }
 }
@@ -196,6 +206,34 @@ TEST(QuantizeRow, MatchesTheReferenceExactly) {
     EXPECT_EQ(ties.centered[4], -2);
 }
 
+TEST(QuantizeRow, SevenBitQuadsMatchTheReferenceExactly) {
+    // The relaxed GEMM's rows: 127 levels, q (not q - zero) as bytes in k quads, zero-padded.
+    for (size_t kk : {1, 2, 3, 4, 5, 15, 16, 17, 31, 33, 100, 768}) {
+        std::vector<std::vector<float>> rows = {random_vector(kk, uint32_t(60 + kk), -3.0f, 5.0f),
+                                                random_vector(kk, uint32_t(61 + kk), 0.0f, 2.0f),
+                                                random_vector(kk, uint32_t(62 + kk), -1.0f, -0.25f),
+                                                std::vector<float>(kk, 0.0f)};
+        rows[0][kk / 2] = 40.0f;  // an outlier
+        for (const auto& x : rows) {
+            const int8ref::QuantizedRow want = int8ref::quantize_row(kk, x.data(), 127);
+            const k::Qd8Row got = k::qd8_row_params(kk, x.data(), 127);
+            ASSERT_EQ(got.scale, want.scale) << kk;
+            ASSERT_EQ(got.zero, want.zero) << kk;
+            ASSERT_LE(want.zero, 127);
+            for (size_t stride : {size_t(1), size_t(3)}) {
+                const size_t quads = (kk + 3) / 4;
+                std::vector<uint8_t> q(4 * quads * stride, 200);
+                k::quantize_row_q7(kk, x.data(), got, q.data(), stride);
+                for (size_t i = 0; i < 4 * quads; ++i) {
+                    const int expect = i < kk ? want.centered[i] + want.zero : 0;
+                    ASSERT_EQ(int(q[(i / 4) * 4 * stride + i % 4]), expect) << "k " << kk << " i " << i << " stride " << stride;
+                    ASSERT_LE(int(q[(i / 4) * 4 * stride + i % 4]), 127);
+                }
+            }
+        }
+    }
+}
+
 TEST(QuantizeRow, AsymmetricHalvesTheErrorOfSymmetricOnOneSidedRows) {
     // Why design (b) quantizes rows asymmetrically: the input of the second feed-forward GEMM is a
     // GELU output, in [-0.17, max], where a symmetric grid wastes half of its 255 steps.
@@ -226,8 +264,21 @@ struct Design {
     GemmFn gemm;
     RefFn ref;
 };
+// The 7-bit path (kernels::I8Kernel) in its portable k-loop: what the relaxed-SIMD module computes
+// bit for bit (tests/js/relaxed-simd.test.mjs checks the module against it in Chromium).
+struct I8KernelScope {
+    explicit I8KernelScope(k::I8Kernel kernel) { EXPECT_TRUE(k::set_i8_kernel(kernel)); }
+    ~I8KernelScope() { k::set_i8_kernel(k::I8Kernel::kPairs16); }
+};
+void gemm_q7_portable(size_t m, size_t n, size_t kk, const float* a, size_t lda, const void* packed, float* c,
+                      size_t ldc, const k::Epilogue& ep) {
+    I8KernelScope scope(k::I8Kernel::kQuads7Portable);
+    k::gemm_qd8_qc8w(m, n, kk, a, lda, packed, c, ldc, ep);
+}
+
 const Design kDesigns[] = {{"f32_qc8w", k::gemm_f32_qc8w, int8ref::gemm_f32_qc8w},
-                           {"qd8_qc8w", k::gemm_qd8_qc8w, int8ref::gemm_qd8_qc8w}};
+                           {"qd8_qc8w", k::gemm_qd8_qc8w, int8ref::gemm_qd8_qc8w},
+                           {"q7_qc8w", gemm_q7_portable, int8ref::gemm_q7_qc8w}};
 
 class GemmI8Test : public ::testing::TestWithParam<Shape> {};
 
@@ -295,6 +346,37 @@ std::vector<Shape> shapes() {
 
 std::string shape_name(const ::testing::TestParamInfo<Shape>& info) {
     return "m" + std::to_string(info.param.m) + "_n" + std::to_string(info.param.n) + "_k" + std::to_string(info.param.k);
+}
+
+TEST_P(GemmI8Test, SevenBitSumsAreExactAndColumnSplitsChangeNothing) {
+    // alpha 1 and no bias: each element is float(sum of w * (q - z)) * (row scale * column scale),
+    // so the 7-bit path must equal the exact integer reference bit for bit, whole or computed as
+    // a thread's share of the columns (splits at every panel boundary, ragged panels included).
+    const auto [m, n, kk] = GetParam();
+    const size_t lda = kk + 1, ldc = n + 2;
+    const auto a = random_vector(m * lda, 11, -2.0f, 3.0f);
+    const auto b = weight_like(kk * n, 12);
+    const std::vector<uint8_t> packed = pack_whole(kk, n, b, n, 1);
+    const QuantizedWeight w = int8ref::quantize_weight(kk, n, b.data(), n, 1);
+    std::vector<float> want(m * ldc, 42.0f);
+    for (size_t i = 0; i < m; ++i) {
+        const int8ref::QuantizedRow r = int8ref::quantize_row(kk, a.data() + i * lda, 127);
+        for (size_t j = 0; j < n; ++j) {
+            int64_t sum = 0;
+            for (size_t p = 0; p < kk; ++p) sum += int64_t(r.centered[p]) * w.q[p * n + j];
+            want[i * ldc + j] = float(sum) * (r.scale * w.scale[j]);
+        }
+    }
+    I8KernelScope scope(k::I8Kernel::kQuads7Portable);
+    std::vector<float> c(m * ldc, 42.0f);
+    k::gemm_qd8_qc8w(m, n, kk, a.data(), lda, packed.data(), c.data(), ldc, {});
+    ASSERT_EQ(c, want);
+    for (size_t split = 8; split < n; split += 8) {
+        std::vector<float> parts(m * ldc, 42.0f);
+        k::gemm_qd8_qc8w_cols(m, n, kk, a.data(), lda, packed.data(), 0, split, parts.data(), ldc, {});
+        k::gemm_qd8_qc8w_cols(m, n, kk, a.data(), lda, packed.data(), split, n, parts.data(), ldc, {});
+        ASSERT_EQ(parts, want) << "split at " << split;
+    }
 }
 
 INSTANTIATE_TEST_SUITE_P(Shapes, GemmI8Test, ::testing::ValuesIn(shapes()), shape_name);
@@ -368,16 +450,38 @@ TEST(GemmI8Accuracy, BothDesignsStayCloseToF32OnTransformerLikeData) {
         std::vector<float> scratch(k::packed_b_size(kk, n)), f32(m * n);
         k::gemm_f32(m, n, kk, a.data(), kk, b.data(), n, f32.data(), n, scratch.data());
         const std::vector<uint8_t> packed = pack_whole(kk, n, b, n, 1);
-        std::vector<float> fa(m * n), fb(m * n);
+        std::vector<float> fa(m * n), fb(m * n), f7(m * n);
         k::gemm_f32_qc8w(m, n, kk, a.data(), kk, packed.data(), fa.data(), n, {});
         k::gemm_qd8_qc8w(m, n, kk, a.data(), kk, packed.data(), fb.data(), n, {});
+        gemm_q7_portable(m, n, kk, a.data(), kk, packed.data(), f7.data(), n, {});
         const double cos_a = cosine_similarity(fa, f32), cos_b = cosine_similarity(fb, f32);
+        const double cos_7 = cosine_similarity(f7, f32);
+        RecordProperty("cos_q7_qc8w_k" + std::to_string(kk), std::to_string(cos_7));
+        std::printf("k %zu: cosine to f32: f32_qc8w %.6f, qd8_qc8w %.6f, q7_qc8w %.6f\n", kk, cos_a, cos_b, cos_7);
+        EXPECT_GT(cos_7, 0.999) << "k " << kk << " (qd8_qc8w " << cos_b << ")";
+        EXPECT_GT(cos_b, cos_7) << "8-bit activations are the more accurate ones";
         EXPECT_GT(cos_a, 0.9995) << "k " << kk;
         EXPECT_GT(cos_b, 0.9994) << "k " << kk << " (f32_qc8w " << cos_a << ")";
         EXPECT_GT(cos_a, cos_b) << "weights-only quantization is the more accurate one";
         RecordProperty("cos_f32_qc8w_k" + std::to_string(kk), std::to_string(cos_a));
         RecordProperty("cos_qd8_qc8w_k" + std::to_string(kk), std::to_string(cos_b));
     }
+}
+
+TEST(I8Kernel, RelaxedRunsOnlyWhereTheEngineRunsTheModule) {
+    // Natively (and in wasm under an engine without relaxed SIMD, as Node 20 is without its flag)
+    // the relaxed k-loop is refused and "auto" keeps the 8-bit one; "portable" always runs.
+    if (k::relaxed_i8_available()) GTEST_SKIP() << "this engine runs the relaxed-SIMD module";
+    EXPECT_FALSE(k::set_i8_kernel(k::I8Kernel::kQuads7Relaxed));
+    EXPECT_EQ(k::i8_kernel(), k::I8Kernel::kPairs16);
+    EXPECT_EQ(use_int8_kernel("relaxed"), nullptr);
+    EXPECT_STREQ(use_int8_kernel("auto"), "off");
+    EXPECT_STREQ(use_int8_kernel("portable"), "portable");
+    EXPECT_EQ(k::i8_kernel(), k::I8Kernel::kQuads7Portable);
+    EXPECT_EQ(use_int8_kernel("fast"), nullptr);
+    EXPECT_EQ(use_int8_kernel(nullptr), nullptr);
+    EXPECT_EQ(k::i8_kernel(), k::I8Kernel::kQuads7Portable) << "a refused mode changes nothing";
+    EXPECT_STREQ(use_int8_kernel("off"), "off");
 }
 
 TEST(TestUtil, CosineSimilarityAndMaxAbsDiff) {

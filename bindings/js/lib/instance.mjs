@@ -26,8 +26,9 @@ export class Simdformer {
    * lib/threads.mjs); sf.threads is 1 until it has started, and sf.threadsReady resolves then.
    */
   constructor(module, { simd, readSource, localFolder = null, threads = 1, threadsNote = '', backend = 'wasm',
-                        threadsStarting = null }) {
+                        threadsStarting = null, relaxedSimd = 'auto' }) {
     this.#module = module;
+    this.relaxedSimd = int8Kernel(module, relaxedSimd) === 'relaxed';
     this.#readSource = readSource;
     this.#localFolder = localFolder;
     this.backend = backend;
@@ -165,6 +166,21 @@ function configJson(config) {
   }
 }
 
+/**
+ * The int8 GEMMs' k-loop (init's relaxedSimd; build_info.h use_int8_kernel): 'auto' relaxed SIMD
+ * where this engine runs the module's relaxed-SIMD kernel correctly, true insists on it, false
+ * never, 'portable' its 7-bit numerics in portable code. The native addon has none of these.
+ */
+function int8Kernel(module, requested) {
+  const mode = requested === true ? 'relaxed' : requested === false ? 'off' : requested;
+  const now = typeof module.int8Kernel === 'function' ? module.int8Kernel(mode) : mode === 'auto' || mode === 'off' ? 'off' : '';
+  if (!now) {
+    fail(`init: relaxedSimd: ${JSON.stringify(requested)} was requested but this engine does not run the relaxed-SIMD int8 kernel`
+      + ' (a wasm SIMD128 build in an engine with relaxed SIMD, such as Chromium; not the native addon)', 'unsupported');
+  }
+  return now;
+}
+
 /** Runs the Emscripten factory; a wasm file that does not compile is a SimdformerError. */
 export async function instantiate(factory, moduleOptions) {
   try {
@@ -178,7 +194,8 @@ export async function instantiate(factory, moduleOptions) {
 export function initOptions(options) {
   const o = readOptions(options, { wasmUrl: value(), wasmBinary: value(), simd: oneOf(['auto', true, false], 'auto'),
                                    threads: threadsKind, tokenizers: func(), jinja: func(),
-                                   backend: oneOf(['auto', 'native', 'wasm'], undefined) }, 'init');
+                                   backend: oneOf(['auto', 'native', 'wasm'], undefined),
+                                   relaxedSimd: oneOf(['auto', true, false, 'portable'], 'auto') }, 'init');
   if (o.tokenizers) setTokenizersLoader(o.tokenizers);
   if (o.jinja) setJinjaLoader(o.jinja);
   if (o.wasmBinary !== undefined && !(o.wasmBinary instanceof ArrayBuffer) && !ArrayBuffer.isView(o.wasmBinary)) {

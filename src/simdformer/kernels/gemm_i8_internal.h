@@ -17,6 +17,7 @@ inline size_t pairs(size_t k) { return (k + 1) / 2; }
 inline size_t panels(size_t n) { return (n + kNr - 1) / kNr; }
 inline size_t panel_bytes(size_t k) { return pairs(k) * kPairBytes; }
 inline size_t scales_offset(size_t k, size_t n) { return panels(n) * panel_bytes(k); }
+inline size_t colsums_offset(size_t k, size_t n) { return scales_offset(k, n) + panels(n) * kNr * sizeof(float); }
 // Byte of q(p, j) inside the packed panels.
 inline size_t byte_index(size_t k, size_t p, size_t j) {
     return (j / kNr) * panel_bytes(k) + (p / 2) * kPairBytes + (j % kNr) * 2 + (p % 2);
@@ -64,5 +65,10 @@ inline void finish_row(const float* acc, float row_mult, const float* scale,  //
     }
     if (!full) std::memcpy(c, out, ncols * sizeof(float));
 }
+
+// The int8 GEMM with 7-bit activations (kernels/gemm_i8_relaxed.cpp): the k-loop in the relaxed-
+// SIMD module when `relaxed`, else in its portable twin; gemm_qd8_qc8w_cols's contract.
+void gemm_q7_qc8w_cols(size_t m, size_t n, size_t k, const float* a, size_t lda, const void* packed_b, size_t col0,
+                       size_t col1, float* c, size_t ldc, const Epilogue& ep, bool relaxed);
 
 }  // namespace simdformer::kernels::i8detail

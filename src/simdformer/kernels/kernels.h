@@ -154,15 +154,19 @@ void scale_f32(size_t n, float alpha, const float* x, float* y);          // y m
 // serves every batch size: columns in panels of kI8PanelWidth = 8, and inside a panel k taken in
 // pairs, so that 16 bytes hold (k = 2p, 2p+1) x (8 columns):
 //   byte ((jp * k2 + p) * 16 + 2 * c + e) = q(2p + e, 8 jp + c),   k2 = ceil(k / 2), jp < n8 = ceil(n / 8)
-// zero-padded in k and n, followed by f32 scale[n8 * 8] (0 for padding columns). Design (b) feeds
-// the 16 bytes to i32x4.dot_i16x8_s as two sign-extended i16x8 halves; design (a) splits the even
-// and odd k apart while widening them to f32. Size: k2 * n8 * 16 + n8 * 32 bytes (~0.25x f32);
-// `packed` must be at least 4-byte aligned (the scales are floats), 64 as Buffer gives is best.
+// zero-padded in k and n, followed by f32 scale[n8 * 8] (0 for padding columns) and i32
+// colsum[n8 * 8] = sum over p of q(p, j) (the relaxed-SIMD GEMM's zero-point term; kept up to date
+// by pack_i8_quantize / pack_i8_copy, which must write each element once). Design (b) feeds
+// the 16 bytes to i32x4.dot_i16x8_s as two sign-extended i16x8 halves; the relaxed-SIMD GEMM
+// interleaves two pairs into k quads for i32x4.relaxed_dot_i8x16_i7x16_add_s. Size: k2 * n8 * 16 +
+// n8 * 64 bytes (~0.25x f32); `packed` must be at least 4-byte aligned (the scales are floats),
+// 64 as Buffer gives is best.
 constexpr size_t kI8PanelWidth = 8;
 size_t packed_i8_size(size_t k, size_t n);             // bytes; multiple of 16
-void packed_i8_init(size_t k, size_t n, void* packed);  // zero padding and scales; call first
+void packed_i8_init(size_t k, size_t n, void* packed);  // zero padding, scales and sums; call first
 float* packed_i8_scales(size_t k, size_t n, void* packed);  // [n8 * 8] inside `packed`
 const float* packed_i8_scales(size_t k, size_t n, const void* packed);
+const int32_t* packed_i8_colsums(size_t k, size_t n, const void* packed);  // [n8 * 8] inside `packed`
 
 // Streaming a weight into the layout, one chunk of rows at a time. A chunk is the logical block
 // B[p0 : p0 + rows, j0 : j0 + cols] with element (p0 + p, j0 + j) at b[p * row_stride + j * col_stride]:
@@ -198,10 +202,16 @@ struct Qd8Row {
     float inv_scale = 0.0f;
     int32_t zero = 0;
 };
-Qd8Row qd8_row_params(size_t k, const float* x);
+// `levels` 255, or 127 for the relaxed-SIMD GEMM, whose activation operand must be 7-bit
+// (q in [0, 127]; scale = (hi - lo) / 127 and the zero point clamped to [0, 127]).
+Qd8Row qd8_row_params(size_t k, const float* x, int levels = 255);
 // q[2 p * pair_stride + e] = q(x[2p + e]) - zero for p < ceil(k / 2) (0 for the odd pad);
 // `row` must be qd8_row_params of x (or of a range containing x).
 void quantize_row_qd8(size_t k, const float* x, const Qd8Row& row, int16_t* q, size_t pair_stride = 1);
+// The relaxed-SIMD GEMM's 7-bit row in k quads: q[(i / 4) * 4 * quad_stride + i % 4] =
+// clamp(round(x[i] * inv_scale) + zero, 0, 127) for i < k, and 0 up to the next multiple of 4;
+// `row` must be qd8_row_params(k, x, 127) (or of a range containing x).
+void quantize_row_q7(size_t k, const float* x, const Qd8Row& row, uint8_t* q, size_t quad_stride = 1);
 
 // Design (a), widening the int8 weights to f32 in the micro-kernel, lost to design (b) on every
 // shape measured and lives in bench/experiments/int8/ (gemm_f32_qc8w.h) beside the benchmark that compared them.
@@ -216,5 +226,25 @@ void gemm_qd8_qc8w(size_t m, size_t n, size_t k, const float* a, size_t lda, con
 // every element gets the operations the whole call gives it.
 void gemm_qd8_qc8w_cols(size_t m, size_t n, size_t k, const float* a, size_t lda, const void* packed_b,
                         size_t col0, size_t col1, float* c, size_t ldc, const Epilogue& epilogue = {});
+
+// ---- int8 on relaxed SIMD (kernels/gemm_i8_relaxed.cpp) ------------------------------------------
+// Which k-loop every int8 GEMM above runs, for the whole module (set once, before work starts):
+//  - kPairs16: design (b), 8-bit activations (255 levels) as i16 pairs, i32x4.dot_i16x8_s;
+//  - kQuads7Relaxed: 7-bit activations (127 levels) times the int8 weights four k at a time with
+//    i32x4.relaxed_dot_i8x16_i7x16_add_s (one VNNI vpdpbusd where the engine lowers it so), in a
+//    kernel module built apart (kernels/relaxed/) and run beside this one on the same memory;
+//  - kQuads7Portable: the same 7-bit numerics with portable code, for engines that cannot run
+//    the relaxed module and for checking it: both give bit-identical results (the sums are exact
+//    integers), which differ from kPairs16's by the coarser activation quantization.
+// A pair of int8 GEMM results is bit-identical across thread counts and batch positions under
+// any one setting.
+enum class I8Kernel { kPairs16, kQuads7Relaxed, kQuads7Portable };
+// Does this engine run the relaxed kernel module, correctly? Validates, instantiates and checks
+// it against the portable loop on every tile shape once (an engine that lowers it wrongly -- Node
+// 20's experimental relaxed SIMD does -- says no). Always false outside wasm builds with the module.
+bool relaxed_i8_available();
+// Sets the k-loop; kQuads7Relaxed where relaxed_i8_available() is false is refused (false).
+bool set_i8_kernel(I8Kernel kernel);
+I8Kernel i8_kernel();
 
 }  // namespace simdformer::kernels

@@ -33,12 +33,16 @@ inline int8_t quantize_weight(float w, float scale) {
     return q == q ? static_cast<int8_t>(q) : int8_t{0};
 }
 
+int32_t* colsums(size_t k, size_t n, void* packed) {
+    return reinterpret_cast<int32_t*>(static_cast<uint8_t*>(packed) + i8detail::colsums_offset(k, n));
+}
+
 }  // namespace
 
 // ---- weights ---------------------------------------------------------------------------------
 
 size_t packed_i8_size(size_t k, size_t n) {
-    return i8detail::scales_offset(k, n) + i8detail::panels(n) * i8detail::kNr * sizeof(float);
+    return i8detail::colsums_offset(k, n) + i8detail::panels(n) * i8detail::kNr * sizeof(int32_t);
 }
 
 float* packed_i8_scales(size_t k, size_t n, void* packed) {
@@ -47,6 +51,10 @@ float* packed_i8_scales(size_t k, size_t n, void* packed) {
 
 const float* packed_i8_scales(size_t k, size_t n, const void* packed) {
     return reinterpret_cast<const float*>(static_cast<const uint8_t*>(packed) + i8detail::scales_offset(k, n));
+}
+
+const int32_t* packed_i8_colsums(size_t k, size_t n, const void* packed) {
+    return reinterpret_cast<const int32_t*>(static_cast<const uint8_t*>(packed) + i8detail::colsums_offset(k, n));
 }
 
 void packed_i8_init(size_t k, size_t n, void* packed) {
@@ -58,7 +66,7 @@ void packed_i8_init(size_t k, size_t n, void* packed) {
     if (k % 2)
         for (size_t jp = 0; jp < np; ++jp)
             for (size_t c = 0; c < i8detail::kNr; ++c) bytes[byte_index(k, k, jp * i8detail::kNr + c)] = 0;
-    std::memset(packed_i8_scales(k, n, packed), 0, np * i8detail::kNr * sizeof(float));
+    std::memset(packed_i8_scales(k, n, packed), 0, np * i8detail::kNr * (sizeof(float) + sizeof(int32_t)));
 }
 
 void absmax_cols_update(size_t rows, size_t cols, const float* b, size_t row_stride, size_t col_stride,
@@ -75,16 +83,22 @@ void pack_i8_quantize(size_t k, size_t n, size_t p0, size_t rows, size_t j0, siz
                       size_t row_stride, size_t col_stride, void* packed) {
     auto* bytes = static_cast<int8_t*>(packed);
     const float* scales = packed_i8_scales(k, n, packed);
+    int32_t* sums = colsums(k, n, packed);
     for_each_in_block(rows, cols, row_stride, col_stride, [&](size_t p, size_t j, size_t at) {
-        bytes[byte_index(k, p0 + p, j0 + j)] = quantize_weight(b[at], scales[j0 + j]);
+        const int8_t q = quantize_weight(b[at], scales[j0 + j]);
+        bytes[byte_index(k, p0 + p, j0 + j)] = q;
+        sums[j0 + j] += q;
     });
 }
 
-void pack_i8_copy(size_t k, size_t, size_t p0, size_t rows, size_t j0, size_t cols, const int8_t* q,
+void pack_i8_copy(size_t k, size_t n, size_t p0, size_t rows, size_t j0, size_t cols, const int8_t* q,
                   size_t row_stride, size_t col_stride, void* packed) {
     auto* bytes = static_cast<int8_t*>(packed);
-    for_each_in_block(rows, cols, row_stride, col_stride,
-                      [&](size_t p, size_t j, size_t at) { bytes[byte_index(k, p0 + p, j0 + j)] = q[at]; });
+    int32_t* sums = colsums(k, n, packed);
+    for_each_in_block(rows, cols, row_stride, col_stride, [&](size_t p, size_t j, size_t at) {
+        bytes[byte_index(k, p0 + p, j0 + j)] = q[at];
+        sums[j0 + j] += q[at];
+    });
 }
 
 void pack_i8(size_t k, size_t n, const float* b, size_t row_stride, size_t col_stride, void* packed) {
@@ -103,7 +117,7 @@ void packed_i8_column(size_t k, size_t n, const void* packed, size_t j, float* o
 
 // ---- activations -----------------------------------------------------------------------------
 
-Qd8Row qd8_row_params(size_t k, const float* x) {
+Qd8Row qd8_row_params(size_t k, const float* x, int levels) {
     float lo = 0.0f, hi = 0.0f;  // the range always contains 0, so 0 quantizes exactly
     size_t p = 0;
 #if SIMDFORMER_I8_SIMD
@@ -126,10 +140,11 @@ Qd8Row qd8_row_params(size_t k, const float* x) {
     Qd8Row row;
     const float range = hi - lo;
     if (!(range > 0.0f)) return row;  // all zeros: scale 0, every q - zero = 0
-    row.scale = range / 255.0f;
-    row.inv_scale = 255.0f / range;
+    const float top = float(levels);
+    row.scale = range / top;
+    row.inv_scale = top / range;
     const float z = std::nearbyint(-lo * row.inv_scale);
-    row.zero = static_cast<int32_t>(std::min(255.0f, std::max(0.0f, z)));
+    row.zero = static_cast<int32_t>(std::min(top, std::max(0.0f, z)));
     return row;
 }
 
@@ -164,6 +179,34 @@ void quantize_row_qd8(size_t k, const float* x, const Qd8Row& row, int16_t* q, s
             if (r > float(hi)) r = float(hi);
             q[2 * p * pair_stride + e] = static_cast<int16_t>(r);
         }
+    }
+}
+
+void quantize_row_q7(size_t k, const float* x, const Qd8Row& row, uint8_t* q, size_t quad_stride) {
+    // The same rounding as quantize_row_qd8 (|x * inv_scale| <= 127 for a row inside the range),
+    // then the zero point added and the result clamped to [0, 127] as bytes.
+    const size_t quads = (k + 3) / 4, step = 4 * quad_stride;
+    size_t i = 0;  // values done, a multiple of 4
+#if SIMDFORMER_I8_SIMD
+    namespace v = simd::i8;
+    const v::vf inv = v::splat_f(row.inv_scale);
+    const v::vi zero = v::splat_i16(static_cast<int16_t>(row.zero)), top = v::splat_i8(127);
+    for (; i + 16 <= k; i += 16) {
+        const v::vi r0 = v::round_i32(v::mul_f(v::load_f(x + i), inv));
+        const v::vi r1 = v::round_i32(v::mul_f(v::load_f(x + i + 4), inv));
+        const v::vi r2 = v::round_i32(v::mul_f(v::load_f(x + i + 8), inv));
+        const v::vi r3 = v::round_i32(v::mul_f(v::load_f(x + i + 12), inv));
+        const v::vi lo = v::add_sat_i16(v::narrow_i16(r0, r1), zero), hi = v::add_sat_i16(v::narrow_i16(r2, r3), zero);
+        uint8_t bytes[16];
+        v::store_i(bytes, v::min_u8(v::narrow_u8(lo, hi), top));
+        for (size_t e = 0; e < 16; e += 4) std::memcpy(q + (i + e) / 4 * step, bytes + e, 4);
+    }
+#endif
+    for (; i < 4 * quads; ++i) {
+        float r = i < k ? std::nearbyint(x[i] * row.inv_scale) + float(row.zero) : 0.0f;
+        if (!(r >= 0.0f)) r = 0.0f;  // NaN too
+        if (r > 127.0f) r = 127.0f;
+        q[i / 4 * step + i % 4] = static_cast<uint8_t>(r);
     }
 }
 

@@ -38,7 +38,7 @@ alignas(64) float g_cal_a[kCalM * kCalK];
 alignas(64) float g_cal_b[kCalK * kCalN];
 alignas(64) float g_cal_packed[kCalK * kCalN];  // kCalN is a whole number of panels of every width
 alignas(64) float g_cal_c[kCalM * kCalN];
-alignas(64) uint8_t g_cal_i8[kCalK / 2 * kCalN * 2 + kCalN * 4];  // packed_i8_size(kCalK, kCalN)
+alignas(64) uint8_t g_cal_i8[kCalK / 2 * kCalN * 2 + kCalN * 8];  // packed_i8_size(kCalK, kCalN)
 
 // Multiply-adds per second of `gemm` on the calibration shape: the best of a few calls.
 template <class Gemm>

@@ -1,0 +1,250 @@
+// int8 on relaxed SIMD (issue 29, VNNI): the int8 GEMM with 7-bit activations, whose k-loop runs
+// in a kernel module of its own (kernels/relaxed/i8_dot_block.c, built by clang-19) where the
+// engine validates it, and in a portable twin everywhere else.
+//
+// Each row of A is quantized per row as design (b) quantizes it, to 127 levels instead of 255
+// (q in [0, 127] with a zero point z: the relaxed dot product is exact only for a 7-bit second
+// operand), and packed in k quads per tile of 4 rows. The k-loop sums S = sum_k w(k, j) q(r, k)
+// exactly in i32 into C; the epilogue subtracts z * colsum[j] (the packed weights carry their
+// column sums) and applies the scales, the bias, the activation and the residual exactly as
+// design (b) does, so every result equals design (b)'s on the same 7-bit quantization and does
+// not depend on the thread count, the row's position in the batch or which k-loop ran.
+#include <algorithm>
+#include <atomic>
+#include <cstring>
+
+#include "simdformer/kernels/gemm_i8_internal.h"
+#include "simdformer/kernels/kernels.h"
+
+#if SIMDFORMER_RELAXED_I8_MODULE
+#include <emscripten.h>
+
+#include "relaxed_i8_module.h"  // kRelaxedI8Module: the module's bytes (src/CMakeLists.txt)
+#endif
+
+namespace simdformer::kernels {
+namespace {
+
+using i8detail::kNr;
+using i8detail::kPairBytes;
+
+constexpr size_t kMr = 4;     // rows per tile: the module's tiles are 4 rows high
+constexpr size_t kKc = 1024;  // k per block, a multiple of 4 so that blocks start on whole quads
+constexpr size_t kMc = 64;    // rows quantized at a time: 64 x 1024 bytes = 64 KiB
+
+// Quantized rows of the current block: tile i (rows 4i..) holds quad q of row r at
+// g_a[i * 4 * kq + (q * R + r) * 4] (R = rows of that tile).
+thread_local uint8_t g_a[kMc * kKc];
+thread_local Qd8Row g_rows[kMc];
+// C of a ragged last panel (fewer than 8 columns): the module reads and writes whole panels.
+thread_local int32_t g_edge[kMc * kNr];
+
+std::atomic<int> g_kernel{static_cast<int>(I8Kernel::kPairs16)};
+
+// One call of the k-loop: C[r, 8 jp + j] (i32) = (first ? 0 : C) + sum over the block's k of
+// weight * a, rows r < mc, whole panels jp < npanels (kernels/relaxed/i8_dot_block.c).
+struct DotBlock {
+    const uint8_t* a;
+    size_t mc, kq;
+    bool odd_pair;  // the last quad holds one pair (the block has an odd number of pairs)
+    const int8_t* b;
+    size_t panel_stride, npanels;
+    int32_t* c;
+    size_t ldc;
+    bool first;
+};
+
+// The module's dot_block in portable C++, the same exact sums.
+void dot_block_portable(const DotBlock& d) {
+    const size_t pairs = 2 * d.kq - (d.odd_pair ? 1 : 0);
+    for (size_t jp = 0; jp < d.npanels; ++jp) {
+        const int8_t* b = d.b + jp * d.panel_stride;
+        for (size_t i = 0; i < d.mc; i += kMr) {
+            const size_t rows = std::min(kMr, d.mc - i);
+            const uint8_t* a = d.a + i * 4 * d.kq;
+            for (size_t r = 0; r < rows; ++r) {
+                int32_t* c = d.c + (i + r) * d.ldc + jp * kNr;
+                for (size_t j = 0; j < kNr; ++j) {
+                    int32_t s = d.first ? 0 : c[j];
+                    for (size_t p = 0; p < pairs; ++p) {
+                        const uint8_t* x = a + (p / 2 * rows + r) * 4 + p % 2 * 2;
+                        s += int32_t(b[p * kPairBytes + 2 * j]) * x[0] + int32_t(b[p * kPairBytes + 2 * j + 1]) * x[1];
+                    }
+                    c[j] = s;
+                }
+            }
+        }
+    }
+}
+
+#if SIMDFORMER_RELAXED_I8_MODULE
+// Runs the module's dot_block; the module is compiled and instantiated on this thread's first
+// call (every worker has its own JavaScript realm), on the engine's own memory. 0 when it cannot
+// be instantiated here (the caller then runs the portable twin).
+// clang-format off
+EM_JS(int, sf_relaxed_dot_block, (const void* module, size_t size, const void* a, size_t mc, size_t kq, int odd_pair,
+                                  const void* b, size_t panel_stride, size_t npanels, void* c, size_t ldc, int first), {
+    var run = Module.sfRelaxedDot;
+    if (run === undefined) {
+        try {
+            var bytes = HEAPU8.slice(module >>> 0, (module >>> 0) + (size >>> 0));
+            var instance = new WebAssembly.Instance(new WebAssembly.Module(bytes), { env: { memory: wasmMemory } });
+            run = instance.exports.dot_block;
+        } catch (e) {
+            run = null;
+        }
+        Module.sfRelaxedDot = run;
+    }
+    if (!run) return 0;
+    run(a, mc, kq, odd_pair, b, panel_stride, npanels, c, ldc, first);
+    return 1;
+});
+EM_JS(int, sf_relaxed_validates, (const void* module, size_t size), {
+    try {
+        return WebAssembly.validate(HEAPU8.slice(module >>> 0, (module >>> 0) + (size >>> 0))) ? 1 : 0;
+    } catch (e) {
+        return 0;
+    }
+});
+// clang-format on
+
+bool dot_block_relaxed(const DotBlock& d) {
+    return sf_relaxed_dot_block(kRelaxedI8Module, sizeof(kRelaxedI8Module), d.a, d.mc, d.kq, d.odd_pair ? 1 : 0,
+                                d.b, d.panel_stride, d.npanels, d.c, d.ldc, d.first ? 1 : 0) != 0;
+}
+
+// The module against the portable loop on every tile height (4, 3, 2, 1 rows), an odd number of
+// pairs, two panels, starting from zero and from partial sums, with weights of both signs and
+// activations up to 127: an engine whose relaxed dot product is not the exact sum (Node 20's
+// experimental lowering loses an accumulator) fails it.
+bool relaxed_module_works() {
+    if (!sf_relaxed_validates(kRelaxedI8Module, sizeof(kRelaxedI8Module))) return false;
+    constexpr size_t kM = 10, kPairs = 5, kQuads = 3, kPanels = 2, kLdc = kPanels * kNr + 3;
+    alignas(16) static uint8_t a[kM * 4 * kQuads];
+    alignas(16) static int8_t b[kPanels * kPairs * kPairBytes];
+    alignas(16) static int32_t c_module[kM * kLdc], c_portable[kM * kLdc];
+    uint32_t x = 12345;
+    auto next = [&x] { return (x = x * 1103515245u + 12345u) >> 16; };
+    for (auto& v : a) v = uint8_t(next() % 128);
+    for (auto& v : b) v = int8_t(int(next() % 256) - 128);
+    for (size_t mc : {kM, size_t(3), size_t(1)}) {
+        for (bool first : {true, false}) {
+            for (size_t i = 0; i < kM * kLdc; ++i) c_module[i] = c_portable[i] = int32_t(next() % 2001) - 1000;
+            DotBlock d{a, mc, kQuads, true, b, kPairs * kPairBytes, kPanels, c_module, kLdc, first};
+            if (!dot_block_relaxed(d)) return false;
+            d.c = c_portable;
+            dot_block_portable(d);
+            if (std::memcmp(c_module, c_portable, sizeof(c_module)) != 0) return false;
+        }
+    }
+    return true;
+}
+#else
+bool dot_block_relaxed(const DotBlock&) { return false; }
+bool relaxed_module_works() { return false; }
+#endif
+
+void dot_block(const DotBlock& d, bool relaxed) {
+    if (!relaxed || !dot_block_relaxed(d)) dot_block_portable(d);
+}
+
+// Quantizes columns [pc, pc + kc) of rows [0, mc) of A (whose parameters are in g_rows) into
+// g_a, tile by tile.
+void pack_a_block(size_t mc, size_t pc, size_t kc, const float* a, size_t lda) {
+    const size_t kq = (kc + 3) / 4;
+    for (size_t i = 0; i < mc; i += kMr) {
+        const size_t rows = std::min(kMr, mc - i);
+        for (size_t r = 0; r < rows; ++r)
+            quantize_row_q7(kc, a + (i + r) * lda + pc, g_rows[i + r], g_a + i * 4 * kq + 4 * r, rows);
+    }
+}
+
+// The k-loop over panels [jp0, jp1) of one k block; a ragged last panel (`edge` < 8 columns of C)
+// goes through g_edge, since the module reads and writes whole panels.
+void dot_panels(const DotBlock& whole, size_t jp1_full, size_t edge, bool relaxed) {
+    DotBlock d = whole;
+    d.npanels = jp1_full;
+    if (d.npanels) dot_block(d, relaxed);
+    if (!edge) return;
+    int32_t* c = whole.c + jp1_full * kNr;
+    for (size_t r = 0; r < whole.mc; ++r) {
+        std::fill(g_edge + r * kNr, g_edge + (r + 1) * kNr, 0);
+        if (!whole.first) std::memcpy(g_edge + r * kNr, c + r * whole.ldc, edge * sizeof(int32_t));
+    }
+    d.b = whole.b + jp1_full * whole.panel_stride;
+    d.npanels = 1;
+    d.c = g_edge;
+    d.ldc = kNr;
+    dot_block(d, relaxed);
+    for (size_t r = 0; r < whole.mc; ++r) std::memcpy(c + r * whole.ldc, g_edge + r * kNr, edge * sizeof(int32_t));
+}
+
+// C (i32 sums S of rows [0, mc), columns [col0, col_end)) -> the epilogue of design (b): the exact
+// sum of w * (q - z) is S - z * colsum, then the scales, bias, activation and residual.
+void finish_block(size_t mc, size_t col0, size_t col_end, const float* scales, const int32_t* colsums, float* c,
+                  size_t ldc, const Epilogue& ep, const float* residual) {
+    for (size_t r = 0; r < mc; ++r) {
+        const Qd8Row& row = g_rows[r];
+        for (size_t col = col0; col < col_end; col += kNr) {
+            const size_t ncols = std::min(kNr, col_end - col);
+            float* cr = c + r * ldc + col;
+            float acc[kNr] = {};
+            for (size_t j = 0; j < ncols; ++j) {
+                int32_t s;
+                std::memcpy(&s, cr + j, sizeof(s));
+                acc[j] = static_cast<float>(int64_t(s) - int64_t(row.zero) * colsums[col + j]);
+            }
+            i8detail::finish_row(acc, ep.alpha * row.scale, scales + col, ep.bias ? ep.bias + col : nullptr,
+                                 ep.activation, residual ? residual + r * ep.ld_residual + col : nullptr, cr, ncols);
+        }
+    }
+}
+
+}  // namespace
+
+bool relaxed_i8_available() {
+    static const bool works = relaxed_module_works();
+    return works;
+}
+
+bool set_i8_kernel(I8Kernel kernel) {
+    if (kernel == I8Kernel::kQuads7Relaxed && !relaxed_i8_available()) return false;
+    g_kernel.store(static_cast<int>(kernel), std::memory_order_relaxed);
+    return true;
+}
+
+I8Kernel i8_kernel() { return static_cast<I8Kernel>(g_kernel.load(std::memory_order_relaxed)); }
+
+namespace i8detail {
+
+void gemm_q7_qc8w_cols(size_t m, size_t n, size_t k, const float* a, size_t lda, const void* packed_b, size_t col0,
+                       size_t col1, float* c, size_t ldc, const Epilogue& ep, bool relaxed) {
+    const auto* panels = static_cast<const int8_t*>(packed_b);
+    const float* scales = packed_i8_scales(k, n, packed_b);
+    const int32_t* colsums = packed_i8_colsums(k, n, packed_b);
+    const size_t pb = panel_bytes(k);
+    const size_t col_end = std::min(col1, n);
+    if (col0 >= col_end) return;
+    const size_t jp0 = col0 / kNr, jp1 = i8detail::panels(col_end);
+    const size_t edge = col_end % kNr;  // columns of a ragged last panel (0: whole)
+    const size_t full = jp1 - jp0 - (edge ? 1 : 0);
+    for (size_t ic = 0; ic < m; ic += kMc) {
+        const size_t mc = std::min(kMc, m - ic);
+        for (size_t r = 0; r < mc; ++r) g_rows[r] = qd8_row_params(k, a + (ic + r) * lda, 127);
+        // k == 0 still runs one (empty) block, so that C = epilogue(0).
+        for (size_t pc = 0; pc < k || (k == 0 && pc == 0); pc += kKc) {
+            const size_t kc = std::min(kKc, k - pc);
+            pack_a_block(mc, pc, kc, a + ic * lda, lda);
+            const size_t kc2 = (kc + 1) / 2;
+            DotBlock d{g_a, mc, (kc2 + 1) / 2, kc2 % 2 == 1, panels + jp0 * pb + pc / 2 * kPairBytes, pb, 0,
+                       reinterpret_cast<int32_t*>(c + ic * ldc + col0), ldc, pc == 0};
+            dot_panels(d, full, edge, relaxed);
+            if (k == 0) break;
+        }
+        finish_block(mc, col0, col_end, scales, colsums, c + ic * ldc, ldc, ep,
+                     ep.residual ? ep.residual + ic * ep.ld_residual : nullptr);
+    }
+}
+
+}  // namespace i8detail
+}  // namespace simdformer::kernels

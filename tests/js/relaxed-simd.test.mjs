@@ -1,0 +1,119 @@
+// int8 on relaxed SIMD (issue 29, VNNI): init({ relaxedSimd }) picks the int8 GEMMs' k-loop.
+// In Chromium, which runs relaxed SIMD, the relaxed-SIMD kernel module must give exactly what its
+// portable twin gives (the sums are exact integers), stay within the int8 accuracy bound of the f32
+// model, and free everything; engines that cannot run it (Node 20, the scalar build, the native
+// addon) refuse relaxedSimd: true with 'unsupported' and run the 8-bit k-loop under 'auto'.
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+
+import { init } from '../../dist/node.mjs';
+import { startServer } from '../../web/serve.mjs';
+import { launch } from './chromium.mjs';
+import { DATA, ROOT } from './helpers.mjs';
+
+let browser, server, page;
+
+before(async () => {
+  server = await startServer({ mounts: [['/', ROOT]] });
+  browser = await launch();
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+function cosine(a, b) {
+  let ab = 0, aa = 0, bb = 0;
+  for (let i = 0; i < a.length; i++) {
+    ab += a[i] * b[i];
+    aa += a[i] * a[i];
+    bb += b[i] * b[i];
+  }
+  return ab / Math.sqrt(aa * bb);
+}
+
+async function pageResult() {
+  if (page) return page;
+  const p = await browser.newPage();
+  await p.goto(`${server.url}tests/js/fixtures/relaxed.html`);
+  await p.waitForFunction(() => window.__result !== undefined, null, { timeout: 120000 });
+  const result = await p.evaluate(() => window.__result);
+  assert.equal(result.error, undefined, result.error);
+  // Optional files the loader probes for (modules.json, ...) are 404s, which Chromium logs.
+  assert.deepEqual(p.errors.filter((e) => !/status of 404/.test(e)), []);
+  await p.close();
+  page = result;
+  return result;
+}
+
+test('Chromium runs the relaxed-SIMD module, and it gives exactly what its portable twin gives', async () => {
+  const r = await pageResult();
+  assert.equal(r.relaxed.relaxedSimd, true, 'Chromium validates and runs relaxed SIMD: the module must be in the SIMD128 build');
+  assert.equal(r.portable.relaxedSimd, false);
+  assert.equal(r.off.relaxedSimd, false);
+  assert.equal(r.f32.relaxedSimd, true, "'auto' is relaxed here");
+  assert.deepEqual(r.relaxed.hidden, r.portable.hidden, 'BERT hidden states, a batch of 8 texts');
+  assert.deepEqual(r.relaxed.embeddings, r.portable.embeddings);
+  assert.deepEqual(r.relaxed.ids, r.portable.ids, 'Llama (GQA, ragged panels) greedy generation');
+  for (const k of ['relaxed', 'portable', 'off', 'f32']) assert.equal(r[k].live, 0, `${k}: every model freed`);
+});
+
+test('7-bit activations stay within the int8 accuracy bound of the f32 model, as the 8-bit ones do', async () => {
+  const r = await pageResult();
+  const worst = (name, what) => Math.min(...r[name][what].map((v, i) => cosine(v, r.f32[what][i])));
+  for (const what of ['embeddings', 'hidden']) {
+    const relaxed = worst('relaxed', what), off = worst('off', what);
+    assert.ok(relaxed >= 0.999, `${what}: relaxed int8 cosine to f32 ${relaxed} (8-bit k-loop: ${off})`);
+    assert.ok(off >= 0.999, `${what}: 8-bit int8 cosine to f32 ${off}`);
+  }
+});
+
+test('the scalar build refuses relaxedSimd: true', async () => {
+  const r = await pageResult();
+  assert.match(r.scalarRelaxed, /^SimdformerError unsupported: init: relaxedSimd: true was requested/);
+});
+
+test('Node: relaxedSimd is refused where the engine cannot run the module, and portable runs anywhere', async () => {
+  const sf = await init();
+  if (!sf.relaxedSimd) {
+    await assert.rejects(init({ relaxedSimd: true }), { name: 'SimdformerError', code: 'unsupported' });
+  }
+  await assert.rejects(init({ relaxedSimd: 'fast' }), { name: 'SimdformerError', code: 'invalid_argument' });
+  if (sf.backend === 'native') {
+    await assert.rejects(init({ relaxedSimd: 'portable' }), { code: 'unsupported' });
+    return;
+  }
+  const portable = await init({ relaxedSimd: 'portable' });
+  assert.equal(portable.relaxedSimd, false);
+  const model = await portable.loadPretrained(join(DATA, 'hf/bert'), { weights: 'int8' });
+  const e = model.embed('Hello, world!');
+  model.dispose();
+  const f32 = await sf.loadPretrained(join(DATA, 'hf/bert'));
+  assert.ok(cosine(e, f32.embed('Hello, world!')) >= 0.999);
+  f32.dispose();
+});
+
+test("Node 20's experimental relaxed SIMD: the module's self-check turns it off or its results equal the portable twin's", () => {
+  // V8 11.3 (Node 20) validates relaxed SIMD behind a flag, and its lowering of the int8 dot
+  // product loses an accumulator in a 4-row tile: init()'s check against the portable loop must
+  // catch that (a later engine that lowers it right must give the portable results exactly).
+  const script = `
+    import { init } from ${JSON.stringify(join(ROOT, 'dist/node.mjs'))};
+    const texts = ['Hello, world!', 'The quick brown fox jumps over the lazy dog.'];
+    const run = async (relaxedSimd) => {
+      const sf = await init({ relaxedSimd, backend: 'wasm' });
+      const m = await sf.loadPretrained(${JSON.stringify(join(DATA, 'hf/bert'))}, { weights: 'int8' });
+      const e = m.embed(texts).map((v) => Array.from(v));
+      m.dispose();
+      return { relaxedSimd: sf.relaxedSimd, e };
+    };
+    const auto = await run('auto'), portable = await run('portable');
+    console.log(JSON.stringify({ relaxedSimd: auto.relaxedSimd, same: JSON.stringify(auto.e) === JSON.stringify(portable.e) }));`;
+  const out = execFileSync(process.execPath, ['--experimental-wasm-relaxed-simd', '--input-type=module', '-e', script], { encoding: 'utf8' });
+  const { relaxedSimd, same } = JSON.parse(out.trim().split('\n').pop());
+  if (relaxedSimd) assert.ok(same, 'an engine that runs the module gives the portable results');
+  else assert.equal(relaxedSimd, false);
+});
