@@ -58,7 +58,11 @@ test('Chromium runs the relaxed-SIMD module, and it gives exactly what its porta
   assert.deepEqual(r.relaxed.hidden, r.portable.hidden, 'BERT hidden states, a batch of 8 texts');
   assert.deepEqual(r.relaxed.embeddings, r.portable.embeddings);
   assert.deepEqual(r.relaxed.ids, r.portable.ids, 'Llama (GQA, ragged panels) greedy generation');
-  for (const k of ['relaxed', 'portable', 'off', 'f32']) assert.equal(r[k].live, 0, `${k}: every model freed`);
+  assert.equal(r.threads2.relaxedSimd, true, 'the threads build has the module too');
+  assert.deepEqual(r.threads2.hidden, r.relaxed.hidden, '2 threads: the same bits');
+  assert.deepEqual(r.threads2.embeddings, r.relaxed.embeddings);
+  assert.deepEqual(r.threads2.ids, r.relaxed.ids);
+  for (const k of ['relaxed', 'threads2', 'portable', 'off', 'f32']) assert.equal(r[k].live, 0, `${k}: every model freed`);
 });
 
 test('7-bit activations stay within the int8 accuracy bound of the f32 model, as the 8-bit ones do', async () => {
