@@ -28,6 +28,12 @@ namespace {
 using i8detail::kNr;
 using i8detail::kPairBytes;
 
+#if defined(__clang__)
+#define SF_NO_VECTORIZE _Pragma("clang loop vectorize(disable) interleave(disable)")
+#else
+#define SF_NO_VECTORIZE
+#endif
+
 constexpr size_t kMr = 4;     // rows per tile: the module's tiles are 4 rows high
 constexpr size_t kKc = 1024;  // k per block, a multiple of 4 so that blocks start on whole quads
 constexpr size_t kMc = 64;    // rows quantized at a time: 64 x 1024 bytes = 64 KiB
@@ -54,7 +60,9 @@ struct DotBlock {
     bool first;
 };
 
-// The module's dot_block in portable C++, the same exact sums.
+// The module's dot_block in portable C++, the same exact sums. Scalar on purpose (no auto-
+// vectorization, whose copies of the loop cost more bytes than this whole file): it runs only for
+// relaxedSimd: 'portable' and the init check; the SIMD128 builds' fast path is the module.
 void dot_block_portable(const DotBlock& d) {
     const size_t pairs = 2 * d.kq - (d.odd_pair ? 1 : 0);
     for (size_t jp = 0; jp < d.npanels; ++jp) {
@@ -66,6 +74,7 @@ void dot_block_portable(const DotBlock& d) {
                 int32_t* c = d.c + (i + r) * d.ldc + jp * kNr;
                 for (size_t j = 0; j < kNr; ++j) {
                     int32_t s = d.first ? 0 : c[j];
+                    SF_NO_VECTORIZE
                     for (size_t p = 0; p < pairs; ++p) {
                         const uint8_t* x = a + (p / 2 * rows + r) * 4 + p % 2 * 2;
                         s += int32_t(b[p * kPairBytes + 2 * j]) * x[0] + int32_t(b[p * kPairBytes + 2 * j + 1]) * x[1];
@@ -188,12 +197,13 @@ void finish_block(size_t mc, size_t col0, size_t col_end, const float* scales, c
         for (size_t col = col0; col < col_end; col += kNr) {
             const size_t ncols = std::min(kNr, col_end - col);
             float* cr = c + r * ldc + col;
-            float acc[kNr] = {};
-            for (size_t j = 0; j < ncols; ++j) {
-                int32_t s;
-                std::memcpy(&s, cr + j, sizeof(s));
-                acc[j] = static_cast<float>(int64_t(s) - int64_t(row.zero) * colsums[col + j]);
-            }
+            // |sum of w * (q - z)| <= 128 * 127 * kQd8MaxK < 2^31: the difference is exact in
+            // wrapping 32-bit arithmetic whatever S and z * colsum are on their own.
+            uint32_t sums[kNr] = {};
+            std::memcpy(sums, cr, ncols * sizeof(uint32_t));
+            float acc[kNr];
+            for (size_t j = 0; j < kNr; ++j)
+                acc[j] = static_cast<float>(static_cast<int32_t>(sums[j] - uint32_t(row.zero) * uint32_t(colsums[col + j])));
             i8detail::finish_row(acc, ep.alpha * row.scale, scales + col, ep.bias ? ep.bias + col : nullptr,
                                  ep.activation, residual ? residual + r * ep.ld_residual + col : nullptr, cr, ncols);
         }
