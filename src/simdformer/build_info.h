@@ -14,7 +14,8 @@ size_t simd_lanes();       // floats per SIMD register (1 in the scalar build)
 //  - "relaxed": 7-bit activations times the int8 weights with relaxed SIMD's int8 dot product
 //    (VNNI where the engine lowers it so), only where this engine runs the wasm build's relaxed
 //    kernel module correctly (checked once; never natively);
-//  - "portable": the same 7-bit numerics in portable code (bit-identical to "relaxed").
+//  - "portable": the same 7-bit numerics in portable code (bit-identical to "relaxed"); not in
+//    the scalar build.
 // "auto" is "relaxed" where it runs, else "off". Returns the k-loop now in effect, or null when
 // "relaxed" is asked where it does not run or the mode is none of these (nothing changes then).
 const char* use_int8_kernel(const char* mode);

@@ -278,7 +278,10 @@ void gemm_q7_portable(size_t m, size_t n, size_t kk, const float* a, size_t lda,
 
 const Design kDesigns[] = {{"f32_qc8w", k::gemm_f32_qc8w, int8ref::gemm_f32_qc8w},
                            {"qd8_qc8w", k::gemm_qd8_qc8w, int8ref::gemm_qd8_qc8w},
-                           {"q7_qc8w", gemm_q7_portable, int8ref::gemm_q7_qc8w}};
+#if SIMDFORMER_SIMD  // the scalar build has only the 8-bit k-loop
+                           {"q7_qc8w", gemm_q7_portable, int8ref::gemm_q7_qc8w}
+#endif
+};
 
 class GemmI8Test : public ::testing::TestWithParam<Shape> {};
 
@@ -352,6 +355,7 @@ TEST_P(GemmI8Test, SevenBitSumsAreExactAndColumnSplitsChangeNothing) {
     // alpha 1 and no bias: each element is float(sum of w * (q - z)) * (row scale * column scale),
     // so the 7-bit path must equal the exact integer reference bit for bit, whole or computed as
     // a thread's share of the columns (splits at every panel boundary, ragged panels included).
+    if (!SIMDFORMER_SIMD) GTEST_SKIP() << "the scalar build has only the 8-bit k-loop";
     const auto [m, n, kk] = GetParam();
     const size_t lda = kk + 1, ldc = n + 2;
     const auto a = random_vector(m * lda, 11, -2.0f, 3.0f);
@@ -453,13 +457,15 @@ TEST(GemmI8Accuracy, BothDesignsStayCloseToF32OnTransformerLikeData) {
         std::vector<float> fa(m * n), fb(m * n), f7(m * n);
         k::gemm_f32_qc8w(m, n, kk, a.data(), kk, packed.data(), fa.data(), n, {});
         k::gemm_qd8_qc8w(m, n, kk, a.data(), kk, packed.data(), fb.data(), n, {});
-        gemm_q7_portable(m, n, kk, a.data(), kk, packed.data(), f7.data(), n, {});
         const double cos_a = cosine_similarity(fa, f32), cos_b = cosine_similarity(fb, f32);
-        const double cos_7 = cosine_similarity(f7, f32);
-        RecordProperty("cos_q7_qc8w_k" + std::to_string(kk), std::to_string(cos_7));
-        std::printf("k %zu: cosine to f32: f32_qc8w %.6f, qd8_qc8w %.6f, q7_qc8w %.6f\n", kk, cos_a, cos_b, cos_7);
-        EXPECT_GT(cos_7, 0.999) << "k " << kk << " (qd8_qc8w " << cos_b << ")";
-        EXPECT_GT(cos_b, cos_7) << "8-bit activations are the more accurate ones";
+        if (SIMDFORMER_SIMD) {
+            gemm_q7_portable(m, n, kk, a.data(), kk, packed.data(), f7.data(), n, {});
+            const double cos_7 = cosine_similarity(f7, f32);
+            RecordProperty("cos_q7_qc8w_k" + std::to_string(kk), std::to_string(cos_7));
+            std::printf("k %zu: cosine to f32: f32_qc8w %.6f, qd8_qc8w %.6f, q7_qc8w %.6f\n", kk, cos_a, cos_b, cos_7);
+            EXPECT_GT(cos_7, 0.999) << "k " << kk << " (qd8_qc8w " << cos_b << ")";
+            EXPECT_GT(cos_b, cos_7) << "8-bit activations are the more accurate ones";
+        }
         EXPECT_GT(cos_a, 0.9995) << "k " << kk;
         EXPECT_GT(cos_b, 0.9994) << "k " << kk << " (f32_qc8w " << cos_a << ")";
         EXPECT_GT(cos_a, cos_b) << "weights-only quantization is the more accurate one";
@@ -476,6 +482,11 @@ TEST(I8Kernel, RelaxedRunsOnlyWhereTheEngineRunsTheModule) {
     EXPECT_EQ(k::i8_kernel(), k::I8Kernel::kPairs16);
     EXPECT_EQ(use_int8_kernel("relaxed"), nullptr);
     EXPECT_STREQ(use_int8_kernel("auto"), "off");
+    if (!SIMDFORMER_SIMD) {  // the scalar build has only the 8-bit k-loop
+        EXPECT_EQ(use_int8_kernel("portable"), nullptr);
+        EXPECT_EQ(k::i8_kernel(), k::I8Kernel::kPairs16);
+        return;
+    }
     EXPECT_STREQ(use_int8_kernel("portable"), "portable");
     EXPECT_EQ(k::i8_kernel(), k::I8Kernel::kQuads7Portable);
     EXPECT_EQ(use_int8_kernel("fast"), nullptr);

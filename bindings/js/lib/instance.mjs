@@ -175,8 +175,8 @@ function int8Kernel(module, requested) {
   const mode = requested === true ? 'relaxed' : requested === false ? 'off' : requested;
   const now = typeof module.int8Kernel === 'function' ? module.int8Kernel(mode) : mode === 'auto' || mode === 'off' ? 'off' : '';
   if (!now) {
-    fail(`init: relaxedSimd: ${JSON.stringify(requested)} was requested but this engine does not run the relaxed-SIMD int8 kernel`
-      + ' (a wasm SIMD128 build in an engine with relaxed SIMD, such as Chromium; not the native addon)', 'unsupported');
+    fail(`init: relaxedSimd: ${JSON.stringify(requested)} was requested but this build or engine does not run it`
+      + " (true: a SIMD128 build in an engine with relaxed SIMD, such as Chromium; 'portable': a SIMD128 build; neither: the native addon)", 'unsupported');
   }
   return now;
 }

@@ -164,9 +164,11 @@ void pack_a_block(size_t mc, size_t pc, size_t kc, const float* a, size_t lda) {
 
 void gemm_qd8_qc8w_cols(size_t m, size_t n, size_t k, const float* a, size_t lda, const void* packed_b,
                         size_t col0, size_t col1, float* c, size_t ldc, const Epilogue& ep) {
+#if SIMDFORMER_SIMD  // the scalar build has only this k-loop
     if (const I8Kernel kernel = i8_kernel(); kernel != I8Kernel::kPairs16)
         return i8detail::gemm_q7_qc8w_cols(m, n, k, a, lda, packed_b, col0, col1, c, ldc, ep,
                                            kernel == I8Kernel::kQuads7Relaxed);
+#endif
     const auto* panels = static_cast<const int8_t*>(packed_b);
     const float* scales = packed_i8_scales(k, n, packed_b);
     const size_t pb = i8detail::panel_bytes(k);

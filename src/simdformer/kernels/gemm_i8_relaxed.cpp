@@ -24,6 +24,11 @@
 
 namespace simdformer::kernels {
 namespace {
+std::atomic<int> g_kernel{static_cast<int>(I8Kernel::kPairs16)};  // set_i8_kernel
+}  // namespace
+
+#if SIMDFORMER_SIMD  // the scalar build (engines without SIMD128) runs only the 8-bit k-loop
+namespace {
 
 using i8detail::kNr;
 using i8detail::kPairBytes;
@@ -44,8 +49,6 @@ thread_local uint8_t g_a[kMc * kKc];
 thread_local Qd8Row g_rows[kMc];
 // C of a ragged last panel (fewer than 8 columns): the module reads and writes whole panels.
 thread_local int32_t g_edge[kMc * kNr];
-
-std::atomic<int> g_kernel{static_cast<int>(I8Kernel::kPairs16)};
 
 // One call of the k-loop: C[r, 8 jp + j] (i32) = (first ? 0 : C) + sum over the block's k of
 // weight * a, rows r < mc, whole panels jp < npanels (kernels/relaxed/i8_dot_block.c).
@@ -212,19 +215,27 @@ void finish_block(size_t mc, size_t col0, size_t col_end, const float* scales, c
 
 }  // namespace
 
+#endif  // SIMDFORMER_SIMD
+
 bool relaxed_i8_available() {
+#if SIMDFORMER_SIMD
     static const bool works = relaxed_module_works();
     return works;
+#else
+    return false;
+#endif
 }
 
 bool set_i8_kernel(I8Kernel kernel) {
     if (kernel == I8Kernel::kQuads7Relaxed && !relaxed_i8_available()) return false;
+    if (kernel == I8Kernel::kQuads7Portable && !SIMDFORMER_SIMD) return false;
     g_kernel.store(static_cast<int>(kernel), std::memory_order_relaxed);
     return true;
 }
 
 I8Kernel i8_kernel() { return static_cast<I8Kernel>(g_kernel.load(std::memory_order_relaxed)); }
 
+#if SIMDFORMER_SIMD
 namespace i8detail {
 
 void gemm_q7_qc8w_cols(size_t m, size_t n, size_t k, const float* a, size_t lda, const void* packed_b, size_t col0,
@@ -257,4 +268,5 @@ void gemm_q7_qc8w_cols(size_t m, size_t n, size_t k, const float* a, size_t lda,
 }
 
 }  // namespace i8detail
+#endif  // SIMDFORMER_SIMD
 }  // namespace simdformer::kernels

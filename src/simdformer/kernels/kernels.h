@@ -235,7 +235,8 @@ void gemm_qd8_qc8w_cols(size_t m, size_t n, size_t k, const float* a, size_t lda
 //    kernel module built apart (kernels/relaxed/) and run beside this one on the same memory;
 //  - kQuads7Portable: the same 7-bit numerics with portable code, for engines that cannot run
 //    the relaxed module and for checking it: both give bit-identical results (the sums are exact
-//    integers), which differ from kPairs16's by the coarser activation quantization.
+//    integers), which differ from kPairs16's by the coarser activation quantization. SIMD builds
+//    only: the scalar build (SIMDFORMER_SIMD=0) has only kPairs16.
 // A pair of int8 GEMM results is bit-identical across thread counts and batch positions under
 // any one setting.
 enum class I8Kernel { kPairs16, kQuads7Relaxed, kQuads7Portable };
