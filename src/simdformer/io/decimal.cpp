@@ -353,13 +353,19 @@ float parse_float(const char* s, char** end) {
 }  // namespace simdformer
 
 #if defined(__EMSCRIPTEN__)
+#include <locale.h>
+
 // The wasm builds' strtod and strtof (musl's are left unlinked; see decimal.h). Every caller in
 // the module gets these: nlohmann's lexer (strtod) and info's shortest_float (strtof, strtod).
 extern "C" double strtod(const char* s, char** end) { return simdformer::parse_double(s, end); }
 extern "C" float strtof(const char* s, char** end) { return simdformer::parse_float(s, end); }
-// libc's strtod.o also holds strtold, which libc++'s string.o (std::to_string, std::stold) names;
-// defined here the linker never takes that object. Nothing in the module calls std::stold (the
-// optimizer drops it): should anything ever, it gets a double's precision in wasm32's 128-bit long
-// double, not strtold's.
+// libc's strtod.o also holds strtold and the *_l forms, which libc++ names (string.o for
+// std::stold, locale.o's num_get in the test binaries); defined here the linker never takes that
+// object. Nothing in the module calls them (the optimizer drops them): should anything ever,
+// strtold gets a double's precision in wasm32's 128-bit long double, not strtold's. The locale
+// is ignored, as musl's own *_l do.
 extern "C" long double strtold(const char* s, char** end) { return simdformer::parse_double(s, end); }
+extern "C" float strtof_l(const char* s, char** end, locale_t) { return simdformer::parse_float(s, end); }
+extern "C" double strtod_l(const char* s, char** end, locale_t) { return simdformer::parse_double(s, end); }
+extern "C" long double strtold_l(const char* s, char** end, locale_t) { return simdformer::parse_double(s, end); }
 #endif
