@@ -126,6 +126,29 @@ TEST(Decimal, RandomTexts) {
 }
 #endif
 
+// Every build (wasm included, where strtod is ours): the shortest round-trip texts printf writes
+// (%.17g of a double, %.9g of a float) and %a read back to the same bits.
+TEST(Decimal, RoundTrips) {
+    std::mt19937_64 rng(5);
+    char text[64];
+    for (int i = 0; i < 100000; ++i) {
+        const uint64_t b = rng();
+        double d;
+        std::memcpy(&d, &b, sizeof d);
+        if (!std::isfinite(d)) continue;
+        std::snprintf(text, sizeof text, "%.17g", d);
+        ASSERT_EQ(bits_of(parse_double(text, nullptr)), b) << text;
+        std::snprintf(text, sizeof text, "%a", d);
+        ASSERT_EQ(bits_of(parse_double(text, nullptr)), b) << text;
+        const uint32_t fb = uint32_t(b >> 32);
+        float f;
+        std::memcpy(&f, &fb, sizeof f);
+        if (!std::isfinite(f)) continue;
+        std::snprintf(text, sizeof text, "%.9g", double(f));
+        ASSERT_EQ(bits_of(parse_float(text, nullptr)), fb) << text;
+    }
+}
+
 TEST(Decimal, KnownValues) {
     char* end = nullptr;
     EXPECT_EQ(bits_of(parse_double("0.1", &end)), 0x3FB999999999999Aull);
