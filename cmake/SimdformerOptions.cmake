@@ -123,6 +123,15 @@ if(EMSCRIPTEN)
     add_compile_options(-flto)
     add_link_options(-flto)
   endif()
+  # No RTTI in the wasm builds (issue 30): nothing calls typeid or dynamic_cast, and exceptions
+  # keep the type_info of what they throw and catch either way. It drops the type_info and names
+  # of every polymorphic class and links Embind's library without RTTI, which needs the bindings
+  # compiled with EMSCRIPTEN_HAS_UNBOUND_TYPE_NAMES=0 (Embind then names types by its own ids).
+  # Not with the sanitizers: UBSan's vptr check needs RTTI.
+  if(NOT SIMDFORMER_SANITIZE)
+    add_compile_options(-fno-rtti -DEMSCRIPTEN_HAS_UNBOUND_TYPE_NAMES=0)
+    add_link_options(-fno-rtti)
+  endif()
   # The scalar wasm build must not contain a single SIMD opcode: it is the fallback for engines
   # without SIMD128. xsimd cannot compile without -msimd128, so it is only added when SIMD is on.
   if(SIMDFORMER_SIMD)
