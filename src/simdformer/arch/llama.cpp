@@ -66,27 +66,59 @@ Status rope_number(const json& scaling, const char* key, double* out) {
     return Status::ok();
 }
 
-// rope_scaling as modeling_rope_utils reads it: null (none), or an object whose "rope_type" (or
-// the older "type") is default, linear, dynamic or llama3, with that type's parameters.
+// The rotary parameters as Hugging Face reads them. transformers 4.x writes "rope_theta" and
+// "rope_scaling" (null, or an object whose "rope_type", or the older "type", is the scaling);
+// transformers 5 writes one "rope_parameters" object holding rope_theta and the scaling's
+// parameters (its rope_type absent means default), and reads a non-empty rope_scaling in its
+// place when a config has one. A theta given both inside and outside that object must agree; the
+// per-layer-type form (objects under "full_attention" / "sliding_attention") is not supported.
 Status read_rope_scaling(const HfConfig& c, TextConfig* t) {
     RopeConfig& rope = t->rope;
     rope.scaling = RopeScaling::kDefault;
     t->rope_type = "default";
-    auto it = c.json().find("rope_scaling");
-    if (it == c.json().end() || it->is_null()) return Status::ok();
-    if (!it->is_object()) return Status::invalid(quoted("rope_scaling") + " must be an object or null, not " + json_text(*it));
+    const json& config = c.json();
+    auto it = config.find("rope_scaling");
+    const char* key = "rope_scaling";
+    if (it != config.end() && !it->is_null() && !it->is_object())
+        return Status::invalid(quoted(key) + " must be an object or null, not " + json_text(*it));
+    if (it == config.end() || it->is_null() || it->empty()) {
+        it = config.find("rope_parameters");
+        key = "rope_parameters";
+        if (it == config.end() || it->is_null()) return Status::ok();
+        if (!it->is_object()) return Status::invalid(quoted(key) + " must be an object or null, not " + json_text(*it));
+    }
     const json& s = *it;
+    for (const auto& item : s.items())
+        if (item.value().is_object())
+            return Status::unsupported(quoted(key) + " gives parameters per layer type (\"" + item.key() +
+                                       "\"): not supported for " + t->model_type);
+    if (auto theta = s.find("rope_theta"); theta != s.end()) {
+        if (!theta->is_number() || !std::isfinite(theta->get<double>()) || !(theta->get<double>() > 0) ||
+            theta->get<double>() > 1e12)
+            return Status::invalid(quoted(std::string(key) + ".rope_theta") + " must be a positive number, not " +
+                                   json_text(*theta));
+        auto outer = config.find("rope_theta");
+        if (outer != config.end() && !(outer->is_number() && float(outer->get<double>()) == float(theta->get<double>())))
+            return Status::invalid(quoted("rope_theta") + " = " + json_text(*outer) + " and " +
+                                   quoted(std::string(key) + ".rope_theta") + " = " + json_text(*theta) + " disagree");
+        rope.theta = float(theta->get<double>());
+    }
+    if (auto partial = s.find("partial_rotary_factor");
+        partial != s.end() && !(partial->is_number() && partial->get<double>() == 1.0))
+        return Status::unsupported(quoted(std::string(key) + ".partial_rotary_factor") + " = " + json_text(*partial) +
+                                   " is not supported (rotary positions over the whole head only)");
     auto type = s.find("rope_type");
     if (type == s.end()) type = s.find("type");
+    if (type == s.end() && std::string(key) == "rope_parameters") return Status::ok();  // transformers 5: default
     if (type == s.end() || !type->is_string())
-        return Status::invalid(quoted("rope_scaling") + " needs a string \"rope_type\" (or \"type\"): " + json_text(s));
+        return Status::invalid(quoted(key) + " needs a string \"rope_type\" (or \"type\"): " + json_text(s));
     t->rope_type = type->get<std::string>();
     if (t->rope_type == "default") return Status::ok();
     if (t->rope_type == "linear") rope.scaling = RopeScaling::kLinear;
     else if (t->rope_type == "dynamic") rope.scaling = RopeScaling::kDynamic;
     else if (t->rope_type == "llama3") rope.scaling = RopeScaling::kLlama3;
     else
-        return Status::unsupported(quoted("rope_scaling") + " type \"" + t->rope_type +
+        return Status::unsupported(quoted(key) + " type \"" + t->rope_type +
                                    "\" is not supported (supported: default, linear, dynamic, llama3)");
     SF_RETURN_IF_ERROR(rope_number(s, "factor", &rope.factor));
     if (rope.scaling == RopeScaling::kLlama3) {
@@ -95,10 +127,10 @@ Status read_rope_scaling(const HfConfig& c, TextConfig* t) {
         double original = 0;
         SF_RETURN_IF_ERROR(rope_number(s, "original_max_position_embeddings", &original));
         if (original != std::floor(original) || original > double(size_t{1} << 24))
-            return Status::invalid(quoted("rope_scaling.original_max_position_embeddings") + " must be an integer");
+            return Status::invalid(quoted(std::string(key) + ".original_max_position_embeddings") + " must be an integer");
         rope.original_max_positions = size_t(original);
         if (!(rope.high_freq_factor > rope.low_freq_factor))
-            return Status::invalid(quoted("rope_scaling") + ": high_freq_factor must exceed low_freq_factor");
+            return Status::invalid(quoted(key) + ": high_freq_factor must exceed low_freq_factor");
     }
     return Status::ok();
 }
