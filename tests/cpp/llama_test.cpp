@@ -546,5 +546,38 @@ TEST(RotaryConfigVersions, RopeParametersOfTransformers5AreRead) {
                  StatusCode::kUnsupported, {"rope_parameters", "full_attention"});
 }
 
+// Qwen2's "layer_types" (written by the Config classes of transformers >= 4.53) decides which
+// layers slide, whatever max_window_layers says; a sliding layer without a window is refused.
+TEST(RotaryConfigVersions, Qwen2LayerTypesChooseTheSlidingLayers) {
+    const Case qwen2{"qwen2", 32};
+    const auto window = [](size_t max_window_layers, const nlohmann::json& layer_types) {
+        return rewritten("qwen2", [&](nlohmann::json& j) {
+            j["use_sliding_window"] = true;
+            j["sliding_window"] = 3;
+            j["max_window_layers"] = max_window_layers;
+            if (!layer_types.is_null()) j["layer_types"] = layer_types;
+        });
+    };
+    auto second_slides = hidden_states_with(qwen2, window(1, nullptr));
+    auto both_slide = hidden_states_with(qwen2, window(0, nullptr));
+    auto listed = hidden_states_with(qwen2, window(0, {"full_attention", "sliding_attention"}));
+    SF_ASSERT_OK(second_slides.status());
+    SF_ASSERT_OK(both_slide.status());
+    SF_ASSERT_OK(listed.status());
+    const size_t size = second_slides.value().size();
+    ASSERT_GT(max_abs_diff(both_slide.value().data(), second_slides.value().data(), size), 1e-3);  // the window matters
+    EXPECT_EQ(max_abs_diff(listed.value().data(), second_slides.value().data(), size), 0.0);
+    // Every layer full: the reference's numbers (computed without a window).
+    expect_golden_hidden_states(qwen2, window(0, {"full_attention", "full_attention"}));
+    expect_error(hidden_states_with(qwen2, rewritten("qwen2", [](nlohmann::json& j) {
+                     j["layer_types"] = {"full_attention", "sliding_attention"};  // use_sliding_window false
+                 })).status(),
+                 StatusCode::kInvalidArgument, {"layer_types", "no sliding window"});
+    expect_error(hidden_states_with(qwen2, window(0, {"full_attention"})).status(), StatusCode::kInvalidArgument,
+                 {"layer_types", "one type per layer"});
+    expect_error(hidden_states_with(qwen2, window(0, {"full_attention", "chunked_attention"})).status(),
+                 StatusCode::kUnsupported, {"layer_types", "chunked_attention"});
+}
+
 }  // namespace
 }  // namespace simdformer::test

@@ -173,8 +173,9 @@ Status read_shape(const HfConfig& c, const RotaryDialect& dialect, TextConfig* t
 }
 
 // sliding_window: absent means the Config class's 4096, null means none. Mistral windows every
-// layer; Qwen2 only with use_sliding_window, and then the layers from max_window_layers on (its
-// config sets sliding_window to None otherwise).
+// layer; Qwen2 only with use_sliding_window (its config sets sliding_window to None otherwise),
+// and then the layers its "layer_types" call "sliding_attention" or, without that list (the
+// Config class builds it so), the layers from max_window_layers on.
 Status read_window(const HfConfig& c, const RotaryDialect& dialect, TextConfig* t) {
     if (dialect.window == WindowRule::kNone) return Status::ok();
     size_t window = 4096;
@@ -184,7 +185,32 @@ Status read_window(const HfConfig& c, const RotaryDialect& dialect, TextConfig* 
     if (dialect.window == WindowRule::kFromMaxWindow) {
         bool use = false;
         SF_RETURN_IF_ERROR(c.boolean("use_sliding_window", false, &use));
-        if (!use) return Status::ok();
+        if (!use) window = 0;
+        const auto types = c.json().find("layer_types");
+        if (types != c.json().end() && !types->is_null()) {
+            if (!types->is_array() || types->size() != t->n_layers)
+                return Status::invalid(quoted("layer_types") + " must list one type per layer (" +
+                                       std::to_string(t->n_layers) + "), not " + json_text(*types));
+            std::vector<bool> sliding;
+            for (const json& type : *types) {
+                const bool full = type == "full_attention", slides = type == "sliding_attention";
+                if (!full && !slides)
+                    return Status::unsupported(quoted("layer_types") + " entry " + json_text(type) +
+                                               " is not supported (full_attention, sliding_attention)");
+                if (slides && window == 0)
+                    return Status::invalid(quoted("layer_types") +
+                                           " has sliding_attention layers but there is no sliding window "
+                                           "(use_sliding_window false or sliding_window null)");
+                sliding.push_back(slides);
+            }
+            const auto first = std::find(sliding.begin(), sliding.end(), true);
+            if (first == sliding.end()) return Status::ok();
+            t->first_window_layer = size_t(first - sliding.begin());
+            t->window_layers = std::move(sliding);
+            t->sliding_window = window;
+            return Status::ok();
+        }
+        if (window == 0) return Status::ok();
         SF_RETURN_IF_ERROR(c.size({"max_window_layers"}, 0, kMaxLayers, 28, &t->first_window_layer));
     }
     t->sliding_window = window;
@@ -251,7 +277,8 @@ public:
             layer.feed_forward.gate = linear(l + "mlp.gate_proj.", t.mlp_bias);
             layer.feed_forward.in = linear(l + "mlp.up_proj.", t.mlp_bias);
             layer.feed_forward.out = linear(l + "mlp.down_proj.", t.mlp_bias);
-            layer.sliding_window = t.sliding_window > 0 && i >= t.first_window_layer;
+            layer.sliding_window = t.sliding_window > 0 &&
+                                   (t.window_layers.empty() ? i >= t.first_window_layer : bool(t.window_layers[i]));
             // The rotary frequencies of older checkpoints: computed from the config, not loaded.
             ignore_if_present(checkpoint, l + "self_attn.rotary_emb.inv_freq", &ref);
             ref.layers.push_back(std::move(layer));
