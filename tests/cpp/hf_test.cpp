@@ -336,6 +336,36 @@ TEST(HfConfig, DistilBertAliasesMustAgree) {
                  StatusCode::kInvalidArgument, {"dim", "hidden_size", "disagree"});
 }
 
+// DistilBertConfig's activation key is "activation"; "hidden_act" is not one of its aliases
+// (attribute_map has dim, n_heads, n_layers only), so HF leaves a stray hidden_act unread and
+// keeps activation (default gelu). A config carrying both must compute the golden's gelu.
+TEST(HfConfig, DistilBertReadsActivationNotHiddenAct) {
+    const std::string config = read_text(hf_path("distilbert/config.json"));
+    const std::vector<uint8_t> bytes = read_file(hf_path("distilbert/model.safetensors"));
+    const Golden g = load_golden("hf/distilbert/golden.safetensors");
+    const size_t B = g.shapes.at("input_ids")[0], n = g.shapes.at("input_ids")[1];
+    const std::vector<int32_t> ids = g.tokens("input_ids");
+    const std::vector<uint8_t> mask = g.mask("attention_mask");
+    for (const std::string& edited : {replaced(config, "\"activation\": \"gelu\",", "\"activation\": \"gelu\", \"hidden_act\": \"relu\","),
+                                      replaced(config, "\"activation\": \"gelu\",", "\"hidden_act\": \"relu\",")}) {
+        auto m = load_bytes(edited, bytes);
+        SF_ASSERT_OK(m.status());
+        EXPECT_EQ(nlohmann::json::parse(m.value().info_json())["hidden_act"], "gelu") << edited;
+        WorkspaceLimits limits;
+        limits.max_batch = B;
+        limits.max_src_len = n;
+        auto ws = m.value().make_workspace(limits);
+        SF_ASSERT_OK(ws.status());
+        TextRequest r;
+        r.n_batch = B;
+        r.n_seq = n;
+        r.tokens = ids.data();
+        r.attention_mask = mask.data();
+        SF_ASSERT_OK(m.value().forward_text(r, ws.value()));
+        EXPECT_LT(max_abs_diff(ws.value().output(), g.at("last_hidden_state").data(), B * n * 32), kTolerance) << edited;
+    }
+}
+
 // ---- forward_text: Hugging Face's masking and the checks of a request --------------------------
 
 // ---- sequence-classification heads ---------------------------------------------------------------
