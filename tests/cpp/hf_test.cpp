@@ -328,6 +328,34 @@ TEST(HfConfig, GenerationOnlyTokenIdsOutsideTheVocabularyAreAcceptedAndReported)
                  {"pad_token_id", "5000"});
 }
 
+// eos_token_id (and bos / pad) may be a list in a config Hugging Face loads (generation stops at
+// any): GPT-2 and the encoders take it as the rotary decoders do, every in-vocabulary id a stop.
+TEST(HfConfig, GenerationTokenIdListsAreAccepted) {
+    const auto info_of = [](const Model& m) { return nlohmann::json::parse(m.info_json()); };
+    {
+        std::string config = replaced(read_text(hf_path("gpt2/config.json")), "\"eos_token_id\": 1056", "\"eos_token_id\": [1056, 7, 50256]");
+        config = replaced(config, "\"bos_token_id\": 1056", "\"bos_token_id\": [1056]");
+        auto m = load_bytes(config, to_file(fixture_tensors("gpt2")));
+        SF_ASSERT_OK(m.status());
+        const nlohmann::json info = info_of(m.value());
+        EXPECT_EQ(info["eos_token_id"], 1056) << json_text(info);
+        EXPECT_EQ(info["eos_token_ids"], nlohmann::json({1056, 7})) << json_text(info);
+        EXPECT_EQ(info["bos_token_id"], 1056) << json_text(info);
+        EXPECT_EQ(info["unused_token_ids"], nlohmann::json({{"eos_token_id", 50256}})) << json_text(info);
+    }
+    {
+        const std::string config = replaced(read_text(hf_path("bert/config.json")), "\"pad_token_id\": 0", "\"pad_token_id\": [0], \"eos_token_id\": [102, 101]");
+        auto m = load_bytes(config, to_file(fixture_tensors("bert")));
+        SF_ASSERT_OK(m.status());
+        const nlohmann::json info = info_of(m.value());
+        EXPECT_EQ(info["pad_token_id"], 0) << json_text(info);
+        EXPECT_EQ(info["eos_token_ids"], nlohmann::json({102, 101})) << json_text(info);
+    }
+    expect_error(load_bytes(replaced(read_text(hf_path("bert/config.json")), "\"pad_token_id\": 0", "\"pad_token_id\": [\"0\"]"),
+                            to_file(fixture_tensors("bert"))).status(),
+                 StatusCode::kInvalidArgument, {"pad_token_id", "integers"});
+}
+
 TEST(HfConfig, DistilBertAliasesMustAgree) {
     const std::string config = read_text(hf_path("distilbert/config.json"));
     const std::vector<uint8_t> bytes = read_file(hf_path("distilbert/model.safetensors"));
