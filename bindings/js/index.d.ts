@@ -552,6 +552,11 @@ export interface EmbedOptions {
   normalize?: boolean;
   /** Default: the folder's 1_Pooling config, else 'mean' (over attention_mask = 1). */
   pooling?: 'mean' | 'cls' | 'max';
+  /**
+   * Default: the folder's sentence-transformers max_seq_length (sentence_bert_config.json of its
+   * Transformer module) when it has one, else the model's maxLength. With do_lower_case there,
+   * texts are lowercased first, as SentenceTransformer does.
+   */
   maxLength?: number;
   /** Cut texts longer than maxLength (default true, as Hugging Face); false makes it an error. */
   truncation?: boolean;

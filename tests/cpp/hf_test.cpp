@@ -328,12 +328,70 @@ TEST(HfConfig, GenerationOnlyTokenIdsOutsideTheVocabularyAreAcceptedAndReported)
                  {"pad_token_id", "5000"});
 }
 
+// eos_token_id (and bos / pad) may be a list in a config Hugging Face loads (generation stops at
+// any): GPT-2 and the encoders take it as the rotary decoders do, every in-vocabulary id a stop.
+TEST(HfConfig, GenerationTokenIdListsAreAccepted) {
+    const auto info_of = [](const Model& m) { return nlohmann::json::parse(m.info_json()); };
+    {
+        std::string config = replaced(read_text(hf_path("gpt2/config.json")), "\"eos_token_id\": 1056", "\"eos_token_id\": [1056, 7, 50256]");
+        config = replaced(config, "\"bos_token_id\": 1056", "\"bos_token_id\": [1056]");
+        auto m = load_bytes(config, to_file(fixture_tensors("gpt2")));
+        SF_ASSERT_OK(m.status());
+        const nlohmann::json info = info_of(m.value());
+        EXPECT_EQ(info["eos_token_id"], 1056) << json_text(info);
+        EXPECT_EQ(info["eos_token_ids"], nlohmann::json({1056, 7})) << json_text(info);
+        EXPECT_EQ(info["bos_token_id"], 1056) << json_text(info);
+        EXPECT_EQ(info["unused_token_ids"], nlohmann::json({{"eos_token_id", 50256}})) << json_text(info);
+    }
+    {
+        const std::string config = replaced(read_text(hf_path("bert/config.json")), "\"pad_token_id\": 0", "\"pad_token_id\": [0], \"eos_token_id\": [102, 101]");
+        auto m = load_bytes(config, to_file(fixture_tensors("bert")));
+        SF_ASSERT_OK(m.status());
+        const nlohmann::json info = info_of(m.value());
+        EXPECT_EQ(info["pad_token_id"], 0) << json_text(info);
+        EXPECT_EQ(info["eos_token_ids"], nlohmann::json({102, 101})) << json_text(info);
+    }
+    expect_error(load_bytes(replaced(read_text(hf_path("bert/config.json")), "\"pad_token_id\": 0", "\"pad_token_id\": [\"0\"]"),
+                            to_file(fixture_tensors("bert"))).status(),
+                 StatusCode::kInvalidArgument, {"pad_token_id", "integers"});
+}
+
 TEST(HfConfig, DistilBertAliasesMustAgree) {
     const std::string config = read_text(hf_path("distilbert/config.json"));
     const std::vector<uint8_t> bytes = read_file(hf_path("distilbert/model.safetensors"));
     SF_ASSERT_OK(load_bytes(replaced(config, "\"dim\": 32", "\"dim\": 32, \"hidden_size\": 32"), bytes).status());
     expect_error(load_bytes(replaced(config, "\"dim\": 32", "\"dim\": 32, \"hidden_size\": 64"), bytes).status(),
                  StatusCode::kInvalidArgument, {"dim", "hidden_size", "disagree"});
+}
+
+// DistilBertConfig's activation key is "activation"; "hidden_act" is not one of its aliases
+// (attribute_map has dim, n_heads, n_layers only), so HF leaves a stray hidden_act unread and
+// keeps activation (default gelu). A config carrying both must compute the golden's gelu.
+TEST(HfConfig, DistilBertReadsActivationNotHiddenAct) {
+    const std::string config = read_text(hf_path("distilbert/config.json"));
+    const std::vector<uint8_t> bytes = read_file(hf_path("distilbert/model.safetensors"));
+    const Golden g = load_golden("hf/distilbert/golden.safetensors");
+    const size_t B = g.shapes.at("input_ids")[0], n = g.shapes.at("input_ids")[1];
+    const std::vector<int32_t> ids = g.tokens("input_ids");
+    const std::vector<uint8_t> mask = g.mask("attention_mask");
+    for (const std::string& edited : {replaced(config, "\"activation\": \"gelu\",", "\"activation\": \"gelu\", \"hidden_act\": \"relu\","),
+                                      replaced(config, "\"activation\": \"gelu\",", "\"hidden_act\": \"relu\",")}) {
+        auto m = load_bytes(edited, bytes);
+        SF_ASSERT_OK(m.status());
+        EXPECT_EQ(nlohmann::json::parse(m.value().info_json())["hidden_act"], "gelu") << edited;
+        WorkspaceLimits limits;
+        limits.max_batch = B;
+        limits.max_src_len = n;
+        auto ws = m.value().make_workspace(limits);
+        SF_ASSERT_OK(ws.status());
+        TextRequest r;
+        r.n_batch = B;
+        r.n_seq = n;
+        r.tokens = ids.data();
+        r.attention_mask = mask.data();
+        SF_ASSERT_OK(m.value().forward_text(r, ws.value()));
+        EXPECT_LT(max_abs_diff(ws.value().output(), g.at("last_hidden_state").data(), B * n * 32), kTolerance) << edited;
+    }
 }
 
 // ---- forward_text: Hugging Face's masking and the checks of a request --------------------------

@@ -9,6 +9,7 @@
 // each prompt as alone (GPT-2's fixture too), the cache holds only the key/value heads, int8
 // weights, and the config errors.
 #include <cmath>
+#include <functional>
 #include <nlohmann/json.hpp>
 
 #include "allocation_count.h"
@@ -457,6 +458,125 @@ TEST(RotaryConfig, ABareLlamaModelGivesHiddenStatesAndRefusesToGenerate) {
     d.tokens = ids.data();
     d.max_new_tokens = 2;
     expect_error(m.decode_begin(d, dec), StatusCode::kUnsupported, {"no LM head", "ForCausalLM"});
+}
+
+}  // namespace
+}  // namespace simdformer::test
+
+namespace simdformer::test {
+namespace {
+
+// ---- configs as other Hugging Face versions write them: the same model, the same numbers ------
+
+// `config` (case c's config.json rewritten) loaded on case c's weights: its last hidden states on
+// the golden input, or the load's error.
+Result<std::vector<float>> hidden_states_with(const Case& c, const std::string& config) {
+    const std::vector<std::string> files = c.sharded ? std::vector<std::string>{"model-00001-of-00002.safetensors",
+                                                                                "model-00002-of-00002.safetensors"}
+                                                     : std::vector<std::string>{"model.safetensors"};
+    CheckpointFiles f = open_checkpoint_files("hf/" + c.name, files, c.sharded);
+    SF_ASSIGN_OR_RETURN(Model m, Model::load_checkpoint(config, f.shards, f.index));
+    const Golden g = load_golden("hf/" + c.name + "/golden.safetensors");
+    const size_t B = g.shapes.at("input_ids")[0], n = g.shapes.at("input_ids")[1];
+    const std::vector<int32_t> ids = g.tokens("input_ids");
+    const std::vector<uint8_t> mask = g.mask("attention_mask");
+    Workspace ws = workspace(m, B, n, 0, 1);
+    TextRequest r;
+    r.n_batch = B;
+    r.n_seq = n;
+    r.tokens = ids.data();
+    r.attention_mask = mask.data();
+    SF_RETURN_IF_ERROR(m.forward_text(r, ws));
+    return std::vector<float>(ws.output(), ws.output() + B * n * c.d_model);
+}
+
+std::string rewritten(const std::string& case_name, const std::function<void(nlohmann::json&)>& edit) {
+    nlohmann::json j = nlohmann::json::parse(read_text(hf_path(case_name + "/config.json")));
+    edit(j);
+    return j.dump();
+}
+
+void expect_golden_hidden_states(const Case& c, const std::string& config) {
+    auto h = hidden_states_with(c, config);
+    SF_ASSERT_OK(h.status());
+    const Golden g = load_golden("hf/" + c.name + "/golden.safetensors");
+    EXPECT_LT(max_abs_diff(h.value().data(), g.at("last_hidden_state").data(), h.value().size()), kTolerance) << config;
+}
+
+// transformers 5 writes the rotary parameters as one "rope_parameters" object (rope_theta inside
+// it, no top-level rope_theta or rope_scaling): Qwen2's theta of 1e6 and Llama's linear scaling
+// must be read from there, not replaced by the defaults.
+TEST(RotaryConfigVersions, RopeParametersOfTransformers5AreRead) {
+    expect_golden_hidden_states(Case{"qwen2", 32}, rewritten("qwen2", [](nlohmann::json& j) {
+        j.erase("rope_theta");
+        j.erase("rope_scaling");
+        j["rope_parameters"] = {{"rope_theta", 1000000.0}, {"rope_type", "default"}};
+        j["transformers_version"] = "5.0.0";
+    }));
+    expect_golden_hidden_states(Case{"llama_linear_bias_f16_sharded", 32, true},
+                                rewritten("llama_linear_bias_f16_sharded", [](nlohmann::json& j) {
+                                    j.erase("rope_theta");
+                                    j.erase("rope_scaling");
+                                    j["rope_parameters"] = {{"rope_theta", 10000.0}, {"rope_type", "linear"}, {"factor", 2}};
+                                }));
+    // An empty rope_scaling (transformers 5 then reads rope_parameters) and rope_parameters
+    // without a rope_type (the default) load too.
+    expect_golden_hidden_states(Case{"qwen2", 32}, rewritten("qwen2", [](nlohmann::json& j) {
+        j.erase("rope_theta");
+        j["rope_scaling"] = nlohmann::json::object();
+        j["rope_parameters"] = {{"rope_theta", 1000000}};
+    }));
+    // What would change the numbers without being computed is refused.
+    const Case qwen2{"qwen2", 32};
+    expect_error(hidden_states_with(qwen2, rewritten("qwen2", [](nlohmann::json& j) {
+                     j["rope_parameters"] = {{"rope_theta", 10000.0}, {"rope_type", "default"}};
+                 })).status(),
+                 StatusCode::kInvalidArgument, {"rope_theta", "disagree"});
+    expect_error(hidden_states_with(qwen2, rewritten("qwen2", [](nlohmann::json& j) {
+                     j["rope_parameters"] = {{"rope_type", "yarn"}, {"factor", 4.0}};
+                 })).status(),
+                 StatusCode::kUnsupported, {"rope_parameters", "yarn"});
+    expect_error(hidden_states_with(qwen2, rewritten("qwen2", [](nlohmann::json& j) {
+                     j["rope_parameters"] = {{"rope_type", "default"}, {"partial_rotary_factor", 0.5}};
+                 })).status(),
+                 StatusCode::kUnsupported, {"partial_rotary_factor"});
+    expect_error(hidden_states_with(qwen2, rewritten("qwen2", [](nlohmann::json& j) {
+                     j["rope_parameters"] = {{"full_attention", {{"rope_type", "default"}, {"rope_theta", 1e6}}}};
+                 })).status(),
+                 StatusCode::kUnsupported, {"rope_parameters", "full_attention"});
+}
+
+// Qwen2's "layer_types" (written by the Config classes of transformers >= 4.53) decides which
+// layers slide, whatever max_window_layers says; a sliding layer without a window is refused.
+TEST(RotaryConfigVersions, Qwen2LayerTypesChooseTheSlidingLayers) {
+    const Case qwen2{"qwen2", 32};
+    const auto window = [](size_t max_window_layers, const nlohmann::json& layer_types) {
+        return rewritten("qwen2", [&](nlohmann::json& j) {
+            j["use_sliding_window"] = true;
+            j["sliding_window"] = 3;
+            j["max_window_layers"] = max_window_layers;
+            if (!layer_types.is_null()) j["layer_types"] = layer_types;
+        });
+    };
+    auto second_slides = hidden_states_with(qwen2, window(1, nullptr));
+    auto both_slide = hidden_states_with(qwen2, window(0, nullptr));
+    auto listed = hidden_states_with(qwen2, window(0, {"full_attention", "sliding_attention"}));
+    SF_ASSERT_OK(second_slides.status());
+    SF_ASSERT_OK(both_slide.status());
+    SF_ASSERT_OK(listed.status());
+    const size_t size = second_slides.value().size();
+    ASSERT_GT(max_abs_diff(both_slide.value().data(), second_slides.value().data(), size), 1e-3);  // the window matters
+    EXPECT_EQ(max_abs_diff(listed.value().data(), second_slides.value().data(), size), 0.0);
+    // Every layer full: the reference's numbers (computed without a window).
+    expect_golden_hidden_states(qwen2, window(0, {"full_attention", "full_attention"}));
+    expect_error(hidden_states_with(qwen2, rewritten("qwen2", [](nlohmann::json& j) {
+                     j["layer_types"] = {"full_attention", "sliding_attention"};  // use_sliding_window false
+                 })).status(),
+                 StatusCode::kInvalidArgument, {"layer_types", "no sliding window"});
+    expect_error(hidden_states_with(qwen2, window(0, {"full_attention"})).status(), StatusCode::kInvalidArgument,
+                 {"layer_types", "one type per layer"});
+    expect_error(hidden_states_with(qwen2, window(0, {"full_attention", "chunked_attention"})).status(),
+                 StatusCode::kUnsupported, {"layer_types", "chunked_attention"});
 }
 
 }  // namespace

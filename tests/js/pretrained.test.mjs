@@ -3,7 +3,8 @@
 // reference in tests/data/hf/<case>/golden.safetensors (<= 1e-4, SIMD and scalar builds);
 // broken folders fail with errors that name the problem; cancelled loads leave nothing behind.
 import assert from 'node:assert/strict';
-import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { after, before, describe, test } from 'node:test';
@@ -191,6 +192,43 @@ describe('errors', async () => {
     await assert.rejects(sf.loadPretrained(folder('bert'), { onProgress: 'yes' }), /onProgress must be a function/);
     await assert.rejects(sf.loadPretrained(folder('bert'), { signal: {} }), /signal must be an AbortSignal/);
     await assert.rejects(sf.loadPretrained(folder('bert'), { weights: 'int4' }), /weights must be 'f32'/);
+  });
+
+  // SentenceTransformer cuts texts at its Transformer module's max_seq_length (all-MiniLM-L6-v2:
+  // 256 of the 512 its model allows) and lowercases them first when do_lower_case says so: embed
+  // does the same with a folder that has them (an explicit maxLength still rules).
+  test('embed follows the sentence-transformers Transformer settings (max_seq_length, do_lower_case)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sf-st-settings-'));
+    try {
+      const bert = join(dir, 'bert');
+      cpSync(folder('bert'), bert, { recursive: true });
+      writeFileSync(join(bert, 'sentence_bert_config.json'), JSON.stringify({ max_seq_length: 12, do_lower_case: false }));
+      const st = await sf.loadPretrained(bert);
+      const plain = await sf.loadPretrained(folder('bert'));
+      const text = 'The quick brown fox jumps over the lazy dog and runs far away.';
+      assert.notDeepEqual(plain.embed(text, { maxLength: 12 }), plain.embed(text));
+      assert.deepEqual(st.embed(text), plain.embed(text, { maxLength: 12 }));
+      assert.deepEqual(st.embed([text, 'a dog'])[0], plain.embed(text, { maxLength: 12 }));
+      assert.deepEqual(st.embed(text, { maxLength: 40 }), plain.embed(text));
+      assert.equal(st.maxLength, 40);  // encodeText and the other calls keep the model's limit
+      st.dispose();
+      plain.dispose();
+      // A cased tokenizer (RoBERTa's byte-level BPE) with do_lower_case: the text is lowercased first.
+      const roberta = join(dir, 'roberta');
+      cpSync(folder('roberta'), roberta, { recursive: true });
+      writeFileSync(join(roberta, 'modules.json'), JSON.stringify([{ idx: 0, name: '0', path: '', type: 'sentence_transformers.models.Transformer' }]));
+      writeFileSync(join(roberta, 'sentence_bert_config.json'), JSON.stringify({ max_seq_length: null, do_lower_case: true }));
+      const lower = await sf.loadPretrained(roberta);
+      const cased = await sf.loadPretrained(folder('roberta'));
+      assert.notDeepEqual(cased.embed('Hello World'), cased.embed('hello world'));
+      assert.deepEqual(lower.embed('Hello World', { normalize: true }), cased.embed('hello world'));
+      lower.dispose();
+      cased.dispose();
+      writeFileSync(join(bert, 'sentence_bert_config.json'), JSON.stringify({ max_seq_length: 0 }));
+      await assert.rejects(sf.loadPretrained(bert), /sentence_bert_config.json.*max_seq_length must be a positive integer or null, got 0/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   test('long texts are cut as Hugging Face does (content cut, [SEP] kept) and the result says so', async () => {

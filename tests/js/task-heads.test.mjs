@@ -276,5 +276,32 @@ for (const simd of [true, false]) {
       assert.throws(() => multi.rerank('q', ['d']), (e) => e.code === 'unsupported' && /one-label cross-encoder.*3 labels/.test(e.message));
       multi.dispose();
     });
+
+    // sentence-transformers' CrossEncoder takes its activation from config.json: the ms-marco
+    // rerankers' sbert_ce_default_activation_function Identity gives the raw logits as scores,
+    // and v4's sentence_transformers.activation_fn comes first.
+    test('bert_reranker: the activation the CrossEncoder config names', async () => {
+      const r = texts('bert_reranker').rerank;
+      const byLogit = r.logits.map((x, index) => ({ index, x })).sort((a, b) => b.x - a.x);
+      const scored = async (change) => {
+        const model = await sf.loadPretrained(withConfig('bert_reranker', change));
+        try { return model.rerank(r.query, r.documents); } finally { model.dispose(); }
+      };
+      const identity = await scored((c) => { c.sbert_ce_default_activation_function = 'torch.nn.modules.linear.Identity'; });
+      assert.deepEqual(identity.map((x) => x.index), byLogit.map((x) => x.index));
+      identity.forEach((x, k) => close(x.score, byLogit[k].x, `identity score ${k}`));
+      const v4 = await scored((c) => {
+        c.sbert_ce_default_activation_function = 'torch.nn.modules.linear.Identity';
+        c.sentence_transformers = { activation_fn: 'torch.nn.modules.activation.Sigmoid', version: '4.0.1' };
+      });
+      v4.forEach((x, k) => close(x.score, r.ranked[k].score, `v4 sigmoid score ${k}`));
+      const tanh = await scored((c) => { c.sentence_transformers = { activation_fn: 'torch.nn.modules.activation.Tanh' }; });
+      tanh.forEach((x, k) => close(x.score, Math.tanh(byLogit[k].x), `tanh score ${k}`));
+      // A class outside torch is what CrossEncoder skips without trust_remote_code: the default.
+      const untrusted = await scored((c) => { c.sbert_ce_default_activation_function = 'my_package.Scaled'; });
+      untrusted.forEach((x, k) => close(x.score, r.ranked[k].score, `untrusted -> sigmoid score ${k}`));
+      await assert.rejects(scored((c) => { c.sbert_ce_default_activation_function = 'torch.nn.modules.activation.Softplus'; }),
+        isError('unsupported', /Softplus is not supported/));
+    });
   });
 }

@@ -71,13 +71,40 @@ export function requireHead(info, flag, head, call, classSuffix) {
   fail(`${call}: this checkpoint has no ${head}; it has: ${headsOf(info)}${cls}; load a ...${classSuffix} checkpoint`, 'unsupported');
 }
 
+// The activations a CrossEncoder config may name (torch.nn module paths), as score functions.
+const CROSS_ENCODER_ACTIVATIONS = {
+  'torch.nn.modules.activation.Sigmoid': (x) => 1 / (1 + Math.exp(-x)),
+  'torch.nn.modules.linear.Identity': (x) => x,
+  'torch.nn.modules.activation.Tanh': (x) => Math.tanh(x),
+};
+
 /**
- * sentence-transformers' CrossEncoder.rank on a one-label model: each document's score is the
- * sigmoid of its [query, document] logit (the CrossEncoder's default for one label); documents
- * highest first (a stable sort), the first k.
+ * The score function of a one-label cross-encoder, as sentence-transformers' CrossEncoder picks
+ * its default activation from config.json: sentence_transformers.activation_fn (v4 and later),
+ * else sbert_ce_default_activation_function (earlier versions: ms-marco rerankers name Identity,
+ * i.e. raw logits), else sigmoid. A path outside torch.* is what CrossEncoder ignores without
+ * trust_remote_code (the default then); a torch activation not computed here is an error.
  */
-export function rankDocuments(logits, k) {
-  const ranked = Array.from(logits, (x, index) => ({ index, score: 1 / (1 + Math.exp(-x)) }));
+export function crossEncoderActivation(config) {
+  const st = config?.sentence_transformers;
+  let path = null;
+  if (st && typeof st === 'object' && !Array.isArray(st) && 'activation_fn' in st) path = st.activation_fn;
+  else if (config?.sbert_ce_default_activation_function != null) path = config.sbert_ce_default_activation_function;
+  if (path == null) return CROSS_ENCODER_ACTIVATIONS['torch.nn.modules.activation.Sigmoid'];
+  if (typeof path !== 'string') fail(`rerank: config's cross-encoder activation must be a string, got ${describe(path)}`);
+  if (!path.startsWith('torch.')) return CROSS_ENCODER_ACTIVATIONS['torch.nn.modules.activation.Sigmoid'];
+  const fn = CROSS_ENCODER_ACTIVATIONS[path];
+  if (!fn) fail(`rerank: the config's cross-encoder activation ${path} is not supported (supported: ${Object.keys(CROSS_ENCODER_ACTIVATIONS).join(', ')})`, 'unsupported');
+  return fn;
+}
+
+/**
+ * sentence-transformers' CrossEncoder.rank on a one-label model: each document's score is its
+ * [query, document] logit through the CrossEncoder's activation (crossEncoderActivation: sigmoid
+ * by default); documents highest first (a stable sort), the first k.
+ */
+export function rankDocuments(logits, k, activation = CROSS_ENCODER_ACTIVATIONS['torch.nn.modules.activation.Sigmoid']) {
+  const ranked = Array.from(logits, (x, index) => ({ index, score: activation(x) }));
   ranked.sort((a, b) => b.score - a.score);
   return ranked.slice(0, Math.min(k, ranked.length));
 }

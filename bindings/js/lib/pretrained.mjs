@@ -185,13 +185,17 @@ async function openWeights(files) {
 // sentence-transformers folders say how embeddings are pooled (<Pooling module's path>/config.json)
 // and whether they are normalised (a Normalize module in modules.json). Defaults: mean, normalised.
 // As in sentence-transformers, a module's path is relative to the folder ('' is the folder).
+// The Transformer module's settings (sentence_bert_config.json in its path) give the length
+// SentenceTransformer cuts texts to (max_seq_length: all-MiniLM-L6-v2's 256, where its tokenizer
+// and positions allow 512) and whether it lowercases them first (do_lower_case).
 async function sentenceTransformersPooling(files) {
-  const pooling = { mode: 'mean', normalize: true };
+  const pooling = { mode: 'mean', normalize: true, maxSeqLength: null, lowerCase: false };
   const modules = await jsonFile(files, 'modules.json');
   if (modules === null) return pooling;
   if (!Array.isArray(modules.value)) fail(`modules.json in ${files.label} must be a list of modules`);
   const list = modules.value;
   pooling.normalize = list.some((m) => typeof m?.type === 'string' && m.type.endsWith('.Normalize'));
+  await transformerModuleSettings(files, list, pooling);
   const poolingModule = list.find((m) => typeof m?.type === 'string' && m.type.endsWith('.Pooling'));
   if (!poolingModule) return pooling;
   const { path } = poolingModule;
@@ -202,6 +206,34 @@ async function sentenceTransformersPooling(files) {
   if (!isPlainObject(config.value)) fail(`${name} in ${files.label} must be a JSON object (the Pooling module's settings)`);
   pooling.mode = poolingMode(config.value, name);
   return pooling;
+}
+
+// The names sentence-transformers' Transformer module looks for its settings under, in its order.
+const TRANSFORMER_SETTINGS = ['sentence_bert_config.json', 'sentence_roberta_config.json', 'sentence_distilbert_config.json',
+  'sentence_camembert_config.json', 'sentence_albert_config.json', 'sentence_xlm-roberta_config.json', 'sentence_xlnet_config.json'];
+
+async function transformerModuleSettings(files, modules, pooling) {
+  const transformer = modules.find((m) => typeof m?.type === 'string' && m.type.endsWith('.Transformer'));
+  if (!transformer) return;
+  const { path } = transformer;
+  if (typeof path !== 'string') fail(`modules.json in ${files.label}: the Transformer module's "path" must be a string, got ${describe(path)}`);
+  for (const file of TRANSFORMER_SETTINGS) {
+    const name = path === '' ? file : `${path.replace(/\/+$/, '')}/${file}`;
+    const settings = await jsonFile(files, name, { namedBy: 'modules.json' });
+    if (settings === null) continue;
+    const c = settings.value;
+    if (!isPlainObject(c)) fail(`${name} in ${files.label} must be a JSON object (the Transformer module's settings)`);
+    const max = c.max_seq_length;
+    if (max !== undefined && max !== null) {
+      if (!Number.isSafeInteger(max) || max < 1) fail(`${name} in ${files.label}: max_seq_length must be a positive integer or null, got ${describe(max)}`);
+      pooling.maxSeqLength = max;
+    }
+    if (c.do_lower_case !== undefined && c.do_lower_case !== null && typeof c.do_lower_case !== 'boolean') {
+      fail(`${name} in ${files.label}: do_lower_case must be true or false, got ${describe(c.do_lower_case)}`);
+    }
+    pooling.lowerCase = c.do_lower_case === true;
+    return;
+  }
 }
 
 // The one pooling a Pooling config asks for. sentence-transformers concatenates every mode set to

@@ -4,7 +4,7 @@
 //   { info, tokenizer, maxLength: the maxLength option kind,
 //     forward(enc, needs): runs a padded batch (tokenizer.padBatch / encodeBatch),
 //     tokenLogits(rows, cols), classifierLogits(rows): copies of the last forward's outputs }
-import { rankDocuments, requireHead, topK } from './classification.mjs';
+import { crossEncoderActivation, rankDocuments, requireHead, topK } from './classification.mjs';
 import { SimdformerError, fail } from './errors.mjs';
 import { boolean, describe, integer, readOptions } from './options.mjs';
 import { answerMask, collectAnswers, windowSpans } from './question-answering.mjs';
@@ -143,6 +143,7 @@ export function rerank(ctx, query, documents, options) {
   const { info, tokenizer } = ctx;
   requireHead(info, 'has_classifier', 'sequence-classification head (a cross-encoder)', 'rerank', 'ForSequenceClassification');
   if (info.num_labels !== 1) fail(`rerank needs a one-label cross-encoder; this classifier has ${info.num_labels} labels (${info.labels.join(', ')})`, 'unsupported');
+  const activation = crossEncoderActivation(info.config);
   if (typeof query !== 'string') fail(`rerank: query must be a string, got ${describe(query)}`);
   const docs = stringList(documents, 'rerank: documents');
   if (docs.length === 0) fail('rerank: the array of documents is empty');
@@ -152,5 +153,5 @@ export function rerank(ctx, query, documents, options) {
     ctx.forward(enc, { needClassifier: true });
     return Array.from(ctx.classifierLogits(enc.nBatch));
   });
-  return rankDocuments(Float32Array.from(logits), o.topK);
+  return rankDocuments(Float32Array.from(logits), o.topK, activation);
 }

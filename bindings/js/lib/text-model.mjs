@@ -37,7 +37,7 @@ export class TextModel {
   #guard = new CallGuard();
 
   /**
-   * pooling: {mode: 'mean' | 'cls' | 'max', normalize: boolean} from the folder (sentence-transformers files);
+   * pooling: {mode: 'mean' | 'cls' | 'max', normalize: boolean, maxSeqLength: number | null, lowerCase: boolean} from the folder (sentence-transformers files);
    * chat: the folder's chat templates (chat-template.mjs) or null; generation: generation_config.json's ids.
    */
   constructor(module, handle, info, tokenizer, pooling, { chat = null, generation = {} } = {}) {
@@ -182,11 +182,18 @@ export class TextModel {
   }
 
   #embed(input, options) {
+    // sentence-transformers cuts texts at the Transformer module's max_seq_length (when the folder
+    // has one and the model allows it), lowercased first when its do_lower_case says so.
+    const limit = this.#tokenizer.maxLength, folderLimit = this.#pooling.maxSeqLength;
     const o = readOptions(options, {
       normalize: boolean(this.#pooling.normalize), pooling: oneOf(['mean', 'cls', 'max'], this.#pooling.mode),
-      maxLength: this.#maxLengthOption(), truncation: boolean(true), batchSize: integer(1, 4096, 32),
+      maxLength: integer(1, limit, folderLimit ? Math.min(folderLimit, limit) : limit), truncation: boolean(true),
+      batchSize: integer(1, 4096, 32),
     }, 'embed');
-    const { items, batch } = textItems(input, 'embed', { allowEmpty: true });
+    const given = textItems(input, 'embed', { allowEmpty: true });
+    const lower = (t) => (typeof t === 'string' ? t.toLowerCase() : t.map((x) => x.toLowerCase()));
+    const { batch } = given;
+    const items = this.#pooling.lowerCase ? given.items.map(lower) : given.items;
     const out = [];
     for (let start = 0; start < items.length; start += o.batchSize) {
       const chunk = items.slice(start, start + o.batchSize);

@@ -75,8 +75,8 @@ Result<TextConfig> normalize_bert_family(const HfConfig& c, Architecture archite
     }
     SF_RETURN_IF_ERROR(c.generation_token_id("bos_token_id", t.vocab_size, defaults.bos_token_id, &t.bos_token_id,
                                              &t.unused_token_ids));
-    SF_RETURN_IF_ERROR(c.generation_token_id("eos_token_id", t.vocab_size, defaults.eos_token_id, &t.eos_token_id,
-                                             &t.unused_token_ids));
+    SF_RETURN_IF_ERROR(c.generation_token_ids("eos_token_id", t.vocab_size, defaults.eos_token_id, &t.eos_token_id,
+                                              &t.eos_token_ids, &t.unused_token_ids));
     SF_RETURN_IF_ERROR(c.activation({"hidden_act"}, "gelu", &t.hidden_act, &t.activation));
     SF_RETURN_IF_ERROR(c.positive_number("layer_norm_eps", 1.0, 1e-12f, &t.layer_norm_eps));
     SF_RETURN_IF_ERROR(c.boolean("tie_word_embeddings", true, &t.tie_word_embeddings));

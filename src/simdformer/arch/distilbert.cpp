@@ -24,7 +24,8 @@ public:
         SF_RETURN_IF_ERROR(c.size({"vocab_size"}, 1, size_t{1} << 24, 30522, &t.vocab_size));
         SF_RETURN_IF_ERROR(c.size({"max_position_embeddings"}, 1, 65536, 512, &t.max_position_embeddings));
         SF_RETURN_IF_ERROR(c.generation_token_id("pad_token_id", t.vocab_size, 0, &t.pad_token_id, &t.unused_token_ids));
-        SF_RETURN_IF_ERROR(c.activation({"activation", "hidden_act"}, "gelu", &t.hidden_act, &t.activation));
+        // "activation" only: hidden_act is not a DistilBertConfig alias, and HF leaves it unread.
+        SF_RETURN_IF_ERROR(c.activation({"activation"}, "gelu", &t.hidden_act, &t.activation));
         SF_RETURN_IF_ERROR(c.boolean("tie_word_embeddings", true, &t.tie_word_embeddings));
         SF_RETURN_IF_ERROR(c.string("torch_dtype", "", &t.torch_dtype));
         if (t.d_model % t.n_heads != 0)

@@ -42,7 +42,8 @@ public:
         // bos / eos / pad only seed generation's defaults and batch padding, never the forward pass.
         const int64_t eot = 50256 < int64_t(t.vocab_size) ? 50256 : -1;  // GPT2Config's <|endoftext|>
         SF_RETURN_IF_ERROR(c.generation_token_id("bos_token_id", t.vocab_size, eot, &t.bos_token_id, &t.unused_token_ids));
-        SF_RETURN_IF_ERROR(c.generation_token_id("eos_token_id", t.vocab_size, eot, &t.eos_token_id, &t.unused_token_ids));
+        SF_RETURN_IF_ERROR(c.generation_token_ids("eos_token_id", t.vocab_size, eot, &t.eos_token_id, &t.eos_token_ids,
+                                                  &t.unused_token_ids));
         SF_RETURN_IF_ERROR(c.generation_token_id("pad_token_id", t.vocab_size, -1, &t.pad_token_id, &t.unused_token_ids));
         SF_RETURN_IF_ERROR(c.activation({"activation_function"}, "gelu_new", &t.hidden_act, &t.activation));
         SF_RETURN_IF_ERROR(c.positive_number("layer_norm_epsilon", 1.0, 1e-5f, &t.layer_norm_eps));

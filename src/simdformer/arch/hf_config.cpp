@@ -122,6 +122,10 @@ Status HfConfig::token_id(const char* name, size_t hi, int64_t fallback, int64_t
 Status HfConfig::generation_token_id(const char* name, size_t hi, int64_t fallback, int64_t* out,
                                      std::vector<std::pair<std::string, nlohmann::json>>* unused) const {
     auto it = j_.find(name);
+    if (it != j_.end() && it->is_array()) {  // a list, as eos_token_id may be: its first id in the vocabulary
+        std::vector<int64_t> all;
+        return generation_token_ids(name, hi, fallback, out, &all, unused);
+    }
     if (it == j_.end() || !it->is_number_integer()) return token_id(name, hi, fallback, out);  // absent, null or not an integer
     if (integer_below(*it, hi)) return token_id(name, hi, fallback, out);
     unused->push_back({name, *it});

@@ -30,7 +30,8 @@ public:
     // The id of a special token that only generation defaults and batch padding use, never the
     // forward pass: as Hugging Face does, any integer is accepted. One outside [0, hi) (GPT2Config's
     // default bos_token_id 50256 left in the config of a model trained on a 53-token vocabulary)
-    // is none (-1) and is reported in *unused; it must still be an integer or null.
+    // is none (-1) and is reported in *unused; it must still be an integer, null, or a list of
+    // integers (then the first one in the vocabulary, as generation_token_ids).
     Status generation_token_id(const char* name, size_t hi, int64_t fallback, int64_t* out,
                                std::vector<std::pair<std::string, nlohmann::json>>* unused) const;
     // The same for a key that may also hold a list of ids (Llama 3's eos_token_id [128001,

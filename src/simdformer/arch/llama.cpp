@@ -66,27 +66,59 @@ Status rope_number(const json& scaling, const char* key, double* out) {
     return Status::ok();
 }
 
-// rope_scaling as modeling_rope_utils reads it: null (none), or an object whose "rope_type" (or
-// the older "type") is default, linear, dynamic or llama3, with that type's parameters.
+// The rotary parameters as Hugging Face reads them. transformers 4.x writes "rope_theta" and
+// "rope_scaling" (null, or an object whose "rope_type", or the older "type", is the scaling);
+// transformers 5 writes one "rope_parameters" object holding rope_theta and the scaling's
+// parameters (its rope_type absent means default), and reads a non-empty rope_scaling in its
+// place when a config has one. A theta given both inside and outside that object must agree; the
+// per-layer-type form (objects under "full_attention" / "sliding_attention") is not supported.
 Status read_rope_scaling(const HfConfig& c, TextConfig* t) {
     RopeConfig& rope = t->rope;
     rope.scaling = RopeScaling::kDefault;
     t->rope_type = "default";
-    auto it = c.json().find("rope_scaling");
-    if (it == c.json().end() || it->is_null()) return Status::ok();
-    if (!it->is_object()) return Status::invalid(quoted("rope_scaling") + " must be an object or null, not " + json_text(*it));
+    const json& config = c.json();
+    auto it = config.find("rope_scaling");
+    const char* key = "rope_scaling";
+    if (it != config.end() && !it->is_null() && !it->is_object())
+        return Status::invalid(quoted(key) + " must be an object or null, not " + json_text(*it));
+    if (it == config.end() || it->is_null() || it->empty()) {
+        it = config.find("rope_parameters");
+        key = "rope_parameters";
+        if (it == config.end() || it->is_null()) return Status::ok();
+        if (!it->is_object()) return Status::invalid(quoted(key) + " must be an object or null, not " + json_text(*it));
+    }
     const json& s = *it;
+    for (const auto& item : s.items())
+        if (item.value().is_object())
+            return Status::unsupported(quoted(key) + " gives parameters per layer type (\"" + item.key() +
+                                       "\"): not supported for " + t->model_type);
+    if (auto theta = s.find("rope_theta"); theta != s.end()) {
+        if (!theta->is_number() || !std::isfinite(theta->get<double>()) || !(theta->get<double>() > 0) ||
+            theta->get<double>() > 1e12)
+            return Status::invalid(quoted(std::string(key) + ".rope_theta") + " must be a positive number, not " +
+                                   json_text(*theta));
+        auto outer = config.find("rope_theta");
+        if (outer != config.end() && !(outer->is_number() && float(outer->get<double>()) == float(theta->get<double>())))
+            return Status::invalid(quoted("rope_theta") + " = " + json_text(*outer) + " and " +
+                                   quoted(std::string(key) + ".rope_theta") + " = " + json_text(*theta) + " disagree");
+        rope.theta = float(theta->get<double>());
+    }
+    if (auto partial = s.find("partial_rotary_factor");
+        partial != s.end() && !(partial->is_number() && partial->get<double>() == 1.0))
+        return Status::unsupported(quoted(std::string(key) + ".partial_rotary_factor") + " = " + json_text(*partial) +
+                                   " is not supported (rotary positions over the whole head only)");
     auto type = s.find("rope_type");
     if (type == s.end()) type = s.find("type");
+    if (type == s.end() && std::string(key) == "rope_parameters") return Status::ok();  // transformers 5: default
     if (type == s.end() || !type->is_string())
-        return Status::invalid(quoted("rope_scaling") + " needs a string \"rope_type\" (or \"type\"): " + json_text(s));
+        return Status::invalid(quoted(key) + " needs a string \"rope_type\" (or \"type\"): " + json_text(s));
     t->rope_type = type->get<std::string>();
     if (t->rope_type == "default") return Status::ok();
     if (t->rope_type == "linear") rope.scaling = RopeScaling::kLinear;
     else if (t->rope_type == "dynamic") rope.scaling = RopeScaling::kDynamic;
     else if (t->rope_type == "llama3") rope.scaling = RopeScaling::kLlama3;
     else
-        return Status::unsupported(quoted("rope_scaling") + " type \"" + t->rope_type +
+        return Status::unsupported(quoted(key) + " type \"" + t->rope_type +
                                    "\" is not supported (supported: default, linear, dynamic, llama3)");
     SF_RETURN_IF_ERROR(rope_number(s, "factor", &rope.factor));
     if (rope.scaling == RopeScaling::kLlama3) {
@@ -95,10 +127,10 @@ Status read_rope_scaling(const HfConfig& c, TextConfig* t) {
         double original = 0;
         SF_RETURN_IF_ERROR(rope_number(s, "original_max_position_embeddings", &original));
         if (original != std::floor(original) || original > double(size_t{1} << 24))
-            return Status::invalid(quoted("rope_scaling.original_max_position_embeddings") + " must be an integer");
+            return Status::invalid(quoted(std::string(key) + ".original_max_position_embeddings") + " must be an integer");
         rope.original_max_positions = size_t(original);
         if (!(rope.high_freq_factor > rope.low_freq_factor))
-            return Status::invalid(quoted("rope_scaling") + ": high_freq_factor must exceed low_freq_factor");
+            return Status::invalid(quoted(key) + ": high_freq_factor must exceed low_freq_factor");
     }
     return Status::ok();
 }
@@ -141,8 +173,9 @@ Status read_shape(const HfConfig& c, const RotaryDialect& dialect, TextConfig* t
 }
 
 // sliding_window: absent means the Config class's 4096, null means none. Mistral windows every
-// layer; Qwen2 only with use_sliding_window, and then the layers from max_window_layers on (its
-// config sets sliding_window to None otherwise).
+// layer; Qwen2 only with use_sliding_window (its config sets sliding_window to None otherwise),
+// and then the layers its "layer_types" call "sliding_attention" or, without that list (the
+// Config class builds it so), the layers from max_window_layers on.
 Status read_window(const HfConfig& c, const RotaryDialect& dialect, TextConfig* t) {
     if (dialect.window == WindowRule::kNone) return Status::ok();
     size_t window = 4096;
@@ -152,7 +185,32 @@ Status read_window(const HfConfig& c, const RotaryDialect& dialect, TextConfig* 
     if (dialect.window == WindowRule::kFromMaxWindow) {
         bool use = false;
         SF_RETURN_IF_ERROR(c.boolean("use_sliding_window", false, &use));
-        if (!use) return Status::ok();
+        if (!use) window = 0;
+        const auto types = c.json().find("layer_types");
+        if (types != c.json().end() && !types->is_null()) {
+            if (!types->is_array() || types->size() != t->n_layers)
+                return Status::invalid(quoted("layer_types") + " must list one type per layer (" +
+                                       std::to_string(t->n_layers) + "), not " + json_text(*types));
+            std::vector<bool> sliding;
+            for (const json& type : *types) {
+                const bool full = type == "full_attention", slides = type == "sliding_attention";
+                if (!full && !slides)
+                    return Status::unsupported(quoted("layer_types") + " entry " + json_text(type) +
+                                               " is not supported (full_attention, sliding_attention)");
+                if (slides && window == 0)
+                    return Status::invalid(quoted("layer_types") +
+                                           " has sliding_attention layers but there is no sliding window "
+                                           "(use_sliding_window false or sliding_window null)");
+                sliding.push_back(slides);
+            }
+            const auto first = std::find(sliding.begin(), sliding.end(), true);
+            if (first == sliding.end()) return Status::ok();
+            t->first_window_layer = size_t(first - sliding.begin());
+            t->window_layers = std::move(sliding);
+            t->sliding_window = window;
+            return Status::ok();
+        }
+        if (window == 0) return Status::ok();
         SF_RETURN_IF_ERROR(c.size({"max_window_layers"}, 0, kMaxLayers, 28, &t->first_window_layer));
     }
     t->sliding_window = window;
@@ -219,7 +277,8 @@ public:
             layer.feed_forward.gate = linear(l + "mlp.gate_proj.", t.mlp_bias);
             layer.feed_forward.in = linear(l + "mlp.up_proj.", t.mlp_bias);
             layer.feed_forward.out = linear(l + "mlp.down_proj.", t.mlp_bias);
-            layer.sliding_window = t.sliding_window > 0 && i >= t.first_window_layer;
+            layer.sliding_window = t.sliding_window > 0 &&
+                                   (t.window_layers.empty() ? i >= t.first_window_layer : bool(t.window_layers[i]));
             // The rotary frequencies of older checkpoints: computed from the config, not loaded.
             ignore_if_present(checkpoint, l + "self_attn.rotary_emb.inv_freq", &ref);
             ref.layers.push_back(std::move(layer));

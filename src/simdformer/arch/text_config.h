@@ -56,6 +56,9 @@ struct TextConfig {
     bool rms_norm = false;
     bool gated_feed_forward = false;
     size_t sliding_window = 0, first_window_layer = 0;
+    // Qwen2's layer_types when the config lists them: which layers slide (then first_window_layer
+    // is the first of them); empty: every layer from first_window_layer on.
+    std::vector<bool> window_layers;
     bool attention_bias = false, mlp_bias = false;
     // HF builds this family's attention mask with masked_fill (Llama, Qwen2, Mistral), not as a
     // sum of masks (GPT-2): see HeadMasks::combine_by_fill.
