@@ -27,32 +27,33 @@
 INLINE v128_t quad_lo(v128_t b0, v128_t b1) { return wasm_i16x8_shuffle(b0, b1, 0, 8, 1, 9, 2, 10, 3, 11); }
 INLINE v128_t quad_hi(v128_t b0, v128_t b1) { return wasm_i16x8_shuffle(b0, b1, 4, 12, 5, 13, 6, 14, 7, 15); }
 
+// acc[r] += the dot products of row r's quad (at a + 4r) with the quads of columns 0-3 (lo) and
+// 4-7 (hi), for the R rows of a tile.
+#define DOT_ROWS(R, lo, hi)                                                                                   \
+    _Pragma("unroll") for (uint32_t r = 0; r < R; ++r) {                                                      \
+        const v128_t x = wasm_v128_load32_splat(a + 4 * r);                                                   \
+        acc[r][0] = wasm_i32x4_relaxed_dot_i8x16_i7x16_add(lo, x, acc[r][0]);                                 \
+        acc[r][1] = wasm_i32x4_relaxed_dot_i8x16_i7x16_add(hi, x, acc[r][1]);                                 \
+    }
+
 // One tile: R rows x 8 columns over kq quads of k (the last one a single pair when `odd_pair`).
 // a: quad q of row r at a + (q * R + r) * 4. b: the panel block, 16 bytes per pair.
 #define TILE_BODY(R)                                                                                          \
     v128_t acc[R][2];                                                                                         \
     _Pragma("unroll") for (uint32_t r = 0; r < R; ++r) {                                                      \
-        acc[r][0] = first ? wasm_i32x4_splat(0) : wasm_v128_load(c + r * ldc);                           \
-        acc[r][1] = first ? wasm_i32x4_splat(0) : wasm_v128_load(c + r * ldc + 4);                           \
+        acc[r][0] = first ? wasm_i32x4_splat(0) : wasm_v128_load(c + r * ldc);                                \
+        acc[r][1] = first ? wasm_i32x4_splat(0) : wasm_v128_load(c + r * ldc + 4);                            \
     }                                                                                                         \
     const uint32_t whole = kq - odd_pair;                                                                     \
     _Pragma("nounroll") for (uint32_t q = 0; q < whole; ++q, a += 4 * R, b += 32) {                           \
         const v128_t b0 = wasm_v128_load(b), b1 = wasm_v128_load(b + 16);                                     \
         const v128_t lo = quad_lo(b0, b1), hi = quad_hi(b0, b1);                                              \
-        _Pragma("unroll") for (uint32_t r = 0; r < R; ++r) {                                                  \
-            const v128_t x = wasm_v128_load32_splat(a + 4 * r);                                               \
-            acc[r][0] = wasm_i32x4_relaxed_dot_i8x16_i7x16_add(lo, x, acc[r][0]);                             \
-            acc[r][1] = wasm_i32x4_relaxed_dot_i8x16_i7x16_add(hi, x, acc[r][1]);                             \
-        }                                                                                                     \
+        DOT_ROWS(R, lo, hi)                                                                                   \
     }                                                                                                         \
     if (odd_pair) { /* the last pair alone: its partner is zero, never read past the panel */                 \
         const v128_t b0 = wasm_v128_load(b), z = wasm_i32x4_splat(0);                                         \
         const v128_t lo = quad_lo(b0, z), hi = quad_hi(b0, z);                                                \
-        _Pragma("unroll") for (uint32_t r = 0; r < R; ++r) {                                                  \
-            const v128_t x = wasm_v128_load32_splat(a + 4 * r);                                               \
-            acc[r][0] = wasm_i32x4_relaxed_dot_i8x16_i7x16_add(lo, x, acc[r][0]);                             \
-            acc[r][1] = wasm_i32x4_relaxed_dot_i8x16_i7x16_add(hi, x, acc[r][1]);                             \
-        }                                                                                                     \
+        DOT_ROWS(R, lo, hi)                                                                                   \
     }                                                                                                         \
     _Pragma("unroll") for (uint32_t r = 0; r < R; ++r) {                                                      \
         wasm_v128_store(c + r * ldc, acc[r][0]);                                                              \
