@@ -77,7 +77,7 @@ test('7-bit activations stay within the int8 accuracy bound of the f32 model, as
 
 test('the scalar build refuses relaxedSimd: true', async () => {
   const r = await pageResult();
-  assert.match(r.scalarRelaxed, /^SimdformerError unsupported: init: relaxedSimd: true was requested but this build or engine does not run it/);
+  assert.match(r.scalarRelaxed, /^SimdformerError unsupported: init: relaxedSimd: true needs a SIMD128 wasm build \(true: in an engine with relaxed SIMD\)$/);
 });
 
 test('Node: relaxedSimd is refused where the engine cannot run the module, and portable runs anywhere', async () => {

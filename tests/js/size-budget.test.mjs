@@ -48,7 +48,9 @@ const GOAL = 150 * KB;
 // 42,109 B, and esbuild's --minify-syntax (names kept) back to 41,444 B; the chat template's
 // bounded copy of every value it hands the engine (a Proxy claiming 2^32 - 1 tools crashed V8)
 // to 41,952 B (2026-12-02); holes refused in batches and masks, the template's text budget, stop
-// read once and Hugging Face's topK / topP / any-case task options to 42,230 B (2026-12-03).
+// read once and Hugging Face's topK / topP / any-case task options to 42,230 B (2026-12-03); the
+// CrossEncoder's named activation, sentence-transformers' max_seq_length / do_lower_case for embed
+// and init's relaxedSimd to 43,071 B (2026-12-04): 43 KB.
 const BUDGET = {  // the .wasm budgets measured with the relaxed-SIMD int8 module and the config readings of
   // 2026-12-04 merged: 150,164 / 150,359 / 162,073 B gzip
   'simdformer.wasm': 147 * KB,
@@ -57,7 +59,7 @@ const BUDGET = {  // the .wasm budgets measured with the relaxed-SIMD int8 modul
   'simdformer.mjs': 14 * KB,
   'simdformer-scalar.mjs': 16 * KB,
   'simdformer-threads.mjs': 22 * KB,
-  'browser.bundle.mjs': 42 * KB,
+  'browser.bundle.mjs': 43 * KB,
 };
 
 for (const [file, budget] of Object.entries(BUDGET)) {

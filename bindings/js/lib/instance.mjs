@@ -173,12 +173,8 @@ function configJson(config) {
  */
 function int8Kernel(module, requested) {
   const mode = requested === true ? 'relaxed' : requested === false ? 'off' : requested;
-  const now = typeof module.int8Kernel === 'function' ? module.int8Kernel(mode) : mode === 'auto' || mode === 'off' ? 'off' : '';
-  if (!now) {
-    fail(`init: relaxedSimd: ${JSON.stringify(requested)} was requested but this build or engine does not run it`
-      + " (true: a SIMD128 build in an engine with relaxed SIMD, such as Chromium; 'portable': a SIMD128 build; neither: the native addon)", 'unsupported');
-  }
-  return now;
+  const now = module.int8Kernel?.(mode) ?? (mode === 'auto' || mode === 'off' ? 'off' : '');
+  return now || fail(`init: relaxedSimd: ${JSON.stringify(requested)} needs a SIMD128 wasm build (true: in an engine with relaxed SIMD)`, 'unsupported');
 }
 
 /** Runs the Emscripten factory; a wasm file that does not compile is a SimdformerError. */
