@@ -88,7 +88,7 @@ for (const simd of [true, false]) {
       stored.dispose();
     });
 
-    test('loadPretrained: int8 holds under 0.35x the bytes of f32; f32 stays the default', async () => {
+    test('loadPretrained: int8 holds under 0.36x the bytes of f32; f32 stays the default', async () => {
       const base = sf.liveBytes;
       const f32 = await sf.loadPretrained(HF_BERT);
       assert.equal(f32.info.weights, 'f32');
@@ -99,9 +99,10 @@ for (const simd of [true, false]) {
       int8.dispose();
       assert.equal(sf.liveBytes, base);
       assert.ok(f32Bytes >= 4 * parameters, `f32 holds ${f32Bytes} B for ${parameters} parameters`);
-      // 0.321x measured: the small f32 tensors (position and type embeddings, biases, LayerNorms)
-      // weigh more in this d = 32 fixture than in real models (0.26x for a BERT-base layer).
-      assert.ok(int8Bytes < 0.35 * f32Bytes, `int8 ${int8Bytes} B vs f32 ${f32Bytes} B`);
+      // 0.351x measured: the small f32 tensors (position and type embeddings, biases, LayerNorms)
+      // and each channel's scale and column sum (8 B beside its 32 int8 weights) weigh more in
+      // this d = 32 fixture than in real models (0.26x for a BERT-base layer).
+      assert.ok(int8Bytes < 0.36 * f32Bytes, `int8 ${int8Bytes} B vs f32 ${f32Bytes} B`);
     });
 
     test('loadModel / loadModelSync (nn.Transformer dialect) with weights: "int8" match the f32 golden and the pre-quantized file', async () => {
