@@ -16,8 +16,10 @@ import { ROOT } from './helpers.mjs';
 const FOLDER = join(ROOT, 'tests/data/hf/bert');
 const TEXT = 'Hello, world!';
 
-// The files loadPretrained reads from this folder (it holds others: golden outputs, vocab.txt).
-const READ = ['config.json', 'model.safetensors', 'tokenizer.json', 'tokenizer_config.json', 'modules.json', '1_Pooling/config.json'];
+// The files loadPretrained reads from this folder (it holds others: golden outputs, vocab.txt);
+// sentence_bert_config.json is the Transformer module's settings (embed's max_seq_length).
+const READ = ['config.json', 'model.safetensors', 'tokenizer.json', 'tokenizer_config.json', 'modules.json', '1_Pooling/config.json',
+  'sentence_bert_config.json'];
 const folderFiles = () => READ.map((name) => ({ name, size: statSync(join(FOLDER, name)).size }));
 
 let browser;
@@ -117,9 +119,10 @@ function memoryCaches() {
 }
 
 test('what cache "browser" stores: OK responses with their headers and the kept-at date, a record of the folder, never a 404', async () => {
-  // The folder without modules.json and 1_Pooling/: loading it asks for modules.json, a 404.
+  // The folder without modules.json and the files only modules.json names (1_Pooling/, the
+  // Transformer module's sentence_bert_config.json): loading it asks for modules.json, a 404.
   const dir = mkdtempSync(join(tmpdir(), 'simdformer-kept-'));
-  const names = READ.filter((n) => !/modules|Pooling/.test(n));
+  const names = READ.filter((n) => !/modules|Pooling|sentence_bert/.test(n));
   for (const n of names) copyFileSync(join(FOLDER, n), join(dir, n));
   const server = await startServer({ mounts: [['/m/', dir]] });
   const fake = memoryCaches();

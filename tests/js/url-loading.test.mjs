@@ -147,9 +147,11 @@ test('cache keys: the query names the folder, the fragment does not; each form l
   const before = s.log.length;
   await embedOf(`${s.url}m/q1/#rev3`, { cache: 'browser' });
   assert.deepEqual(s.log.slice(before).map((r) => r.name), ['model.safetensors'], 'the fragment names the same kept folder (one revalidation)');
-  assert.equal(await node.forgetModel(`${s.url}m/q1/?v=2`), 6, "forgetModel('m/q1/?v=2') removes that folder's six files");
+  // Seven files: config, weights, tokenizer and its config, modules.json, the Pooling and the
+  // Transformer module's settings (sentence_bert_config.json).
+  assert.equal(await node.forgetModel(`${s.url}m/q1/?v=2`), 7, "forgetModel('m/q1/?v=2') removes that folder's seven files");
   assert.deepEqual((await node.keptModels()).map((m) => m.url).sort(), [`${s.url}m/q1/`, `${s.url}m/q1/?v=1`, `${s.url}m/q2/?v=1`]);
-  assert.equal(await node.forgetModel(`${s.url}m/q2?v=1#x`), 6);
+  assert.equal(await node.forgetModel(`${s.url}m/q2?v=1#x`), 7);
 });
 
 test('forgetModel during a load leaves no half-kept folder listed', async () => {
@@ -166,9 +168,9 @@ test('forgetModel during a load leaves no half-kept folder listed', async () => 
   assert.deepEqual(await embedOf(url, { cache: 'browser' }), want);
   fake.open = open;
   const list = await node.keptModels();
-  assert.ok(list.length === 0 || list[0].files === 6, `nothing half kept: ${JSON.stringify(list)}`);
+  assert.ok(list.length === 0 || list[0].files === 7, `nothing half kept: ${JSON.stringify(list)}`);
   assert.deepEqual(await embedOf(url, { cache: 'browser' }), want, 'and the next load is whole again');
-  assert.equal((await node.keptModels())[0].files, 6);
+  assert.equal((await node.keptModels())[0].files, 7);
 });
 
 test('a user name and password in the URL never appear in a message', async () => {
