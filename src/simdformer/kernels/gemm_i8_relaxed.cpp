@@ -43,8 +43,8 @@ constexpr size_t kMr = 4;     // rows per tile: the module's tiles are 4 rows hi
 constexpr size_t kKc = 1024;  // k per block, a multiple of 4 so that blocks start on whole quads
 constexpr size_t kMc = 64;    // rows quantized at a time: 64 x 1024 bytes = 64 KiB
 
-// Quantized rows of the current block: tile i (rows 4i..) holds quad q of row r at
-// g_a[i * 4 * kq + (q * R + r) * 4] (R = rows of that tile).
+// Quantized rows of the current block: the tile of rows i .. i + R - 1 (i a multiple of 4, R its
+// rows) holds quad q of row i + r at g_a[i * 4 * kq + (q * R + r) * 4].
 thread_local uint8_t g_a[kMc * kKc];
 thread_local Qd8Row g_rows[kMc];
 // C of a ragged last panel (fewer than 8 columns): the module reads and writes whole panels.
