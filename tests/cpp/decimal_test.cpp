@@ -3,6 +3,7 @@
 // this compares the two; in the wasm builds strtod and strtof are ours, so there the test only
 // checks the values against the exact ones written here.
 #include "simdformer/io/decimal.h"
+#include "test_util.h"
 
 #include <gtest/gtest.h>
 
@@ -19,6 +20,9 @@
 
 namespace simdformer {
 namespace {
+
+using test::kSanitizerSampleDivisor;
+using test::samples;
 
 uint64_t bits_of(double v) {
     uint64_t b;
@@ -76,7 +80,7 @@ TEST(Decimal, HalfwayCasesAndLongDigitStrings) {
     // The halfway point between two doubles, written out exactly (up to 767 digits), and the same
     // a hair above and below it, including after 800 digits.
     std::mt19937_64 rng(7);
-    for (int i = 0; i < 3000; ++i) {
+    for (int i = 0; i < samples(3000); ++i) {
         const double d = std::ldexp(double(rng() >> 11), int(rng() % 2100) - 1100 - 53);
         char text[1200];
         // d + half an ulp, exact with %.1100g (the binary fraction has a finite decimal form)
@@ -97,7 +101,7 @@ TEST(Decimal, HalfwayCasesAndLongDigitStrings) {
 TEST(Decimal, RandomTexts) {
     std::mt19937_64 rng(11);
     char text[128];
-    for (int i = 0; i < 300000; ++i) {
+    for (int i = 0; i < samples(300000); ++i) {
         uint64_t b = rng();
         double d;
         std::memcpy(&d, &b, sizeof d);
@@ -115,7 +119,7 @@ TEST(Decimal, RandomTexts) {
         ASSERT_TRUE(same_as_libc(text));
     }
     // Random digit strings with random exponents.
-    for (int i = 0; i < 200000; ++i) {
+    for (int i = 0; i < samples(200000); ++i) {
         std::string t;
         const int n = 1 + int(rng() % 40);
         for (int j = 0; j < n; ++j) t += char('0' + rng() % 10);
@@ -131,7 +135,7 @@ TEST(Decimal, RandomTexts) {
 TEST(Decimal, RoundTrips) {
     std::mt19937_64 rng(5);
     char text[64];
-    for (int i = 0; i < 100000; ++i) {
+    for (int i = 0; i < samples(100000); ++i) {
         const uint64_t b = rng();
         double d;
         std::memcpy(&d, &b, sizeof d);

@@ -2,6 +2,7 @@
 // bytes for every kind of value, and an error for the same invalid UTF-8. This is the one binary
 // that links dump(); the library and the bindings call json_text().
 #include "simdformer/io/json_text.h"
+#include "test_util.h"
 
 #include <gtest/gtest.h>
 
@@ -17,6 +18,9 @@
 
 namespace simdformer {
 namespace {
+
+using test::kSanitizerSampleDivisor;
+using test::samples;
 
 using nlohmann::json;
 using Bytes = std::vector<uint8_t>;
@@ -82,7 +86,7 @@ TEST(JsonText, Integers) {
         }
     }
     std::mt19937_64 rng(30);
-    for (int i = 0; i < 20000; ++i) {
+    for (int i = 0; i < samples(20000); ++i) {
         const uint64_t bits = rng() >> (rng() % 64);  // every magnitude
         unsigned_values.push_back(bits);
         signed_values.push_back(int64_t(bits));
@@ -115,7 +119,7 @@ TEST(JsonText, DoublesAtTheEdges) {
             ASSERT_TRUE(same_text(json(d))) << d;
     }
     // Every float, as configs hold them after info_json's shortest_float: a sample of each binade.
-    for (uint32_t bits = 1; bits < 0x7F800000u; bits += 0x3FFFu) {
+    for (uint32_t bits = 1; bits < 0x7F800000u; bits += 0x3FFFu * kSanitizerSampleDivisor) {
         float f;
         std::memcpy(&f, &bits, sizeof f);
         ASSERT_TRUE(same_text(json(double(f)))) << f;
@@ -124,12 +128,12 @@ TEST(JsonText, DoublesAtTheEdges) {
 
 TEST(JsonText, RandomDoubles) {
     std::mt19937_64 rng(3030);
-    for (int i = 0; i < 300000; ++i) {  // random bits: every exponent, subnormals, NaNs and infinities
+    for (int i = 0; i < samples(300000); ++i) {  // random bits: every exponent, subnormals, NaNs and infinities
         const double d = from_bits(rng());
         ASSERT_TRUE(same_text(json(d))) << std::hexfloat << d;
     }
     std::uniform_int_distribution<int> scale(-20, 20);
-    for (int i = 0; i < 100000; ++i) {  // short decimals, as people write them, and a neighbour
+    for (int i = 0; i < samples(100000); ++i) {  // short decimals, as people write them, and a neighbour
         const double d = double(int64_t(rng() % 2000001) - 1000000) * std::pow(10.0, scale(rng));
         ASSERT_TRUE(same_text(json(d))) << d;
         ASSERT_TRUE(same_text(json(std::nextafter(d, INFINITY)))) << d;
@@ -170,7 +174,7 @@ TEST(JsonText, Strings) {
     for (const uint32_t cp : {0x7Fu, 0x80u, 0x7FFu, 0x800u, 0xD7FFu, 0xE000u, 0xFFFDu, 0xFFFFu, 0x10000u, 0x10FFFFu})
         ASSERT_TRUE(same_text(json(utf8(cp) + "x" + utf8(cp)))) << cp;
     std::mt19937_64 rng(33);
-    for (int i = 0; i < 5000; ++i) {  // random text of valid code points
+    for (int i = 0; i < samples(5000); ++i) {  // random text of valid code points
         std::string s;
         for (int n = int(rng() % 12); n > 0; --n) {
             uint32_t cp = uint32_t(rng() % 0x110000);
@@ -191,7 +195,7 @@ TEST(JsonText, InvalidUtf8IsRefusedAtTheSameByte) {
         EXPECT_TRUE(same_text(json::array({"fine", bad})));
     }
     std::mt19937_64 rng(316);
-    for (int i = 0; i < 50000; ++i) {  // random bytes, mostly high ones: valid and invalid sequences
+    for (int i = 0; i < samples(50000); ++i) {  // random bytes, mostly high ones: valid and invalid sequences
         std::string s;
         for (int n = int(rng() % 8); n > 0; --n) s += char(rng() % 3 ? 0x80 + rng() % 0x80 : rng() % 0x80);
         ASSERT_TRUE(same_text(json(s)));
@@ -229,7 +233,7 @@ json random_value(std::mt19937_64& rng, int depth) {
 
 TEST(JsonText, NestedValues) {
     std::mt19937_64 rng(2026);
-    for (int i = 0; i < 3000; ++i) {
+    for (int i = 0; i < samples(3000); ++i) {
         const json v = random_value(rng, 6);
         ASSERT_TRUE(same_text(v));
     }
