@@ -26,10 +26,13 @@ record() {  # record <suite> <passed> <failed>   (with the minutes since the pre
   stage_start=$SECONDS
 }
 
-run_ctest_preset() {
+run_ctest_preset() {  # run_ctest_preset <build and test preset>
   local preset="$1" log="build/$1.ctest.log"
+  # A build preset named <configure preset>-tests builds everything in that configure preset's
+  # tree (native-addon-tests: the tests in the tree whose library the package build compiled).
+  local configure="${preset%-tests}"
   echo "== building $preset"
-  if ! { cmake --preset "$preset" >/dev/null && cmake --build --preset "$preset" -j "$JOBS"; } > "build/$preset.build.log" 2>&1; then
+  if ! { cmake --preset "$configure" >/dev/null && cmake --build --preset "$preset" -j "$JOBS"; } > "build/$preset.build.log" 2>&1; then
     tail -40 "build/$preset.build.log"
     record "$preset (build)" 0 1
     return
@@ -101,16 +104,20 @@ run_node_tests_log main-job build/main-job.node.log
 
 bash scripts/setup.sh test || { echo "setup failed"; echo "0 passed, 1 failed"; exit 1; }
 
-# native-addon-avx2 and native-addon-avx512: the Google Tests on the levels the addon's other
-# files are built for (x86-64-v3: AVX2 + FMA, every suite; x86-64-v4: AVX-512, only where the CPU
-# has it, the suites that run the xsimd kernels: CMakePresets.json), each kernels_test checking
-# that its level is the one that runs, beside native-release's SSE2 baseline.
+# The Google Tests natively on the three levels the addon is built for, each in the addon's own
+# build tree, whose library the package build (the main job) has compiled already:
+# native-addon-tests on the x86-64 baseline (SSE2; also the examples and the installed-package
+# consumer test), native-addon-avx2 (x86-64-v3: AVX2 + FMA, every suite) and, only where the CPU
+# has it, native-addon-avx512 (x86-64-v4: the suites that run the xsimd kernels:
+# CMakePresets.json), each kernels_test checking that its level is the one that runs.
+# (native-release is the same SSE2 build without -fPIC, for development; it compiled the library
+# a fourth time here.)
 # The scalar kernels (SIMDFORMER_SIMD=OFF) run in wasm-scalar, the build that ships them; the
 # preset native-scalar (the same sources for one lane, natively) is not run here: its only
 # difference, scalar kernels under the native thread pool, is a build that nothing ships.
 avx512_preset=""
 grep -qw avx512bw /proc/cpuinfo 2>/dev/null && avx512_preset="native-addon-avx512"
-for preset in ${SIMDFORMER_PRESETS:-native-release native-addon-avx2 $avx512_preset native-asan wasm-release wasm-scalar wasm-threads wasm-asan}; do
+for preset in ${SIMDFORMER_PRESETS:-native-addon-tests native-addon-avx2 $avx512_preset native-asan wasm-release wasm-scalar wasm-threads wasm-asan}; do
   run_ctest_preset "$preset"
 done
 
