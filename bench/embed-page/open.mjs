@@ -14,8 +14,9 @@ const HERE = dirname(fileURLToPath(import.meta.url));
 const BENCH = join(HERE, '..');
 const ROOT = join(BENCH, '..');
 
-// -> { page, errors, notFound, close }; page has window.embedBench ready. query: e.g. 'threads=2'.
-export async function openEmbedPage(query = '') {
+// -> { page, errors, notFound, close }; page has window.embedBench ready (or the global `ready`
+// names, of the page `file`: decode.html has window.decodeBench). query: e.g. 'threads=2'.
+export async function openEmbedPage(query = '', { file = 'index.html', ready = 'embedBench' } = {}) {
   const server = await startServer({ mounts: [['/', HERE], ['/dist/', join(ROOT, 'dist')],
     ['/nm/', join(ROOT, 'node_modules')], ['/bnm/', join(BENCH, 'node_modules')], ['/models/', join(BENCH, 'models')]] });
   const profile = mkdtempSync(join(tmpdir(), 'simdformer-embed-'));
@@ -35,8 +36,8 @@ export async function openEmbedPage(query = '') {
     page.on('console', (m) => { if (m.type() === 'error' && !m.text().startsWith('Failed to load resource')) errors.push(m.text()); });
     const notFound = new Set();  // optional files transformers.js probes for
     page.on('response', (r) => { if (r.status() === 404) notFound.add(new URL(r.url()).pathname); });
-    await page.goto(`${server.url}index.html${query ? `?${query}` : ''}`);
-    await page.waitForFunction(() => window.embedBench, null, { timeout: 120000 });
+    await page.goto(`${server.url}${file}${query ? `?${query}` : ''}`);
+    await page.waitForFunction((name) => window[name], ready, { timeout: 120000 });
     return { page, errors, notFound, close };
   } catch (e) {
     await close();
