@@ -3,8 +3,8 @@
 # when stale, then runs the wasm side-by-side benchmark, the threads benchmark, text -> embedding
 # and short texts against transformers.js (headless Chromium and Node), the native addon against
 # transformers.js on onnxruntime-node (bench/native.mjs), GPT-2 decoding on the addon against
-# onnxruntime-node (bench/decode.mjs --backend native), the int8 BERT layer, and the native kernel
-# benchmark.
+# onnxruntime-node (bench/decode.mjs --backend native), the decoders in Chromium (bench/decode-page.mjs),
+# the int8 BERT layer, and the native kernel benchmark.
 #   bench/run.sh [--quick]      (BENCH_BUDGET_MS sets the timing budget per engine and workload)
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -38,6 +38,11 @@ node bench/int8-layer.mjs                    # int8 BERT-base layer vs f32 and o
 node bench/load-memory.mjs                   # issue 32: heap growth while loading a 135M decoder (f32) and a 0.5B one (int8)
 # token-by-token decoding: GPT-2-small vs onnxruntime-web, encoder-decoder generate (BENCH_BEFORE=<old dist>: before/after)
 node bench/decode.mjs $quick ${BENCH_BEFORE:+--before "$BENCH_BEFORE"}
+# The decoders in Chromium (where simdformer's int8 runs relaxed SIMD; Node 20 has none): int8 against
+# onnxruntime-web's q8 (issue 32's prefill goal), then the same with the 8-bit k-loop, then f32
+node bench/decode-page.mjs $quick --weights int8
+node bench/decode-page.mjs $quick --weights int8 --relaxed off
+node bench/decode-page.mjs $quick --weights f32
 # Issue 31: GPT-2-small decoding on the native addon vs onnxruntime-node (with past), same loop
 node bench/decode.mjs $quick --backend native --gpt2-only --decoder gpt2-small
 echo "ceiling loop as assembled (wasm-objdump):"
