@@ -16,7 +16,7 @@ set -uo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 mkdir -p build
-SUITES="api boundary validation hardening callbacks generate attention-steps pretrained classify int8-option
+SUITES="api boundary validation hardening callbacks generate attention-steps pretrained classify length-groups int8-option
         pretrained-int8 robust-text robust-files fuzz-loading cjs"
 # --asan: the same suites (and native.test.mjs) against the addon built with ASan + UBSan (preset
 # native-addon-asan), node running with the sanitizer runtimes preloaded. A memory error or

@@ -154,6 +154,21 @@ TEST(Softmax, MaskedKeysGetZeroAndFullyMaskedRowsAreZeroNotNaN) {
     }
 }
 
+// A padded batch masks its padding keys at the end of each row: the real keys' weights must be the
+// bits they are in the row alone (the JS API runs batches in groups of similar lengths).
+TEST(Softmax, KeysMaskedAtTheEndLeaveTheOthersBitForBit) {
+    for (size_t n = 1; n <= 40; ++n) {
+        const auto alone = [&] { auto x = random_vector(n, uint32_t(n), -8.0f, 8.0f); k::softmax_rows_f32(1, n, x.data(), n); return x; }();
+        for (size_t padded = n + 1; padded <= n + 2 * k::simd_lanes() + 3; ++padded) {
+            auto x = random_vector(n, uint32_t(n), -8.0f, 8.0f);
+            x.resize(padded, -kInf);
+            k::softmax_rows_f32(1, padded, x.data(), padded);
+            for (size_t j = 0; j < n; ++j) ASSERT_EQ(x[j], alone[j]) << "n " << n << ", padded to " << padded << ", key " << j;
+            for (size_t j = n; j < padded; ++j) ASSERT_EQ(x[j], 0.0f);
+        }
+    }
+}
+
 TEST(ReluNormalize, DividesByValidKeysAndIgnoresMasked) {
     for (size_t cols : kSizes) {
         auto x = random_vector(3 * cols, 12, -2.0f, 2.0f);

@@ -6,6 +6,7 @@
 //     tokenLogits(rows, cols), classifierLogits(rows): copies of the last forward's outputs }
 import { crossEncoderActivation, rankDocuments, requireHead, topK } from './classification.mjs';
 import { SimdformerError, fail } from './errors.mjs';
+import { runInLengthGroups } from './length-groups.mjs';
 import { boolean, describe, integer, readOptions } from './options.mjs';
 import { answerMask, collectAnswers, windowSpans } from './question-answering.mjs';
 import { aggregation, mergeOverlapping, tokenEntities } from './token-classification.mjs';
@@ -148,8 +149,9 @@ export function rerank(ctx, query, documents, options) {
   const docs = stringList(documents, 'rerank: documents');
   if (docs.length === 0) fail('rerank: the array of documents is empty');
   const o = readOptions(options, { topK: topK(Infinity), maxLength: ctx.maxLength, batchSize: batchSize() }, 'rerank');
-  const logits = inBatches(docs.map((d) => [query, d]), o.batchSize, (chunk) => {
-    const enc = tokenizer.encodeBatch(chunk, o.maxLength);
+  // Documents of similar lengths together, each group padded to its own longest (length-groups.mjs).
+  const sequences = docs.map((d) => tokenizer.encodeOne([query, d], o.maxLength));
+  const logits = runInLengthGroups(tokenizer, sequences, o.batchSize, (enc) => {
     ctx.forward(enc, { needClassifier: true });
     return Array.from(ctx.classifierLogits(enc.nBatch));
   });

@@ -20,6 +20,7 @@ import { check, fail, translateInternalErrors } from './errors.mjs';
 import { CallHeap, copyF32 } from './heap.mjs';
 import { disposable, disposeHandle, liveHandle, watch } from './lifetime.mjs';
 import { boolean, describe, integer, oneOf, readOptions } from './options.mjs';
+import { runInLengthGroups } from './length-groups.mjs';
 import { l2Normalize, pool, softmaxTopK } from './pooling.mjs';
 import * as tasks from './task-heads.mjs';
 import { textItems } from './text-inputs.mjs';
@@ -194,18 +195,18 @@ export class TextModel {
     const lower = (t) => (typeof t === 'string' ? t.toLowerCase() : t.map((x) => x.toLowerCase()));
     const { batch } = given;
     const items = this.#pooling.lowerCase ? given.items.map(lower) : given.items;
-    const out = [];
-    for (let start = 0; start < items.length; start += o.batchSize) {
-      const chunk = items.slice(start, start + o.batchSize);
-      const enc = this.#run(chunk, o.maxLength);
-      enc.sequences.forEach((s, i) => {
-        if (s.truncated && !o.truncation) {
-          fail(`embed: text ${start + i} has ${s.originalLength} tokens, more than maxLength ${o.maxLength} (truncation: true cuts it)`);
-        }
-      });
+    const sequences = items.map((x) => this.#tokenizer.encodeOne(x, o.maxLength));
+    sequences.forEach((s, i) => {
+      if (s.truncated && !o.truncation) {
+        fail(`embed: text ${i} has ${s.originalLength} tokens, more than maxLength ${o.maxLength} (truncation: true cuts it)`);
+      }
+    });
+    // Texts of similar lengths together, each group padded to its own longest (length-groups.mjs).
+    const out = runInLengthGroups(this.#tokenizer, sequences, o.batchSize, (enc) => {
+      this.#forward(enc);
       const vectors = pool(this.#hidden(enc.nBatch * enc.nSeq), enc.nSeq, this.#info.d_model, enc.sequences.map((s) => s.length), o.pooling);
-      for (const v of vectors) out.push(o.normalize ? l2Normalize(v) : v);
-    }
+      return o.normalize ? vectors.map(l2Normalize) : vectors;
+    });
     return batch ? out : out[0];
   }
 
@@ -277,22 +278,24 @@ export class TextModel {
     }, 'classify');
     const { items, batch } = textItems(input, 'classify', { allowEmpty: true });
     const fn = o.functionToApply ?? defaultFunction(info.problem_type, info.num_labels);
-    const L = info.num_labels, out = [];
-    for (let start = 0; start < items.length; start += o.batchSize) {
-      const enc = this.#run(items.slice(start, start + o.batchSize), o.maxLength, { needClassifier: true, needWeights: o.returnAttention });
+    const L = info.num_labels;
+    const sequences = items.map((x) => this.#tokenizer.encodeOne(x, o.maxLength));
+    // Texts of similar lengths together, each group padded to its own longest (length-groups.mjs).
+    const out = runInLengthGroups(this.#tokenizer, sequences, o.batchSize, (enc) => {
+      this.#forward(enc, { needClassifier: true, needWeights: o.returnAttention });
       const logits = copyF32(this.#module, this.#live().classifierLogits(), enc.nBatch * L);  // [B, L]
       const lengths = enc.sequences.map((s) => s.length);
       const maps = o.returnAttention ? readAttentionMaps(this.#module, this.#live(), ENCODER_MAPS, info.n_layers, lengths, lengths, true) : null;
-      enc.sequences.forEach((s, b) => {
+      return enc.sequences.map((s, b) => {
         const row = logits.slice(b * L, (b + 1) * L);
-        out.push({
+        return {
           predictions: rankLabels(classificationScores(row, fn), info.labels, o.topK),
           logits: row, truncated: s.truncated, originalLength: s.originalLength,
           // Every head reads token 0 ([CLS], <s>): BERT's pooler and RoBERTa's / DistilBERT's heads.
           ...(maps ? { tokens: s.tokens, attention: decidingAttention(maps[b], s.length, 0) } : {}),
-        });
+        };
       });
-    }
+    });
     return batch ? out : out[0];
   }
 

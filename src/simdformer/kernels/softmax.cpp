@@ -1,5 +1,6 @@
 // Score normalisers: row softmax and ReLU normalisation, plus the mask application that runs
 // before them. Masked scores are -inf so that they drop out of the max and of the sum.
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -26,7 +27,10 @@ float row_max(const float* x, size_t n) {
     return simd::reduce_max(simd::max(m0, m1));
 }
 
-// x = exp(x - max) in place; returns the sum.
+// x = exp(x - max) in place; returns the sum. Key j always adds into accumulator (j / kLanes) % 2,
+// lane j % kLanes, whatever n is: the tail is a whole block whose missing keys are -inf (exp 0).
+// So keys masked at the end of a row (a padded batch's padding) add exact zeros, and a text's
+// weights are the same bits padded to any length as alone (tests/js/length-groups.test.mjs).
 float exp_shifted_sum(float* x, size_t n, float max) {
     const vf32 vmax(max);
     vf32 s0(0.0f), s1(0.0f);
@@ -39,15 +43,16 @@ float exp_shifted_sum(float* x, size_t n, float max) {
         s0 += e0;
         s1 += e1;
     }
-    for (; j + kLanes <= n; j += kLanes) {
-        const vf32 e = simd::exp(simd::load(x + j) - vmax);
-        simd::store(x + j, e);
-        s0 += e;
-    }
     if (j < n) {
-        const vf32 e = simd::exp(detail::load_partial(x + j, n - j, kNegInf) - vmax);  // pad lanes -> 0
-        detail::store_partial(x + j, n - j, e);
-        s0 += e;
+        const size_t n0 = std::min(n - j, kLanes), n1 = n - j - n0;
+        const vf32 e0 = simd::exp(detail::load_partial(x + j, n0, kNegInf) - vmax);  // pad lanes -> 0
+        detail::store_partial(x + j, n0, e0);
+        s0 += e0;
+        if (n1 > 0) {
+            const vf32 e1 = simd::exp(detail::load_partial(x + j + kLanes, n1, kNegInf) - vmax);
+            detail::store_partial(x + j + kLanes, n1, e1);
+            s1 += e1;
+        }
     }
     return simd::reduce_add(s0 + s1);
 }
