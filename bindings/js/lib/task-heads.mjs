@@ -48,17 +48,20 @@ export function tokenClassify(ctx, input, options) {
     ? [{ text, t, seq: tokenizer.encodeOne(text, o.maxLength) }]
     : tokenizer.encodeTextWindows(text, o.maxLength, o.stride).map((seq) => ({ text, t, seq }))));
   const L = info.num_labels;
-  const found = inBatches(windows, o.batchSize, (chunk) => {
-    // A text of no tokens (an empty text, with a tokenizer that adds no special tokens) has no
-    // entities, and no row in the batch.
-    const run = chunk.filter((w) => w.seq.length > 0);
-    if (!run.length) return chunk.map(() => []);
-    const enc = tokenizer.padBatch(run.map((w) => w.seq));
+  // A text of no tokens (an empty text, with a tokenizer that adds no special tokens) has no
+  // entities, and no row in the batches. The others run in groups of similar lengths
+  // (length-groups.mjs).
+  const found = windows.map(() => []);
+  const run = windows.flatMap((w, i) => (w.seq.length > 0 ? [i] : []));  // indices into windows
+  const entities = runInLengthGroups(tokenizer, run.map((i) => windows[i].seq), o.batchSize, (enc, group) => {
     ctx.forward(enc, { needTokenLogits: true });
     const n = enc.nSeq, logits = ctx.tokenLogits(enc.nBatch * n, L);  // [B * n, L]
-    const entities = new Map(run.map((w, b) => [w, tokenEntities(w.text, w.seq, logits.subarray(b * n * L, (b * n + w.seq.length) * L), info.labels, tokenizer, o)]));
-    return chunk.map((w) => entities.get(w) ?? []);
+    return group.map((k, b) => {
+      const w = windows[run[k]];
+      return tokenEntities(w.text, w.seq, logits.subarray(b * n * L, (b * n + w.seq.length) * L), info.labels, tokenizer, o);
+    });
   });
+  run.forEach((i, k) => { found[i] = entities[k]; });
   const perText = items.map(() => []);
   windows.forEach((w, i) => perText[w.t].push(found[i]));
   const results = perText.map((lists) => (lists.length > 1 ? mergeOverlapping(lists.flat()) : lists[0]));
