@@ -1,8 +1,8 @@
-// Batches in length groups (bindings/js/lib/length-groups.mjs): embed, classify, tokenClassify and
-// rerank run the texts of a batch in groups of similar lengths, each padded to its own longest,
-// and each text's result equals the text run alone, bit for bit (SIMD128 and scalar builds, f32
-// and int8 weights; scripts/test-native.sh runs it on the addon); the grouping is the cheapest
-// one under its cost model and keeps batchSize.
+// Batches in length groups (bindings/js/lib/length-groups.mjs): embed, classify, tokenClassify,
+// zeroShot and rerank run the texts of a batch in groups of similar lengths, each padded to its
+// own longest, and each text's result equals the text run alone, bit for bit (SIMD128 and scalar
+// builds, f32 and int8 weights; scripts/test-native.sh runs it on the addon); the grouping is the
+// cheapest one under its cost model and keeps batchSize.
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
@@ -64,7 +64,7 @@ for (const simd of [true, false]) {
   describe(`${simd ? 'SIMD128' : 'scalar'} build: a batch in length groups equals each text alone, bit for bit`, async () => {
     const sf = await init({ simd });
     for (const weights of ['f32', 'int8']) {
-      test(`embed, classify, tokenClassify and rerank (${weights})`, async () => {
+      test(`embed, classify, tokenClassify, zeroShot and rerank (${weights})`, async () => {
         const encoder = await sf.loadPretrained(folder('bert'), { weights });
         const lengths = encoder.encodeText(TEXTS).map((s) => s.length);
         assert.ok(lengthGroups(lengths, 32).length > 1, `the texts (${lengths}) run in more than one group`);
@@ -87,6 +87,12 @@ for (const simd of [true, false]) {
         const entities = tagger.tokenClassify(TEXTS);
         TEXTS.forEach((t, i) => assert.deepEqual(entities[i], tagger.tokenClassify(t), `entities ${i}`));
         tagger.dispose();
+
+        const nli = await sf.loadPretrained(folder('roberta_nli'), { weights });
+        const topics = ['animals', 'technology', 'the weather and the seasons of the year'];
+        const zeroShot = nli.zeroShot(TEXTS, topics, { multiLabel: true });
+        TEXTS.forEach((t, i) => assert.deepEqual(zeroShot[i], nli.zeroShot(t, topics, { multiLabel: true }), `zero-shot ${i}`));
+        nli.dispose();
 
         const reranker = await sf.loadPretrained(folder('bert_reranker'), { weights });
         const ranked = reranker.rerank('How old is the lazy dog?', TEXTS);

@@ -117,26 +117,26 @@ export function zeroShot(ctx, input, labels, options) {
   const hypotheses = candidates.map((label) => hypothesis(o.hypothesisTemplate, label));
   const { items, batch } = textItems(input, 'zeroShot', { pairs: false, allowEmpty: true });
   const L = info.num_labels;
-  const results = items.map((sequence) => {
-    const pairs = hypotheses.map((h) => [sequence, h]);
-    const rows = inBatches(pairs, o.batchSize, (chunk, start) => {
-      // The pipeline cuts only the text (truncation only_first), never the hypothesis: one that
-      // does not fit is an error naming its label.
-      const tooLong = (pair) => { try { tokenizer.encodeOne(pair, o.maxLength, 'only_first'); return false; } catch (e) { return e instanceof SimdformerError; } };
-      let enc;
-      try {
-        enc = tokenizer.encodeBatch(chunk, o.maxLength, 'only_first');
-      } catch (e) {
-        const k = e instanceof SimdformerError ? chunk.findIndex(tooLong) : -1;
-        if (k < 0) throw e;
-        fail(`zeroShot: the hypothesis for label ${describe(candidates[start + k])} is too long: ${e.message}`);
-      }
-      ctx.forward(enc, { needClassifier: true });
-      const logits = ctx.classifierLogits(enc.nBatch);
-      return chunk.map((_, b) => logits.subarray(b * L, (b + 1) * L));
-    });
-    const logits = new Float32Array(rows.length * L);
-    rows.forEach((r, k) => logits.set(r, k * L));
+  // Every (text, hypothesis) pair of every text, run in groups of similar lengths
+  // (length-groups.mjs). The pipeline cuts only the text (truncation only_first), never the
+  // hypothesis: one that does not fit is an error naming its label.
+  const C = candidates.length;
+  const sequences = items.flatMap((sequence) => hypotheses.map((h, k) => {
+    try {
+      return tokenizer.encodeOne([sequence, h], o.maxLength, 'only_first');
+    } catch (e) {
+      if (!(e instanceof SimdformerError)) throw e;
+      return fail(`zeroShot: the hypothesis for label ${describe(candidates[k])} is too long: ${e.message}`);
+    }
+  }));
+  const rows = runInLengthGroups(tokenizer, sequences, o.batchSize, (enc) => {
+    ctx.forward(enc, { needClassifier: true });
+    const logits = ctx.classifierLogits(enc.nBatch);
+    return enc.sequences.map((_, b) => logits.subarray(b * L, (b + 1) * L));
+  });
+  const results = items.map((sequence, t) => {
+    const logits = new Float32Array(C * L);
+    for (let k = 0; k < C; k++) logits.set(rows[t * C + k], k * L);
     return { sequence, ...zeroShotScores(logits, L, candidates, entailment, o.multiLabel) };
   });
   return batch ? results : results[0];
