@@ -40,6 +40,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 import { init } from '../dist/node.mjs';
+import { withPastFeeds } from './embed-page/with-past-feeds.mjs';
 import { readSafetensors } from './safetensors.mjs';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -96,20 +97,7 @@ async function decoderEngines(sf, name) {
   if (int8 && !manifest.onnx_q8) throw new Error(`${name} has no q8 graph: re-run bench/export_hf.py`);
   const model = await sf.loadPretrained(dir, int8 ? { weights: 'int8' } : {});
   const session = await ortSession(dir, int8 ? manifest.onnx_q8 : manifest.onnx);
-  const { layers, d_model: d } = manifest;
-  // The past holds the key/value heads only (grouped-query attention for the Llama).
-  const heads = manifest.kv_heads ?? manifest.heads, dh = manifest.head_dim ?? d / manifest.heads;
-  const feeds = (ids, past, total) => {
-    const f = {
-      input_ids: new ort.Tensor('int64', BigInt64Array.from(ids, BigInt), [1, ids.length]),
-      attention_mask: new ort.Tensor('int64', new BigInt64Array(total).fill(1n), [1, total]),
-      position_ids: new ort.Tensor('int64', BigInt64Array.from(ids, (_, i) => BigInt(total - ids.length + i)), [1, ids.length]),
-    };
-    for (let i = 0; i < layers; i++) for (const kv of ['key', 'value']) {
-      f[`past_key_values.${i}.${kv}`] = past ? past[`present.${i}.${kv}`] : new ort.Tensor('float32', new Float32Array(0), [1, heads, 0, dh]);
-    }
-    return f;
-  };
+  const feeds = withPastFeeds(ort, manifest);
   // Both engines against the PyTorch reference before anything is timed.
   const check = readSafetensors(join(dir, 'check.safetensors')).tensors;
   const promptIds = Array.from(check.prompt_ids.data, Number);

@@ -9,6 +9,8 @@
 import { init } from '/dist/browser.mjs';
 import * as ort from '/bnm/onnxruntime-web/dist/ort.wasm.bundle.min.mjs';
 
+import { withPastFeeds } from './with-past-feeds.mjs';
+
 const params = new URLSearchParams(location.search);
 const THREADS = Number(params.get('threads') ?? 1);
 const RELAXED = params.get('relaxed') === 'off' ? false : 'auto';
@@ -34,24 +36,6 @@ async function fetchSafetensors(url) {
 
 let e = null;  // the loaded decoder: { model, session, manifest, feeds }
 
-// The feeds of one with-past run: ids at positions total - ids.length .. total - 1, the past of the
-// previous run's present (the key/value heads only), or an empty one.
-function feedsFor(manifest) {
-  const { layers, d_model: d } = manifest;
-  const heads = manifest.kv_heads ?? manifest.heads, dh = manifest.head_dim ?? d / manifest.heads;
-  return (ids, past, total) => {
-    const f = {
-      input_ids: new ort.Tensor('int64', BigInt64Array.from(ids, BigInt), [1, ids.length]),
-      attention_mask: new ort.Tensor('int64', new BigInt64Array(total).fill(1n), [1, total]),
-      position_ids: new ort.Tensor('int64', BigInt64Array.from(ids, (_, i) => BigInt(total - ids.length + i)), [1, ids.length]),
-    };
-    for (let i = 0; i < layers; i++) for (const kv of ['key', 'value']) {
-      f[`past_key_values.${i}.${kv}`] = past ? past[`present.${i}.${kv}`] : new ort.Tensor('float32', new Float32Array(0), [1, heads, 0, dh]);
-    }
-    return f;
-  };
-}
-
 window.decodeBench = {
   versions: () => ({ userAgent: navigator.userAgent, ort: ort.env.versions?.web ?? '', crossOriginIsolated: self.crossOriginIsolated }),
 
@@ -65,7 +49,7 @@ window.decodeBench = {
     const model = await sf.loadPretrained(`/models/${name}/`, int8 ? { weights: 'int8' } : {});
     const graph = new Uint8Array(await (await fetch(`/models/${name}/${int8 ? manifest.onnx_q8 : manifest.onnx}`)).arrayBuffer());
     const session = await ort.InferenceSession.create(graph, { executionProviders: ['wasm'], graphOptimizationLevel: 'all' });
-    const feeds = feedsFor(manifest);
+    const feeds = withPastFeeds(ort, manifest);
     e = { model, session, manifest, feeds, vocab: manifest.vocab_size };
 
     const check = await fetchSafetensors(`/models/${name}/check.safetensors`);
