@@ -2,6 +2,7 @@
 // exact HF format) against the from-spec PyTorch reference's outputs in golden.safetensors:
 // last hidden state, every layer's attention weights, pooler output, MLM logits and sequence-
 // classification logits, <= 1e-4.
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <map>
@@ -546,6 +547,24 @@ TEST(HfClassifier, BadLabelsAndMissingHeadTensorsAreErrors) {
     TensorMap no_bias = tensors;
     no_bias.erase("classifier.bias");
     expect_error(load_bytes(config, to_file(no_bias)).status(), StatusCode::kInvalidArgument, {"classifier.bias"});
+}
+
+// id2label may name up to 2^20 labels: read in n log n steps (a check of every pair took minutes
+// for half a million, hours for the most), then the head's shape decides; a duplicate among them
+// is found too.
+TEST(HfClassifier, HalfAMillionLabelsAreReadInNLogNSteps) {
+    nlohmann::json config = nlohmann::json::parse(read_text(hf_path("bert_seqcls/config.json")));
+    const std::vector<uint8_t> bytes = read_file(hf_path("bert_seqcls/model.safetensors"));
+    nlohmann::json labels = nlohmann::json::object();
+    for (size_t i = 0; i < (size_t{1} << 19); ++i) labels[std::to_string(i)] = "L" + std::to_string(i);
+    config["id2label"] = labels;
+    const auto start = std::chrono::steady_clock::now();
+    expect_error(load_bytes(json_text(config), bytes).status(), StatusCode::kShapeMismatch,
+                 {"classifier.weight", "524288"});
+    config["id2label"].erase("524287");
+    config["id2label"]["+7"] = "again";
+    expect_error(load_bytes(json_text(config), bytes).status(), StatusCode::kInvalidArgument, {"id2label", "label 7 twice"});
+    EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 60.0);
 }
 
 // The class decides what `classifier` is: under BertForTokenClassification the same tensors are a
