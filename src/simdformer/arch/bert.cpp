@@ -3,8 +3,6 @@
 // prefix.
 #include "simdformer/arch/bert.h"
 
-#include "simdformer/io/json_text.h"
-
 namespace simdformer {
 namespace {
 
@@ -20,18 +18,12 @@ LinearRef dense(const std::string& prefix) { return LinearRef{prefix + "weight",
 // none.) relative_key / relative_key_query add learned distance embeddings to the scores: not
 // implemented here. Other strings name custom code (ALiBi, rotary) this loader does not run.
 Status read_position_embedding_type(const HfConfig& c, TextConfig* t) {
-    const nlohmann::json& j = c.json();
-    const auto it = j.find("position_embedding_type");
-    if (it == j.end() || *it == "absolute") return Status::ok();
-    if (it->is_null()) {
+    const auto it = c.json().find("position_embedding_type");
+    if (it != c.json().end() && it->is_null()) {
         t->absolute_positions = false;
         return Status::ok();
     }
-    const std::string what = *it == "relative_key" || *it == "relative_key_query"
-                                 ? "relative position embeddings (distance_embedding)"
-                                 : "a position embedding type other than absolute or null";
-    return Status::unsupported(cat({"config \"position_embedding_type\" = ", json_text(*it), ": ", what,
-                                    " is not supported"}));
+    return c.require("position_embedding_type", "absolute", "relative or custom position embeddings");
 }
 
 class BertAdapter : public HfTextAdapter {

@@ -174,10 +174,11 @@ Status read_shape(const HfConfig& c, const RotaryDialect& dialect, TextConfig* t
 
 // "layer_types" (one "full_attention" / "sliding_attention" per layer), when the config lists
 // them, decides which layers slide; a sliding layer needs a window (Hugging Face's sliding-window
-// mask raises without one). Absent or null: false, and the caller's rule applies.
-Result<bool> read_layer_types(const HfConfig& c, size_t window, TextConfig* t) {
+// mask raises without one). Absent or null: *listed false, and the caller's rule applies.
+Status read_layer_types(const HfConfig& c, size_t window, TextConfig* t, bool* listed) {
     const auto types = c.json().find("layer_types");
-    if (types == c.json().end() || types->is_null()) return false;
+    *listed = types != c.json().end() && !types->is_null();
+    if (!*listed) return Status::ok();
     if (!types->is_array() || types->size() != t->n_layers)
         return Status::invalid(quoted("layer_types") + " must list one type per layer (" + std::to_string(t->n_layers) +
                                "), not " + json_text(*types));
@@ -190,15 +191,15 @@ Result<bool> read_layer_types(const HfConfig& c, size_t window, TextConfig* t) {
         if (slides && window == 0)
             return Status::invalid(quoted("layer_types") +
                                    " has sliding_attention layers but there is no sliding window "
-                                   "(sliding_window null, or Qwen2's use_sliding_window false)");
+                                   "(use_sliding_window false or sliding_window null)");
         sliding.push_back(slides);
     }
     const auto first = std::find(sliding.begin(), sliding.end(), true);
-    if (first == sliding.end()) return true;  // every layer full
+    if (first == sliding.end()) return Status::ok();  // every layer full
     t->first_window_layer = size_t(first - sliding.begin());
     t->window_layers = std::move(sliding);
     t->sliding_window = window;
-    return true;
+    return Status::ok();
 }
 
 // sliding_window: absent means the Config class's 4096, null means none. Mistral windows every
@@ -219,7 +220,8 @@ Status read_window(const HfConfig& c, const RotaryDialect& dialect, TextConfig* 
         SF_RETURN_IF_ERROR(c.boolean("use_sliding_window", false, &use));
         if (!use) window = 0;
     }
-    SF_ASSIGN_OR_RETURN(const bool listed, read_layer_types(c, window, t));
+    bool listed = false;
+    SF_RETURN_IF_ERROR(read_layer_types(c, window, t, &listed));
     if (listed || window == 0) return Status::ok();
     if (dialect.window == WindowRule::kFromMaxWindow)
         SF_RETURN_IF_ERROR(c.size({"max_window_layers"}, 0, kMaxLayers, 28, &t->first_window_layer));
