@@ -26,8 +26,8 @@ constexpr size_t kMaxSequence = 65536;
 
 enum class WindowRule {
     kNone,           // Llama: full causal attention everywhere
-    kEveryLayer,     // Mistral: sliding_window (null = none) in every layer
-    kFromMaxWindow,  // Qwen2: only when use_sliding_window, in layers >= max_window_layers
+    kEveryLayer,     // Mistral: sliding_window (null = none) in every layer, unless layer_types lists them
+    kFromMaxWindow,  // Qwen2: only when use_sliding_window, in layers >= max_window_layers (or as listed)
 };
 
 // What the three architectures' configs and modules differ in (their Config classes' defaults).
