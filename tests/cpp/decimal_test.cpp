@@ -92,8 +92,9 @@ TEST(Decimal, LongRunsAndHugeExponentsLikeLibc) {
     for (const std::string& t :
          {"1" + zeros + "e-1000000", "0." + zeros + "1e1000001", "0." + zeros + "1e1000000", "1" + zeros,
           "0." + zeros + "1", "1e-" + zeros + "1", "1e" + zeros + "300", "0x1" + zeros + "p-4000000",
-          "0x0." + zeros + "1p4000000", "0x1p-99999999999999999999", "0x1p99999999999999999999",
-          "1e-99999999999999999999", "1e99999999999999999999"})
+          "0x0." + zeros + "1p4000000", std::string("0x1p-99999999999999999999"),
+          std::string("0x1p99999999999999999999"), std::string("1e-99999999999999999999"),
+          std::string("1e99999999999999999999")})
         EXPECT_TRUE(same_as_libc(t)) << t.size() << " characters";
 }
 

@@ -104,11 +104,15 @@ uint64_t round_to_format(uint64_t q, int exp2, bool sticky, const Format& f, boo
         const uint64_t below = drop == 64 ? q : q & ((uint64_t(1) << drop) - 1);
         const uint64_t half = uint64_t(1) << (drop - 1);
         m = drop == 64 ? 0 : q >> drop;
-        if (below > half || (below == half && (sticky || (m & 1)))) ++m;
-        if (below || sticky) {
-            // Inexact: underflow when the result is subnormal or zero.
-            if (m < (uint64_t(1) << (f.bits - 1))) *range_error = true;
-        }
+        const bool up = below > half || (below == half && (sticky || (m & 1)));
+        if (up) ++m;
+        // Inexact and tiny is an underflow. Tiny as IEEE 754 (and glibc) say: below the smallest
+        // normal even when rounded with an unbounded exponent, so a value that rounds up to the
+        // smallest normal from under 3/4 of the last subnormal step is tiny too.
+        const uint64_t min_normal = uint64_t(1) << (f.bits - 1);
+        if ((below || sticky) &&
+            (m < min_normal || (up && m == min_normal && (drop < 2 || below < uint64_t(3) << (drop - 2)))))
+            *range_error = true;
     }
     if (m == 0) return 0;
     int biased = lsb + (f.bits - 1) + f.max_exp;  // exponent field if m has its full width
