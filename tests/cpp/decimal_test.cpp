@@ -36,26 +36,39 @@ uint32_t bits_of(float v) {
 }
 
 #if !defined(__EMSCRIPTEN__)
-// Ours against glibc's on one text: the same bits (any NaN for a NaN) and the same end.
+// errno after f(): ERANGE or 0.
+template <typename F>
+int errno_of(F f) {
+    errno = 0;
+    f();
+    return errno;
+}
+
+// Ours against glibc's on one text: the same bits (any NaN for a NaN), the same end and the same
+// ERANGE (overflow, and underflow: a nonzero value that rounds to a subnormal or to zero).
 ::testing::AssertionResult same_as_libc(const std::string& text) {
     char* end_ours = nullptr;
     char* end_libc = nullptr;
-    const double d_ours = parse_double(text.c_str(), &end_ours);
-    const double d_libc = std::strtod(text.c_str(), &end_libc);
+    double d_ours = 0, d_libc = 0;
+    const int range_ours = errno_of([&] { d_ours = parse_double(text.c_str(), &end_ours); });
+    const int range_libc = errno_of([&] { d_libc = std::strtod(text.c_str(), &end_libc); });
     const bool d_same = (std::isnan(d_ours) && std::isnan(d_libc)) || bits_of(d_ours) == bits_of(d_libc);
-    if (!d_same || end_ours != end_libc)
+    if (!d_same || end_ours != end_libc || range_ours != range_libc)
         return ::testing::AssertionFailure() << "strtod(\"" << text << "\"): ours " << d_ours << " (0x" << std::hex
                                              << bits_of(d_ours) << ") end " << std::dec << (end_ours - text.c_str())
                                              << ", glibc " << d_libc << " (0x" << std::hex << bits_of(d_libc)
-                                             << ") end " << std::dec << (end_libc - text.c_str());
-    const float f_ours = parse_float(text.c_str(), &end_ours);
-    const float f_libc = std::strtof(text.c_str(), &end_libc);
+                                             << ") end " << std::dec << (end_libc - text.c_str()) << ", errno "
+                                             << range_ours << " vs " << range_libc;
+    float f_ours = 0, f_libc = 0;
+    const int f_range_ours = errno_of([&] { f_ours = parse_float(text.c_str(), &end_ours); });
+    const int f_range_libc = errno_of([&] { f_libc = std::strtof(text.c_str(), &end_libc); });
     const bool f_same = (std::isnan(f_ours) && std::isnan(f_libc)) || bits_of(f_ours) == bits_of(f_libc);
-    if (!f_same || end_ours != end_libc)
+    if (!f_same || end_ours != end_libc || f_range_ours != f_range_libc)
         return ::testing::AssertionFailure() << "strtof(\"" << text << "\"): ours " << f_ours << " (0x" << std::hex
                                              << bits_of(f_ours) << ") end " << std::dec << (end_ours - text.c_str())
                                              << ", glibc " << f_libc << " (0x" << std::hex << bits_of(f_libc)
-                                             << ") end " << std::dec << (end_libc - text.c_str());
+                                             << ") end " << std::dec << (end_libc - text.c_str()) << ", errno "
+                                             << f_range_ours << " vs " << f_range_libc;
     return ::testing::AssertionSuccess();
 }
 
@@ -74,6 +87,19 @@ TEST(Decimal, SyntaxLikeStrtod) {
           "123456789012345678901234567890", "0.1", "0.2", "0.3", "1e-12", "1e-5", "1e-06", "0.02", "10000.0",
           "500000.0", "1000000.0", "1e23", "8.5e-7", "16777217", "16777217.000001", "33554435"})
         EXPECT_TRUE(same_as_libc(t));
+}
+
+// Exponents written with more digits than an int holds, and runs of a million digits that an
+// exponent cancels: the digit count and the exponent add up exactly (neither saturates first).
+TEST(Decimal, LongRunsAndHugeExponentsLikeLibc) {
+    const std::string zeros(1000000, '0');
+    for (const std::string& t :
+         {"1" + zeros + "e-1000000", "0." + zeros + "1e1000001", "0." + zeros + "1e1000000", "1" + zeros,
+          "0." + zeros + "1", "1e-" + zeros + "1", "1e" + zeros + "300", "0x1" + zeros + "p-4000000",
+          "0x0." + zeros + "1p4000000", std::string("0x1p-99999999999999999999"),
+          std::string("0x1p99999999999999999999"), std::string("1e-99999999999999999999"),
+          std::string("1e99999999999999999999")})
+        EXPECT_TRUE(same_as_libc(t)) << t.size() << " characters";
 }
 
 TEST(Decimal, HalfwayCasesAndLongDigitStrings) {
@@ -179,6 +205,18 @@ TEST(Decimal, KnownValues) {
     const char* none = "  -x";
     EXPECT_EQ(parse_double(none, &end), 0.0);
     EXPECT_EQ(end, none);
+    // A million digits and an exponent that cancels them: exactly 1, in linear time.
+    const std::string zeros(1000000, '0');
+    EXPECT_EQ(parse_double(("1" + zeros + "e-1000000").c_str(), nullptr), 1.0);
+    EXPECT_EQ(parse_double(("0." + zeros + "1e1000001").c_str(), nullptr), 1.0);
+    EXPECT_EQ(parse_float(("0." + zeros + "25e1000000").c_str(), nullptr), 0.25f);
+    // Too small for the format, written in range of the digits' count: zero and ERANGE.
+    errno = 0;
+    EXPECT_EQ(bits_of(parse_float("7e-46", &end)), 0u);
+    EXPECT_EQ(errno, ERANGE);
+    errno = 0;
+    EXPECT_EQ(bits_of(parse_double("0x1p-99999999", &end)), 0u);
+    EXPECT_EQ(errno, ERANGE);
 #if defined(__EMSCRIPTEN__)
     // The module's strtod and strtof are these.
     EXPECT_EQ(bits_of(std::strtod("1e-12", nullptr)), 0x3D719799812DEA11ull);

@@ -2,6 +2,7 @@
 // exact HF format) against the from-spec PyTorch reference's outputs in golden.safetensors:
 // last hidden state, every layer's attention weights, pooler output, MLM logits and sequence-
 // classification logits, <= 1e-4.
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <map>
@@ -301,6 +302,63 @@ TEST(HfConfig, NumbersMustBeExactIntegersAndFeaturesSupported) {
                  StatusCode::kUnsupported, {"T5Model", "bert, roberta, xlm-roberta, distilbert"});
 }
 
+// Last hidden state of fixture `name`'s golden input (ids and mask; token types 0) under a model.
+std::vector<float> golden_input_output(const Model& m, const std::string& name) {
+    const Golden g = load_golden("hf/" + name + "/golden.safetensors");
+    const std::vector<int32_t> ids = g.tokens("input_ids");
+    const std::vector<uint8_t> mask = g.mask("attention_mask");
+    TextRequest r;
+    r.n_batch = g.shapes.at("input_ids")[0];
+    r.n_seq = g.shapes.at("input_ids")[1];
+    r.tokens = ids.data();
+    r.attention_mask = mask.data();
+    auto ws = m.make_workspace(workspace_limits(r));
+    EXPECT_TRUE(ws.is_ok());
+    if (!ws.is_ok()) return {};
+    const Status st = m.forward_text(r, ws.value());
+    EXPECT_TRUE(st.is_ok()) << st.message();
+    if (!st.is_ok()) return {};
+    return std::vector<float>(ws.value().output(), ws.value().output() + r.n_batch * r.n_seq * m.config().d_model);
+}
+
+// position_embedding_type null: transformers 4.x's BertEmbeddings / RobertaEmbeddings add the
+// position table only when the type is "absolute", so a null one adds nothing (and self-attention
+// has no relative term). That is the absolute model with an all-zero table; the file's table is
+// accepted and unused, and a file without it loads too. relative_key(_query) and custom types are
+// refused by name.
+TEST(HfConfig, NullPositionEmbeddingTypeAddsNoPositionTable) {
+    for (const auto& [name, table] : {std::pair<std::string, std::string>{"bert", "embeddings.position_embeddings.weight"},
+                                      {"roberta", "roberta.embeddings.position_embeddings.weight"}}) {
+        const std::string config = read_text(hf_path(name + "/config.json"));
+        const std::string null_type = replaced(config, "\"position_embedding_type\": \"absolute\"",
+                                               "\"position_embedding_type\": null");
+        TensorMap tensors = fixture_tensors(name);
+        auto with_table = load_bytes(config, to_file(tensors));
+        auto got = load_bytes(null_type, to_file(tensors));
+        SF_ASSERT_OK(with_table.status());
+        SF_ASSERT_OK(got.status());
+        ASSERT_TRUE(tensors.count(table)) << table;
+        std::fill(tensors[table].second.begin(), tensors[table].second.end(), 0.0f);
+        auto zero_table = load_bytes(config, to_file(tensors));
+        SF_ASSERT_OK(zero_table.status());
+        const std::vector<float> want = golden_input_output(zero_table.value(), name);
+        const std::vector<float> absolute = golden_input_output(with_table.value(), name);
+        ASSERT_EQ(want.size(), absolute.size());
+        EXPECT_GT(max_abs_diff(absolute.data(), want.data(), want.size()), 1e-3) << name << ": the table matters";
+        EXPECT_EQ(golden_input_output(got.value(), name), want) << name;
+        tensors.erase(table);
+        auto without = load_bytes(null_type, to_file(tensors));
+        SF_ASSERT_OK(without.status());
+        EXPECT_EQ(golden_input_output(without.value(), name), want) << name;
+        EXPECT_NE(got.value().info_json().find(R"("unused_tensors":[])"), std::string::npos) << got.value().info_json();
+    }
+    const std::string config = read_text(hf_path("bert/config.json"));
+    const std::vector<uint8_t> bytes = to_file(fixture_tensors("bert"));
+    for (const char* type : {"\"relative_key\"", "\"relative_key_query\"", "\"alibi\"", "1"})
+        expect_error(load_bytes(replaced(config, "\"absolute\"", type), bytes).status(), StatusCode::kUnsupported,
+                     {"position_embedding_type", type, "not supported"});
+}
+
 // Special-token ids that only generation defaults and batch padding use are accepted whatever
 // their value, as Hugging Face accepts them (a GPT-2 trained on a small vocabulary keeps
 // GPT2Config's bos_token_id 50256), are none here, and info_json() reports them. Where an id
@@ -489,6 +547,27 @@ TEST(HfClassifier, BadLabelsAndMissingHeadTensorsAreErrors) {
     TensorMap no_bias = tensors;
     no_bias.erase("classifier.bias");
     expect_error(load_bytes(config, to_file(no_bias)).status(), StatusCode::kInvalidArgument, {"classifier.bias"});
+}
+
+// id2label may name up to 2^20 labels: read in n log n steps (a check of every pair took minutes
+// for half a million, hours for the most), then the head's shape decides; a duplicate among them
+// is found too.
+TEST(HfClassifier, HalfAMillionLabelsAreReadInNLogNSteps) {
+    nlohmann::json config = nlohmann::json::parse(read_text(hf_path("bert_seqcls/config.json")));
+    const std::vector<uint8_t> bytes = read_file(hf_path("bert_seqcls/model.safetensors"));
+    nlohmann::json labels = nlohmann::json::object();
+    for (size_t i = 0; i < (size_t{1} << 19); ++i) labels[std::to_string(i)] = "L" + std::to_string(i);
+    config["id2label"] = labels;
+    const auto start = std::chrono::steady_clock::now();
+    expect_error(load_bytes(json_text(config), bytes).status(), StatusCode::kShapeMismatch,
+                 {"classifier.weight", "524288"});
+    // Every key respelled ("+0", "+1", ...: Python's int() reads them) and one label twice.
+    nlohmann::json respelled = nlohmann::json::object();
+    for (size_t i = 0; i + 1 < (size_t{1} << 19); ++i) respelled["+" + std::to_string(i)] = "L" + std::to_string(i);
+    respelled["07"] = "again";
+    config["id2label"] = respelled;
+    expect_error(load_bytes(json_text(config), bytes).status(), StatusCode::kInvalidArgument, {"id2label", "label 7 twice"});
+    EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 60.0);
 }
 
 // The class decides what `classifier` is: under BertForTokenClassification the same tensors are a

@@ -579,5 +579,75 @@ TEST(RotaryConfigVersions, Qwen2LayerTypesChooseTheSlidingLayers) {
                  StatusCode::kUnsupported, {"layer_types", "chunked_attention"});
 }
 
+// Hidden states and every layer's attention of case c's golden input under `config`.
+struct Forward {
+    std::vector<float> hidden;
+    std::vector<std::vector<float>> attention;  // per layer [B, h, n, n]
+};
+Result<Forward> forward_with(const Case& c, const std::string& config) {
+    CheckpointFiles f = open_checkpoint_files("hf/" + c.name, {"model.safetensors"}, false);
+    SF_ASSIGN_OR_RETURN(Model m, Model::load_checkpoint(config, f.shards, f.index));
+    const Golden g = load_golden("hf/" + c.name + "/golden.safetensors");
+    const size_t B = g.shapes.at("input_ids")[0], n = g.shapes.at("input_ids")[1];
+    const std::vector<int32_t> ids = g.tokens("input_ids");
+    const std::vector<uint8_t> mask = g.mask("attention_mask");
+    Workspace ws = workspace(m, B, n, 0, 1);
+    TextRequest r;
+    r.n_batch = B;
+    r.n_seq = n;
+    r.tokens = ids.data();
+    r.attention_mask = mask.data();
+    r.need_weights = true;
+    SF_RETURN_IF_ERROR(m.forward_text(r, ws));
+    Forward out{std::vector<float>(ws.output(), ws.output() + B * n * c.d_model), {}};
+    for (const AttentionMap& map : ws.encoder_attention())
+        out.attention.emplace_back(map.data, map.data + map.n_batch * map.nhead * map.n_seq_q * map.n_seq_k);
+    return out;
+}
+
+// A Mistral config that lists "layer_types" is loaded by AutoConfig as a Ministral one
+// (MinistralForCausalLM): its full_attention layers attend to every earlier key, only its
+// sliding_attention layers to the last sliding_window. (MistralConfig by itself would ignore the
+// list and window every layer: a silent difference on prompts longer than the window.)
+TEST(RotaryConfigVersions, MistralLayerTypesAreReadAsMinistralReadsThem) {
+    const Case mistral{"mistral_window", 32};
+    const auto typed = [](const nlohmann::json& layer_types) {
+        return rewritten("mistral_window", [&](nlohmann::json& j) { j["layer_types"] = layer_types; });
+    };
+    // Every layer sliding, listed or not: the reference's numbers (a window of 4 on 22 tokens).
+    expect_golden_hidden_states(mistral, typed({"sliding_attention", "sliding_attention"}));
+    expect_golden_hidden_states(mistral, typed(nullptr));
+    auto full = forward_with(mistral, rewritten("mistral_window", [](nlohmann::json& j) { j["sliding_window"] = nullptr; }));
+    auto listed_full = forward_with(mistral, typed({"full_attention", "full_attention"}));
+    auto mixed = forward_with(mistral, typed({"full_attention", "sliding_attention"}));
+    auto sliding = forward_with(mistral, typed({"sliding_attention", "sliding_attention"}));
+    SF_ASSERT_OK(full.status());
+    SF_ASSERT_OK(listed_full.status());
+    SF_ASSERT_OK(mixed.status());
+    SF_ASSERT_OK(sliding.status());
+    EXPECT_EQ(listed_full.value().hidden, full.value().hidden);
+    const size_t size = full.value().hidden.size();
+    ASSERT_GT(max_abs_diff(full.value().hidden.data(), sliding.value().hidden.data(), size), 1e-3);  // the window matters
+    // Layer 0 full (as with no window at all), layer 1 windowed (as with the window everywhere).
+    EXPECT_EQ(mixed.value().attention[0], full.value().attention[0]);
+    EXPECT_NE(mixed.value().attention[1], full.value().attention[1]);
+    const std::vector<float>& a1 = mixed.value().attention[1];
+    const size_t n = 22;
+    for (size_t q = 0; q < n; ++q)  // item 0, head 0: nothing more than 4 positions back
+        for (size_t k = 0; k + 4 <= q; ++k) EXPECT_EQ(a1[q * n + k], 0.0f) << "q " << q << " k " << k;
+    EXPECT_GT(max_abs_diff(mixed.value().hidden.data(), full.value().hidden.data(), size), 1e-3);
+    EXPECT_GT(max_abs_diff(mixed.value().hidden.data(), sliding.value().hidden.data(), size), 1e-3);
+    // A sliding layer needs a window; the list has one type per layer, of the two known ones.
+    expect_error(hidden_states_with(mistral, rewritten("mistral_window", [](nlohmann::json& j) {
+                     j["sliding_window"] = nullptr;
+                     j["layer_types"] = {"full_attention", "sliding_attention"};
+                 })).status(),
+                 StatusCode::kInvalidArgument, {"layer_types", "no sliding window"});
+    expect_error(hidden_states_with(mistral, typed({"sliding_attention"})).status(), StatusCode::kInvalidArgument,
+                 {"layer_types", "one type per layer"});
+    expect_error(hidden_states_with(mistral, typed({"full_attention", "chunked_attention"})).status(),
+                 StatusCode::kUnsupported, {"layer_types", "chunked_attention"});
+}
+
 }  // namespace
 }  // namespace simdformer::test

@@ -37,7 +37,10 @@ const KB = 1024;
 // (2026-12-04). Then the relaxed-SIMD int8 kernel module (issue 29: 2.3 KB raw embedded in the
 // SIMD128 builds, its driver and init check; the scalar build only gains the packed column sums)
 // and the config readings of transformers 5 / Qwen2 layer_types / CrossEncoder activations
-// (+1.7 KB): 150,164 / 150,359 / 162,073 B, the goal met by both one-thread builds.
+// (+1.7 KB): 150,164 / 150,359 / 162,073 B, the goal met by both one-thread builds. Issue 32/33's
+// acceptance fixes of 2026-12-05 (position_embedding_type null, Mistral's layer_types read as
+// Ministral's, strtod's 64-bit exponents and IEEE tininess, id2label's duplicate check without
+// std::sort): +363 B, simdformer.wasm 150,527 B.
 const GOAL = 150 * KB;
 // The bundle's budget rose 32 -> 37 KB with the task heads of issue 33 (token classification,
 // question answering, zero-shot, reranking: the pipelines' post-processing, the tokenizer's
@@ -53,7 +56,7 @@ const GOAL = 150 * KB;
 // and init's relaxedSimd to 43,071 B (2026-12-04): 43 KB.
 const BUDGET = {  // the .wasm budgets measured with the relaxed-SIMD int8 module and the config readings of
   // 2026-12-04 merged: 150,164 / 150,359 / 162,073 B gzip
-  'simdformer.wasm': 147 * KB,
+  'simdformer.wasm': 147 * KB + 512,
   'simdformer-scalar.wasm': 147 * KB + 512,
   'simdformer-threads.wasm': 159 * KB,
   'simdformer.mjs': 14 * KB,

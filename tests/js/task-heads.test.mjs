@@ -297,6 +297,11 @@ for (const simd of [true, false]) {
       v4.forEach((x, k) => close(x.score, r.ranked[k].score, `v4 sigmoid score ${k}`));
       const tanh = await scored((c) => { c.sentence_transformers = { activation_fn: 'torch.nn.modules.activation.Tanh' }; });
       tanh.forEach((x, k) => close(x.score, Math.tanh(byLogit[k].x), `tanh score ${k}`));
+      // The same classes by their short torch.nn paths, which CrossEncoder imports just as well.
+      const short = await scored((c) => { c.sbert_ce_default_activation_function = 'torch.nn.Identity'; });
+      short.forEach((x, k) => close(x.score, byLogit[k].x, `torch.nn.Identity score ${k}`));
+      const shortTanh = await scored((c) => { c.sentence_transformers = { activation_fn: 'torch.nn.Tanh' }; });
+      shortTanh.forEach((x, k) => close(x.score, Math.tanh(byLogit[k].x), `torch.nn.Tanh score ${k}`));
       // A class outside torch is what CrossEncoder skips without trust_remote_code: the default.
       const untrusted = await scored((c) => { c.sbert_ce_default_activation_function = 'my_package.Scaled'; });
       untrusted.forEach((x, k) => close(x.score, r.ranked[k].score, `untrusted -> sigmoid score ${k}`));

@@ -71,11 +71,11 @@ export function requireHead(info, flag, head, call, classSuffix) {
   fail(`${call}: this checkpoint has no ${head}; it has: ${headsOf(info)}${cls}; load a ...${classSuffix} checkpoint`, 'unsupported');
 }
 
-// The activations a CrossEncoder config may name (torch.nn module paths), as score functions.
+// The activations a CrossEncoder config may name, by torch.nn class, as score functions.
 const CROSS_ENCODER_ACTIVATIONS = {
-  'torch.nn.modules.activation.Sigmoid': (x) => 1 / (1 + Math.exp(-x)),
-  'torch.nn.modules.linear.Identity': (x) => x,
-  'torch.nn.modules.activation.Tanh': (x) => Math.tanh(x),
+  Sigmoid: (x) => 1 / (1 + Math.exp(-x)),
+  Identity: (x) => x,
+  Tanh: (x) => Math.tanh(x),
 };
 
 /**
@@ -90,12 +90,14 @@ export function crossEncoderActivation(config) {
   let path = null;
   if (st && typeof st === 'object' && !Array.isArray(st) && 'activation_fn' in st) path = st.activation_fn;
   else if (config?.sbert_ce_default_activation_function != null) path = config.sbert_ce_default_activation_function;
-  if (path == null) return CROSS_ENCODER_ACTIVATIONS['torch.nn.modules.activation.Sigmoid'];
+  if (path == null) return CROSS_ENCODER_ACTIVATIONS.Sigmoid;
   if (typeof path !== 'string') fail(`rerank: config's cross-encoder activation must be a string, got ${describe(path)}`);
-  if (!path.startsWith('torch.')) return CROSS_ENCODER_ACTIVATIONS['torch.nn.modules.activation.Sigmoid'];
-  const fn = CROSS_ENCODER_ACTIVATIONS[path];
-  if (!fn) fail(`rerank: the config's cross-encoder activation ${path} is not supported (supported: ${Object.keys(CROSS_ENCODER_ACTIVATIONS).join(', ')})`, 'unsupported');
-  return fn;
+  if (!path.startsWith('torch.')) return CROSS_ENCODER_ACTIVATIONS.Sigmoid;
+  // CrossEncoder imports the path, so torch.nn.Sigmoid names the class that sentence-transformers
+  // writes as torch.nn.modules.activation.Sigmoid.
+  const cls = /^torch\.nn\.(?:modules\.(?:activation|linear)\.)?(Sigmoid|Identity|Tanh)$/.exec(path)?.[1];
+  if (!cls) fail(`rerank: the config's cross-encoder activation ${path} is not supported (supported: torch.nn Sigmoid, Identity, Tanh)`, 'unsupported');
+  return CROSS_ENCODER_ACTIVATIONS[cls];
 }
 
 /**
@@ -103,7 +105,7 @@ export function crossEncoderActivation(config) {
  * [query, document] logit through the CrossEncoder's activation (crossEncoderActivation: sigmoid
  * by default); documents highest first (a stable sort), the first k.
  */
-export function rankDocuments(logits, k, activation = CROSS_ENCODER_ACTIVATIONS['torch.nn.modules.activation.Sigmoid']) {
+export function rankDocuments(logits, k, activation = CROSS_ENCODER_ACTIVATIONS.Sigmoid) {
   const ranked = Array.from(logits, (x, index) => ({ index, score: activation(x) }));
   ranked.sort((a, b) => b.score - a.score);
   return ranked.slice(0, Math.min(k, ranked.length));

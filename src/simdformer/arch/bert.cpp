@@ -10,6 +10,22 @@ constexpr size_t kMaxDim = 65536, kMaxLayers = 1024, kMaxVocab = size_t{1} << 24
 
 LinearRef dense(const std::string& prefix) { return LinearRef{prefix + "weight", prefix + "bias"}; }
 
+// position_embedding_type as transformers 4.x's BertEmbeddings / RobertaEmbeddings read it:
+// getattr(config, "position_embedding_type", "absolute"), then the table is added only when that
+// is "absolute". A JSON null is None there: no position table is added and self-attention has no
+// relative term, so such a checkpoint was trained without positions. (transformers 5 dropped the
+// key and always adds the table; a null config comes from 4.x training, whose weights expect
+// none.) relative_key / relative_key_query add learned distance embeddings to the scores: not
+// implemented here. Other strings name custom code (ALiBi, rotary) this loader does not run.
+Status read_position_embedding_type(const HfConfig& c, TextConfig* t) {
+    const auto it = c.json().find("position_embedding_type");
+    if (it != c.json().end() && it->is_null()) {
+        t->absolute_positions = false;
+        return Status::ok();
+    }
+    return c.require("position_embedding_type", "absolute", "relative or custom position embeddings");
+}
+
 class BertAdapter : public HfTextAdapter {
 public:
     Result<TextConfig> normalize(const HfConfig& c) const override {
@@ -81,7 +97,7 @@ Result<TextConfig> normalize_bert_family(const HfConfig& c, Architecture archite
     SF_RETURN_IF_ERROR(c.positive_number("layer_norm_eps", 1.0, 1e-12f, &t.layer_norm_eps));
     SF_RETURN_IF_ERROR(c.boolean("tie_word_embeddings", true, &t.tie_word_embeddings));
     SF_RETURN_IF_ERROR(c.string("torch_dtype", "", &t.torch_dtype));
-    SF_RETURN_IF_ERROR(c.require("position_embedding_type", "absolute", "relative position embeddings"));
+    SF_RETURN_IF_ERROR(read_position_embedding_type(c, &t));
     SF_RETURN_IF_ERROR(c.require("is_decoder", false, "BERT as a causal decoder"));
     SF_RETURN_IF_ERROR(c.require("add_cross_attention", false, "cross-attention"));
     if (t.d_model % t.n_heads != 0)
@@ -96,6 +112,10 @@ void bert_family_body(const WeightReader& checkpoint, const TextConfig& config, 
     const std::string e = base + "embeddings.";
     ref->embeddings.word = e + "word_embeddings.weight";
     ref->embeddings.position = e + "position_embeddings.weight";
+    if (!config.absolute_positions) {  // the table is in the file (HF builds it) but never added
+        ignore_if_present(checkpoint, ref->embeddings.position, ref);
+        ref->embeddings.position.clear();
+    }
     ref->embeddings.token_type = e + "token_type_embeddings.weight";
     ref->embeddings.norm = layer_norm_names(checkpoint, e + "LayerNorm.");
     // Older BERT / MiniLM files carry the I64 position_ids buffer.

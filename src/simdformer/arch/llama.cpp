@@ -26,8 +26,8 @@ constexpr size_t kMaxSequence = 65536;
 
 enum class WindowRule {
     kNone,           // Llama: full causal attention everywhere
-    kEveryLayer,     // Mistral: sliding_window (null = none) in every layer
-    kFromMaxWindow,  // Qwen2: only when use_sliding_window, in layers >= max_window_layers
+    kEveryLayer,     // Mistral: sliding_window (null = none) in every layer, unless layer_types lists them
+    kFromMaxWindow,  // Qwen2: only when use_sliding_window, in layers >= max_window_layers (or as listed)
 };
 
 // What the three architectures' configs and modules differ in (their Config classes' defaults).
@@ -172,10 +172,43 @@ Status read_shape(const HfConfig& c, const RotaryDialect& dialect, TextConfig* t
     return Status::ok();
 }
 
+// "layer_types" (one "full_attention" / "sliding_attention" per layer), when the config lists
+// them, decides which layers slide; a sliding layer needs a window (Hugging Face's sliding-window
+// mask raises without one). Absent or null: *listed false, and the caller's rule applies.
+Status read_layer_types(const HfConfig& c, size_t window, TextConfig* t, bool* listed) {
+    const auto types = c.json().find("layer_types");
+    *listed = types != c.json().end() && !types->is_null();
+    if (!*listed) return Status::ok();
+    if (!types->is_array() || types->size() != t->n_layers)
+        return Status::invalid(quoted("layer_types") + " must list one type per layer (" + std::to_string(t->n_layers) +
+                               "), not " + json_text(*types));
+    std::vector<bool> sliding;
+    for (const json& type : *types) {
+        const bool full = type == "full_attention", slides = type == "sliding_attention";
+        if (!full && !slides)
+            return Status::unsupported(quoted("layer_types") + " entry " + json_text(type) +
+                                       " is not supported (full_attention, sliding_attention)");
+        if (slides && window == 0)
+            return Status::invalid(quoted("layer_types") +
+                                   " has sliding_attention layers but there is no sliding window "
+                                   "(use_sliding_window false or sliding_window null)");
+        sliding.push_back(slides);
+    }
+    const auto first = std::find(sliding.begin(), sliding.end(), true);
+    if (first == sliding.end()) return Status::ok();  // every layer full
+    t->first_window_layer = size_t(first - sliding.begin());
+    t->window_layers = std::move(sliding);
+    t->sliding_window = window;
+    return Status::ok();
+}
+
 // sliding_window: absent means the Config class's 4096, null means none. Mistral windows every
 // layer; Qwen2 only with use_sliding_window (its config sets sliding_window to None otherwise),
-// and then the layers its "layer_types" call "sliding_attention" or, without that list (the
-// Config class builds it so), the layers from max_window_layers on.
+// and then the layers from max_window_layers on. Both follow "layer_types" when the config lists
+// them: Qwen2Config reads it (transformers >= 4.53); a Mistral config with layer_types is what
+// AutoConfig loads as a Ministral one (MistralConfig alone ignores the list with a warning, but
+// from_pretrained through the Auto classes and pipelines switches to Ministral), whose
+// full_attention layers do not slide.
 Status read_window(const HfConfig& c, const RotaryDialect& dialect, TextConfig* t) {
     if (dialect.window == WindowRule::kNone) return Status::ok();
     size_t window = 4096;
@@ -186,33 +219,12 @@ Status read_window(const HfConfig& c, const RotaryDialect& dialect, TextConfig* 
         bool use = false;
         SF_RETURN_IF_ERROR(c.boolean("use_sliding_window", false, &use));
         if (!use) window = 0;
-        const auto types = c.json().find("layer_types");
-        if (types != c.json().end() && !types->is_null()) {
-            if (!types->is_array() || types->size() != t->n_layers)
-                return Status::invalid(quoted("layer_types") + " must list one type per layer (" +
-                                       std::to_string(t->n_layers) + "), not " + json_text(*types));
-            std::vector<bool> sliding;
-            for (const json& type : *types) {
-                const bool full = type == "full_attention", slides = type == "sliding_attention";
-                if (!full && !slides)
-                    return Status::unsupported(quoted("layer_types") + " entry " + json_text(type) +
-                                               " is not supported (full_attention, sliding_attention)");
-                if (slides && window == 0)
-                    return Status::invalid(quoted("layer_types") +
-                                           " has sliding_attention layers but there is no sliding window "
-                                           "(use_sliding_window false or sliding_window null)");
-                sliding.push_back(slides);
-            }
-            const auto first = std::find(sliding.begin(), sliding.end(), true);
-            if (first == sliding.end()) return Status::ok();
-            t->first_window_layer = size_t(first - sliding.begin());
-            t->window_layers = std::move(sliding);
-            t->sliding_window = window;
-            return Status::ok();
-        }
-        if (window == 0) return Status::ok();
-        SF_RETURN_IF_ERROR(c.size({"max_window_layers"}, 0, kMaxLayers, 28, &t->first_window_layer));
     }
+    bool listed = false;
+    SF_RETURN_IF_ERROR(read_layer_types(c, window, t, &listed));
+    if (listed || window == 0) return Status::ok();
+    if (dialect.window == WindowRule::kFromMaxWindow)
+        SF_RETURN_IF_ERROR(c.size({"max_window_layers"}, 0, kMaxLayers, 28, &t->first_window_layer));
     t->sliding_window = window;
     return Status::ok();
 }

@@ -38,6 +38,9 @@ struct TextConfig {
     std::string hidden_act;            // as written ("gelu", "gelu_new", "relu", ...)
     float layer_norm_eps = 1e-12f;
     PositionIds position_ids = PositionIds::kArange;
+    // false: the position table is not added (a BERT-family config whose position_embedding_type
+    // is null; see normalize_bert_family). Its rows still bound the sequence length.
+    bool absolute_positions = true;
     bool tie_word_embeddings = true;
     // Decoder-only language models (GPT-2): causal self-attention, pre-norm blocks (LayerNorm
     // before each sub-block, a final one after the last), scores q·k scaled by 1/sqrt(d_head)

@@ -98,16 +98,21 @@ uint64_t round_to_format(uint64_t q, int exp2, bool sticky, const Format& f, boo
     if (drop <= 0) {
         m = q << -drop;  // exact (drop >= -(f.bits - 1 - top), so nothing leaves the top)
     } else if (drop > 64) {
-        m = 0;  // below half of the smallest subnormal
+        m = 0;  // below half of the smallest subnormal: zero, and an underflow
+        *range_error = true;
     } else {
         const uint64_t below = drop == 64 ? q : q & ((uint64_t(1) << drop) - 1);
         const uint64_t half = uint64_t(1) << (drop - 1);
         m = drop == 64 ? 0 : q >> drop;
-        if (below > half || (below == half && (sticky || (m & 1)))) ++m;
-        if (below || sticky) {
-            // Inexact: underflow when the result is subnormal or zero.
-            if (m < (uint64_t(1) << (f.bits - 1))) *range_error = true;
-        }
+        const bool up = below > half || (below == half && (sticky || (m & 1)));
+        if (up) ++m;
+        // Inexact and tiny is an underflow. Tiny as IEEE 754 (and glibc) say: below the smallest
+        // normal even when rounded with an unbounded exponent, so a value that rounds up to the
+        // smallest normal from under 3/4 of the last subnormal step is tiny too.
+        const uint64_t min_normal = uint64_t(1) << (f.bits - 1);
+        if ((below || sticky) &&
+            (m < min_normal || (up && m == min_normal && (drop < 2 || below < uint64_t(3) << (drop - 2)))))
+            *range_error = true;
     }
     if (m == 0) return 0;
     int biased = lsb + (f.bits - 1) + f.max_exp;  // exponent field if m has its full width
@@ -127,19 +132,20 @@ uint64_t round_to_format(uint64_t q, int exp2, bool sticky, const Format& f, boo
 // doubles have at most 767); more are folded into one nonzero digit after them.
 constexpr int kMaxDigits = 781;
 
-// digits[0..n) (no leading zero, n >= 1) times 10^e10, rounded to the format.
-uint64_t decimal_bits(const char* digits, int n, int e10, const Format& f, bool* range_error) {
+// digits[0..n) (no leading zero, n >= 1) times 10^wide_e10, rounded to the format.
+uint64_t decimal_bits(const char* digits, int n, int64_t wide_e10, const Format& f, bool* range_error) {
     const uint64_t inf = uint64_t(2 * f.max_exp + 1) << (f.bits - 1);
     // The value lies in [10^(n-1+e10), 10^(n+e10)).
     const int max10 = f.bits == 53 ? 310 : 40, min10 = f.bits == 53 ? -324 : -46;
-    if (n + e10 > max10) {
+    if (n + wide_e10 > max10) {
         *range_error = true;
         return inf;
     }
-    if (n + e10 < min10) {
+    if (n + wide_e10 < min10) {
         *range_error = true;
         return 0;
     }
+    const int e10 = int(wide_e10);  // now within [min10 - kMaxDigits - 1, max10)
     // Clinger's fast path: an exact integer and an exact power of ten, one rounding (where float
     // and double arithmetic round to their own precision: not x87).
     if (FLT_EVAL_METHOD == 0 && n <= 19) {
@@ -207,16 +213,20 @@ bool starts_with_word(const char* s, const char* word) {
     return true;
 }
 
+// Exponents are held in 64 bits and saturate here: past any count of digits a text can hold, so
+// that "1" + a million zeros + "e-1000000" still cancels to 1, and far from overflowing.
+constexpr int64_t kExponentCap = int64_t{1} << 50;
+
 // Reads an exponent "[+-]digits" at p (after the 'e' or 'p'); false (p unchanged) if there is
-// none. Saturates far beyond any format's range.
-bool read_exponent(const char*& p, int* exp) {
+// none. Saturates at kExponentCap.
+bool read_exponent(const char*& p, int64_t* exp) {
     const char* q = p;
     bool neg = false;
     if (*q == '+' || *q == '-') neg = *q++ == '-';
     if (*q < '0' || *q > '9') return false;
-    int e = 0;
+    int64_t e = 0;
     for (; *q >= '0' && *q <= '9'; ++q)
-        if (e < 100000) e = e * 10 + (*q - '0');
+        if (e < kExponentCap) e = e * 10 + (*q - '0');
     *exp = neg ? -e : e;
     p = q;
     return true;
@@ -245,7 +255,7 @@ uint64_t scan(const char* s, const char** p_end, const Format& f, bool* ok, bool
     if (p[0] == '0' && (p[1] | 0x20) == 'x' && (hex_value(p[2]) >= 0 || (p[2] == '.' && hex_value(p[3]) >= 0))) {
         p += 2;
         uint64_t q = 0;
-        int exp2 = 0;
+        int64_t exp2 = 0;
         bool sticky = false, any = false;
         for (bool frac = false;; ++p) {
             if (*p == '.' && !frac) {
@@ -263,17 +273,21 @@ uint64_t scan(const char* s, const char** p_end, const Format& f, bool* ok, bool
                 if (frac) exp2 -= 4;
             }
         }
-        int e = 0;
+        int64_t e = 0;
         if ((*p | 0x20) == 'p') {
             const char* after = p + 1;
             if (read_exponent(after, &e)) p = after;
         }
         *p_end = p;
         if (!any) return 0;
-        return round_to_format(q, exp2 + e, sticky, f, range_error);
+        // q < 2^64, so past 2^20 either way the value is far beyond the format's range: clamped,
+        // it rounds to the same infinity or zero, in int arithmetic that cannot overflow.
+        const int64_t limit = int64_t{1} << 20, total = exp2 + e;
+        return round_to_format(q, int(total > limit ? limit : total < -limit ? -limit : total), sticky, f, range_error);
     }
     char digits[kMaxDigits + 1];
-    int n = 0, e10 = 0;
+    int n = 0;
+    int64_t e10 = 0;  // one step per digit: bounded by the text's length
     bool any_digit = false, more = false;
     for (bool frac = false;; ++p) {
         if (*p == '.' && !frac) {
@@ -301,7 +315,7 @@ uint64_t scan(const char* s, const char** p_end, const Format& f, bool* ok, bool
     }
     if ((*p | 0x20) == 'e') {
         const char* after = p + 1;
-        int e = 0;
+        int64_t e = 0;
         if (read_exponent(after, &e)) {
             p = after;
             e10 += e;
