@@ -5,6 +5,7 @@
 #include <new>
 #include <string>
 
+#include "simdformer/buffer.h"
 #include "simdformer/runtime/parallel_gemm.h"
 #include "simdformer/threads.h"
 
@@ -113,6 +114,7 @@ struct ThreadPool::Shared {
     RangeClaims claims;
     std::thread workers[kMaxThreads];
     size_t started = 0;
+    Buffer job_scratch;  // kJobScratchBytes (ThreadPool::job_scratch)
 
     // The generation of the next job (or any value once `stop` is set).
     uint64_t wait_for_job(uint64_t seen) {
@@ -208,6 +210,7 @@ Result<std::unique_ptr<ThreadPool>> ThreadPool::create(size_t n_threads) {
     if (!pool || !pool->shared_) return Status::oom("thread pool: cannot allocate its state");
     Shared* s = pool->shared_.get();
     s->n_threads = n_threads;
+    SF_ASSIGN_OR_RETURN(s->job_scratch, Buffer::uninitialized(kJobScratchBytes / sizeof(float), "thread pool: job scratch"));
 #if defined(__cpp_exceptions)
     try {
 #endif
@@ -225,6 +228,8 @@ Result<std::unique_ptr<ThreadPool>> ThreadPool::create(size_t n_threads) {
 }
 
 size_t ThreadPool::size() const { return shared_->n_threads; }
+
+uint8_t* ThreadPool::job_scratch() { return reinterpret_cast<uint8_t*>(shared_->job_scratch.data()); }
 
 void ThreadPool::run(size_t n_tasks, RangeFn fn) {
     Shared& s = *shared_;
@@ -306,6 +311,30 @@ void parallel_for(size_t n_tasks, RangeFn fn) {
     fn(0, n_tasks);  // one thread, nested, or the pool is busy: same results, on this thread
 }
 
+// The pool is taken as parallel_for takes it, and kept until the lease ends.
+PoolLease::PoolLease() {
+    if (g_threads <= 1 || t_in_task || !g_pool_mutex.try_lock()) return;
+    if (g_pool) pool_ = g_pool.get();
+    else g_pool_mutex.unlock();
+}
+
+PoolLease::~PoolLease() {
+    if (pool_) g_pool_mutex.unlock();
+}
+
+void PoolLease::run(size_t n_tasks, RangeFn fn) {
+    if (n_tasks) pool_->run(n_tasks, fn);
+}
+
+void SharedPhase::wait_all_done() const {
+    // The units still running were claimed by tasks that are running them: a short wait, unless
+    // another process has that thread's core, hence the yields (as spin_until does).
+    for (unsigned polls = 1; done_.load(std::memory_order_acquire) < n_units_; ++polls) {
+        spin_pause();
+        if (polls % 16 == 0) std::this_thread::yield();
+    }
+}
+
 #else  // SIMDFORMER_THREADS=0: no pool, everything runs on the caller
 
 struct ThreadPool::Shared {};
@@ -315,6 +344,7 @@ Result<std::unique_ptr<ThreadPool>> ThreadPool::create(size_t) {
     return Status::unsupported("this build of simdformer has no threads (SIMDFORMER_THREADS=OFF)");
 }
 size_t ThreadPool::size() const { return 1; }
+uint8_t* ThreadPool::job_scratch() { return nullptr; }
 void ThreadPool::run(size_t n_tasks, RangeFn fn) {
     if (n_tasks) fn(0, n_tasks);
 }
@@ -334,6 +364,11 @@ size_t threads() { return 1; }
 void parallel_for(size_t n_tasks, RangeFn fn) {
     if (n_tasks) fn(0, n_tasks);
 }
+
+PoolLease::PoolLease() = default;  // always empty: no pool to hold
+PoolLease::~PoolLease() = default;
+void PoolLease::run(size_t n_tasks, RangeFn fn) { parallel_for(n_tasks, fn); }
+void SharedPhase::wait_all_done() const {}  // one thread ran every unit
 
 #endif
 
