@@ -153,6 +153,59 @@ TEST(RangeClaims, ConcurrentClaimersGetEachRangeExactlyOnce) {
     for (size_t i = 0; i < wins.size(); ++i) ASSERT_EQ(wins[i].load(), 1) << "job " << i / kRanges + 1 << " range " << i % kRanges;
 }
 
+// A PoolLease holds the pool (its job scratch) for one caller: empty on one thread, inside a task
+// and while another caller holds it; that caller's parallel_for calls still work (inline).
+TEST(ThreadPool, ALeaseHoldsThePoolAndItsScratchForOneCaller) {
+    ThreadsGuard guard;
+    {
+        rt::PoolLease one_thread;
+        EXPECT_FALSE(one_thread);
+    }
+    SKIP_WITHOUT_THREADS();
+    ASSERT_TRUE(rt::set_threads(2).is_ok());
+    rt::PoolLease lease;
+    ASSERT_TRUE(lease);
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(lease.scratch()) % 64, 0u);
+    lease.scratch()[rt::kJobScratchBytes - 1] = 1;  // all of it is ours (ASan checks)
+    bool other_got_it = true;
+    size_t other_sum = 0;
+    std::thread other([&] {
+        rt::PoolLease second;
+        other_got_it = bool(second);
+        rt::parallel_for(10, [&](size_t b, size_t e) { other_sum += e - b; });  // inline
+    });
+    other.join();
+    EXPECT_FALSE(other_got_it);
+    EXPECT_EQ(other_sum, 10u);
+    std::atomic<int> nested{0};
+    lease.run(2, [&](size_t, size_t) {
+        rt::PoolLease inside;
+        if (inside) ++nested;
+    });
+    EXPECT_EQ(nested.load(), 0);
+}
+
+// Every unit of a SharedPhase runs once, and no task goes on before all have finished.
+TEST(ThreadPool, ASharedPhaseRunsEachUnitOnceBeforeAnyTaskGoesOn) {
+    ThreadsGuard guard;
+    for (size_t n_threads = 1; n_threads <= (rt::threads_supported() ? 3u : 1u); ++n_threads) {
+        ASSERT_TRUE(rt::set_threads(n_threads).is_ok());
+        for (int round = 0; round < 50; ++round) {
+            const size_t units = size_t(round % 7);  // 0 .. 6: fewer and more units than threads
+            std::vector<std::atomic<int>> runs(units);
+            std::atomic<int> early{0};
+            rt::SharedPhase phase(units);
+            rt::parallel_for(n_threads, [&](size_t, size_t) {
+                phase.run([&](size_t u) { ++runs[u]; });
+                for (auto& r : runs)
+                    if (r.load() != 1) ++early;
+            });
+            for (size_t u = 0; u < units; ++u) ASSERT_EQ(runs[u].load(), 1) << "unit " << u;
+            ASSERT_EQ(early.load(), 0);
+        }
+    }
+}
+
 // C for one GEMM call with every epilogue part, at the given thread count.
 std::vector<float> gemm_at(size_t n_threads, size_t m, size_t n, size_t kk) {
     EXPECT_TRUE(rt::set_threads(n_threads).is_ok());
@@ -197,7 +250,7 @@ TEST(ParallelGemm, BitIdenticalForOneTwoAndThreeThreads) {
     }
 }
 
-// An int8 GEMM's operands, packed, with every epilogue part.
+// An int8 GEMM's operands, packed, with every epilogue part (pointing into its own vectors).
 struct Int8Case {
     size_t m, n, kk;
     std::vector<float> a, b, bias, residual;
@@ -246,17 +299,26 @@ TEST(ParallelGemm, Int8BitIdenticalForOneTwoAndThreeThreads) {
     const double saved = rt::set_parallel_min_macs(0);
     const size_t shapes[][3] = {{64, 203, 96}, {37, 12, 300}, {1, 768, 64}, {9, 5, 7},    {1, 203, 96},
                                 {3, 203, 96},  {5, 203, 1030}, {70, 41, 2051}, {6, 40, 0}};
-    for (const k::I8Kernel kernel : int8_kernels()) {
+    std::vector<Int8Case> cases;
+    cases.reserve(std::size(shapes));  // never moved: a case points into its own vectors
+    for (const auto& s : shapes) cases.emplace_back(s[0], s[1], s[2]);
+    const std::vector<k::I8Kernel> kernels = int8_kernels();
+    std::vector<std::vector<float>> want;  // [kernel][case] on one thread through the kernel
+    for (const k::I8Kernel kernel : kernels) {
         ASSERT_TRUE(k::set_i8_kernel(kernel));
-        for (const auto& s : shapes) {
-            const Int8Case g(s[0], s[1], s[2]);
-            const auto want = g.one_thread();
-            for (size_t t = 1; t <= n_threads_max; ++t) {
-                ASSERT_TRUE(rt::set_threads(t).is_ok());
+        for (const Int8Case& g : cases) want.push_back(g.one_thread());
+    }
+    for (size_t t = 1; t <= n_threads_max; ++t) {  // few pool starts: each measures the machine
+        ASSERT_TRUE(rt::set_threads(t).is_ok());
+        for (size_t ki = 0; ki < kernels.size(); ++ki) {
+            ASSERT_TRUE(k::set_i8_kernel(kernels[ki]));
+            for (size_t ci = 0; ci < cases.size(); ++ci) {
+                const Int8Case& g = cases[ci];
                 for (const bool once : {true, false}) {
                     const bool before = rt::set_i8_quantize_once(once);
-                    ASSERT_EQ(g.pooled(), want) << g.m << "x" << g.n << "x" << g.kk << " on " << t << " threads, A quantized "
-                                                << (once ? "once" : "per thread") << ", k-loop " << int(kernel);
+                    ASSERT_EQ(g.pooled(), want[ki * cases.size() + ci])
+                        << g.m << "x" << g.n << "x" << g.kk << " on " << t << " threads, A quantized "
+                        << (once ? "once" : "per thread") << ", k-loop " << int(kernels[ki]);
                     rt::set_i8_quantize_once(before);
                 }
             }
@@ -274,13 +336,18 @@ TEST(ParallelGemm, Int8ChunksOfRowsBeyondTheJobScratch) {
     const size_t kk = 3072;
     const size_t row_bytes = k::quantized_a_row_bytes(k::I8Kernel::kPairs16, kk);
     ASSERT_LT(rt::kJobScratchBytes / row_bytes, size_t(200));
-    for (const k::I8Kernel kernel : int8_kernels()) {
+    const Int8Case g(2 * rt::kJobScratchBytes / row_bytes + 5, 24, kk);
+    const std::vector<k::I8Kernel> kernels = int8_kernels();
+    std::vector<std::vector<float>> want;
+    for (const k::I8Kernel kernel : kernels) {
         ASSERT_TRUE(k::set_i8_kernel(kernel));
-        const Int8Case g(2 * rt::kJobScratchBytes / row_bytes + 5, 24, kk);
-        const auto want = g.one_thread();
-        for (size_t t : {2, 3}) {
-            ASSERT_TRUE(rt::set_threads(t).is_ok());
-            ASSERT_EQ(g.pooled(), want) << g.m << " rows on " << t << " threads, k-loop " << int(kernel);
+        want.push_back(g.one_thread());
+    }
+    for (size_t t : {2, 3}) {
+        ASSERT_TRUE(rt::set_threads(t).is_ok());
+        for (size_t ki = 0; ki < kernels.size(); ++ki) {
+            ASSERT_TRUE(k::set_i8_kernel(kernels[ki]));
+            ASSERT_EQ(g.pooled(), want[ki]) << g.m << " rows on " << t << " threads, k-loop " << int(kernels[ki]);
         }
     }
     k::set_i8_kernel(k::I8Kernel::kPairs16);

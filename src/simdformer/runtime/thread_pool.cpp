@@ -2,10 +2,10 @@
 
 #include <atomic>
 #include <cstdint>
+#include <cstdlib>
 #include <new>
 #include <string>
 
-#include "simdformer/buffer.h"
 #include "simdformer/runtime/parallel_gemm.h"
 #include "simdformer/threads.h"
 
@@ -114,7 +114,12 @@ struct ThreadPool::Shared {
     RangeClaims claims;
     std::thread workers[kMaxThreads];
     size_t started = 0;
-    Buffer job_scratch;  // kJobScratchBytes (ThreadPool::job_scratch)
+    // kJobScratchBytes (ThreadPool::job_scratch). Not a Buffer: it is the pool's, not a model's,
+    // and Buffer::live_bytes() counts models and workspaces (every model freed: 0).
+    struct Free {
+        void operator()(uint8_t* p) const { std::free(p); }
+    };
+    std::unique_ptr<uint8_t, Free> job_scratch;
 
     // The generation of the next job (or any value once `stop` is set).
     uint64_t wait_for_job(uint64_t seen) {
@@ -210,7 +215,8 @@ Result<std::unique_ptr<ThreadPool>> ThreadPool::create(size_t n_threads) {
     if (!pool || !pool->shared_) return Status::oom("thread pool: cannot allocate its state");
     Shared* s = pool->shared_.get();
     s->n_threads = n_threads;
-    SF_ASSIGN_OR_RETURN(s->job_scratch, Buffer::uninitialized(kJobScratchBytes / sizeof(float), "thread pool: job scratch"));
+    s->job_scratch.reset(static_cast<uint8_t*>(std::aligned_alloc(64, kJobScratchBytes)));
+    if (!s->job_scratch) return Status::oom(cat({"thread pool: cannot allocate its job scratch (", kJobScratchBytes, " bytes)"}));
 #if defined(__cpp_exceptions)
     try {
 #endif
@@ -229,7 +235,7 @@ Result<std::unique_ptr<ThreadPool>> ThreadPool::create(size_t n_threads) {
 
 size_t ThreadPool::size() const { return shared_->n_threads; }
 
-uint8_t* ThreadPool::job_scratch() { return reinterpret_cast<uint8_t*>(shared_->job_scratch.data()); }
+uint8_t* ThreadPool::job_scratch() { return shared_->job_scratch.get(); }
 
 void ThreadPool::run(size_t n_tasks, RangeFn fn) {
     Shared& s = *shared_;
@@ -328,11 +334,11 @@ void PoolLease::run(size_t n_tasks, RangeFn fn) {
 
 void SharedPhase::wait_all_done() const {
     // The units still running were claimed by tasks that are running them: a short wait, unless
-    // another process has that thread's core, hence the yields (as spin_until does).
-    for (unsigned polls = 1; done_.load(std::memory_order_acquire) < n_units_; ++polls) {
-        spin_pause();
-        if (polls % 16 == 0) std::this_thread::yield();
-    }
+    // another process has that thread's core. Past the spin window, short sleeps leave the core
+    // to whoever needs it (possibly that very thread).
+    auto all_done = [&] { return done_.load(std::memory_order_acquire) >= n_units_; };
+    if (spin_until(all_done)) return;
+    while (!all_done()) std::this_thread::sleep_for(std::chrono::microseconds(20));
 }
 
 #else  // SIMDFORMER_THREADS=0: no pool, everything runs on the caller

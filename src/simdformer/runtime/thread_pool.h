@@ -144,7 +144,7 @@ public:
     }
 
 private:
-    void wait_all_done() const;  // spins (pausing, then yielding the core) until done_ == n_units_
+    void wait_all_done() const;  // spins, then sleeps in short steps, until done_ == n_units_
     const size_t n_units_;
     std::atomic<size_t> next_{0}, done_{0};
 };
