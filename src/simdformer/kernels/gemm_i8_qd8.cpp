@@ -191,8 +191,9 @@ struct RowSource {
     }
 };
 
-// gemm_qd8_qc8w_cols with the rows of A from `src`.
-void gemm_cols(size_t m, size_t n, size_t k, const RowSource& src, const void* packed_b, size_t col0, size_t col1,
+// gemm_qd8_qc8w_cols with the rows of A from `src`. Not inlined: one copy serves both callers
+// (the threads build's size budget; a call per GEMM costs nothing).
+__attribute__((noinline)) void gemm_cols(size_t m, size_t n, size_t k, const RowSource& src, const void* packed_b, size_t col0, size_t col1,
                float* c, size_t ldc, const Epilogue& ep) {
     const auto* panels = static_cast<const int8_t*>(packed_b);
     const float* scales = packed_i8_scales(k, n, packed_b);

@@ -238,9 +238,10 @@ I8Kernel i8_kernel() { return static_cast<I8Kernel>(g_kernel.load(std::memory_or
 #if SIMDFORMER_SIMD
 namespace i8detail {
 
-void gemm_q7_qc8w_cols(size_t m, size_t n, size_t k, const float* a, size_t lda, const QuantizedA* qa,
-                       const void* packed_b, size_t col0, size_t col1, float* c, size_t ldc, const Epilogue& ep,
-                       bool relaxed) {
+// Not inlined: one copy serves both callers (the threads build's size budget).
+__attribute__((noinline)) void gemm_q7_qc8w_cols(size_t m, size_t n, size_t k, const float* a, size_t lda,
+                                                 const QuantizedA* qa, const void* packed_b, size_t col0, size_t col1,
+                                                 float* c, size_t ldc, const Epilogue& ep, bool relaxed) {
     const auto* panels = static_cast<const int8_t*>(packed_b);
     const float* scales = packed_i8_scales(k, n, packed_b);
     const int32_t* colsums = packed_i8_colsums(k, n, packed_b);

@@ -206,13 +206,16 @@ void gemm_qd8_qc8w(size_t m, size_t n, size_t k, const float* a, size_t lda, con
                    size_t ldc, const kernels::Epilogue& ep) {
     if (stays_on_one_thread(m, n, k, i8_min_macs())) return kernels::gemm_qd8_qc8w(m, n, k, a, lda, packed_b, c, ldc, ep);
     if ((n + kernels::kI8PanelWidth - 1) / kernels::kI8PanelWidth >= threads()) {
-        if (g_i8_quantize_once.load(std::memory_order_relaxed) &&
-            split_columns_quantizing_once(m, n, k, a, lda, packed_b, c, ldc, ep))
-            return;
-        // Each thread quantizes all of A for its own columns (the pool is busy with another call).
-        return split_columns(n, kernels::kI8PanelWidth, [&](size_t col0, size_t col1) {
-            kernels::gemm_qd8_qc8w_cols(m, n, k, a, lda, packed_b, col0, col1, c, ldc, ep);
-        });
+#if !defined(__EMSCRIPTEN__)  // the A/B of bench_kernels; wasm builds stay small (size budget)
+        if (!g_i8_quantize_once.load(std::memory_order_relaxed)) {
+            return split_columns(n, kernels::kI8PanelWidth, [&](size_t col0, size_t col1) {
+                kernels::gemm_qd8_qc8w_cols(m, n, k, a, lda, packed_b, col0, col1, c, ldc, ep);
+            });
+        }
+#endif
+        if (split_columns_quantizing_once(m, n, k, a, lda, packed_b, c, ldc, ep)) return;
+        // The pool is another caller's: parallel_for would run inline, so one thread it is.
+        return kernels::gemm_qd8_qc8w(m, n, k, a, lda, packed_b, c, ldc, ep);
     }
     split_rows(m, a, lda, c, ldc, ep, [&](size_t rows, const float* a_rows, float* c_rows, const kernels::Epilogue& e) {
         kernels::gemm_qd8_qc8w(rows, n, k, a_rows, lda, packed_b, c_rows, ldc, e);

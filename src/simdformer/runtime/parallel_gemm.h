@@ -79,9 +79,10 @@ void gemm_qd8_qc8w(size_t m, size_t n, size_t k,
                    float* c, size_t ldc,        // [m, n]
                    const kernels::Epilogue& epilogue = {});
 // Whether the int8 column split quantizes A once for all threads (true, the default) or each
-// thread quantizes all of A for its own columns, as it does anyway when the pool is held by
-// another call: for tests (both give the same bits) and same-process benchmarks. Returns the
-// previous setting.
+// thread quantizes all of A for its own columns (the split before): for bench_kernels' same-
+// process A/B and tests (both give the same bits). Native builds only: wasm builds always
+// quantize once (the code of the other split would count against their size budget). Returns
+// the previous setting.
 bool set_i8_quantize_once(bool on);
 
 }  // namespace simdformer::runtime

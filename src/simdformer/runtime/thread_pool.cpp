@@ -334,11 +334,15 @@ void PoolLease::run(size_t n_tasks, RangeFn fn) {
 
 void SharedPhase::wait_all_done() const {
     // The units still running were claimed by tasks that are running them: a short wait, unless
-    // another process has that thread's core. Past the spin window, short sleeps leave the core
-    // to whoever needs it (possibly that very thread).
-    auto all_done = [&] { return done_.load(std::memory_order_acquire) >= n_units_; };
-    if (spin_until(all_done)) return;
-    while (!all_done()) std::this_thread::sleep_for(std::chrono::microseconds(20));
+    // another process has that thread's core. Past a spin, short sleeps leave the core to
+    // whoever needs it (possibly that very thread).
+    // Polls rather than spin_until's clock: one more copy of that loop costs the threads build's
+    // size budget bytes. 2048 polls with pauses are tens of microseconds, about its window.
+    for (unsigned polls = 1; done_.load(std::memory_order_acquire) < n_units_; ++polls) {
+        if (polls > 2048) std::this_thread::sleep_for(std::chrono::microseconds(20));
+        else if (polls % 16 == 0) std::this_thread::yield();
+        else spin_pause();
+    }
 }
 
 #else  // SIMDFORMER_THREADS=0: no pool, everything runs on the caller
