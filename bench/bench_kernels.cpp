@@ -92,6 +92,59 @@ BENCHMARK(BM_GemmThreads)
     ->ArgsProduct({{1, 4, 16}, {64, 256}, {64, 256}, {1, 2}})
     ->UseRealTime();
 
+// The int8 GEMM of the thread pool (wall time), split whatever the size (cut-over 0), on MiniLM-L6's
+// and BERT-base's weight shapes: threads 1 or 2, and once = 1 when the column split quantizes A once
+// for both threads, 0 when each thread quantizes all of A for its columns (the split before issue
+// 29's change, runtime::set_i8_quantize_once). Run with --benchmark_enable_random_interleaving and
+// repetitions for same-process A/B ratios.
+void BM_GemmI8Threads(benchmark::State& state) {
+    const size_t m = state.range(0), kk = state.range(1), n = state.range(2), threads = state.range(3);
+    if (!simdformer::set_threads(threads).is_ok()) {
+        state.SkipWithError("set_threads failed");
+        return;
+    }
+    const auto a = random_vector(m * kk), b = random_vector(kk * n), bias = random_vector(n);
+    std::vector<uint8_t> packed(k::packed_i8_size(kk, n) + 64);
+    void* p = packed.data() + (64 - reinterpret_cast<uintptr_t>(packed.data()) % 64) % 64;  // 64-aligned
+    k::pack_i8(kk, n, b.data(), n, 1, p);
+    std::vector<float> c(m * n);
+    k::Epilogue ep;
+    ep.bias = bias.data();
+    const double cut_over = simdformer::runtime::set_parallel_min_macs(0);
+    const bool saved = simdformer::runtime::set_i8_quantize_once(state.range(4) != 0);
+    for (auto _ : state) {
+        simdformer::runtime::gemm_qd8_qc8w(m, n, kk, a.data(), kk, p, c.data(), n, ep);
+        benchmark::DoNotOptimize(c.data());
+    }
+    state.counters["GMAC/s"] = benchmark::Counter(double(m) * n * kk, benchmark::Counter::kIsIterationInvariantRate,
+                                                  benchmark::Counter::kIs1000);
+    simdformer::runtime::set_i8_quantize_once(saved);
+    simdformer::runtime::set_parallel_min_macs(cut_over);
+    (void)simdformer::set_threads(1);
+}
+BENCHMARK(BM_GemmI8Threads)
+    ->ArgsProduct({{1, 5, 23, 128}, {384}, {1536}, {1, 2}, {0, 1}})
+    ->ArgsProduct({{1, 5, 23, 128}, {1536}, {384}, {1, 2}, {0, 1}})
+    ->ArgsProduct({{5, 128}, {768}, {768, 3072}, {1, 2}, {0, 1}})
+    ->ArgsProduct({{5, 128}, {3072}, {768}, {1, 2}, {0, 1}})
+    ->UseRealTime();
+
+// Quantizing and packing A alone (kernels::quantize_a_rows, design (b)'s layout): the work a
+// column split used to repeat in every thread, to set against BM_GemmI8Threads' one-thread time.
+void BM_QuantizeA(benchmark::State& state) {
+    const size_t m = state.range(0), kk = state.range(1);
+    const auto a = random_vector(m * kk);
+    const k::I8Kernel kernel = k::I8Kernel::kPairs16;
+    std::vector<uint8_t> memory(k::quantized_a_bytes(kernel, m, kk) + 64);
+    void* data = memory.data() + (64 - reinterpret_cast<uintptr_t>(memory.data()) % 64) % 64;
+    const k::QuantizedA qa{kernel, m, kk, data};
+    for (auto _ : state) {
+        k::quantize_a_rows(qa, a.data(), kk, 0, m);
+        benchmark::DoNotOptimize(memory.data());
+    }
+}
+BENCHMARK(BM_QuantizeA)->ArgsProduct({{5, 23, 128}, {384, 768, 1536, 3072}});
+
 // Few rows (short texts, decoding steps, batches of short texts) against the weight shapes of
 // BERT-base (768 x 768, 768 x 3072, 3072 x 768) and MiniLM-L6 (384 x 384, 384 x 1536, 1536 x 384):
 // the time a Linear layer takes (runtime::gemm_f32_packed with the cut-over in effect) and the

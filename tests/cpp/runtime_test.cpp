@@ -2,11 +2,13 @@
 // results are bit-identical for 1, 2 and 3 threads (GEMMs and whole models: encoder, decoder with
 // generate(), a Hugging Face BERT), nested and concurrent calls are safe, and the pool survives
 // many calls and resizes. Builds without threads check the one-thread contract.
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <ctime>
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <thread>
 #include <vector>
@@ -151,6 +153,59 @@ TEST(RangeClaims, ConcurrentClaimersGetEachRangeExactlyOnce) {
     for (size_t i = 0; i < wins.size(); ++i) ASSERT_EQ(wins[i].load(), 1) << "job " << i / kRanges + 1 << " range " << i % kRanges;
 }
 
+// A PoolLease holds the pool (its job scratch) for one caller: empty on one thread, inside a task
+// and while another caller holds it; that caller's parallel_for calls still work (inline).
+TEST(ThreadPool, ALeaseHoldsThePoolAndItsScratchForOneCaller) {
+    ThreadsGuard guard;
+    {
+        rt::PoolLease one_thread;
+        EXPECT_FALSE(one_thread);
+    }
+    SKIP_WITHOUT_THREADS();
+    ASSERT_TRUE(rt::set_threads(2).is_ok());
+    rt::PoolLease lease;
+    ASSERT_TRUE(lease);
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(lease.scratch()) % 64, 0u);
+    lease.scratch()[rt::kJobScratchBytes - 1] = 1;  // all of it is ours (ASan checks)
+    bool other_got_it = true;
+    size_t other_sum = 0;
+    std::thread other([&] {
+        rt::PoolLease second;
+        other_got_it = bool(second);
+        rt::parallel_for(10, [&](size_t b, size_t e) { other_sum += e - b; });  // inline
+    });
+    other.join();
+    EXPECT_FALSE(other_got_it);
+    EXPECT_EQ(other_sum, 10u);
+    std::atomic<int> nested{0};
+    lease.run(2, [&](size_t, size_t) {
+        rt::PoolLease inside;
+        if (inside) ++nested;
+    });
+    EXPECT_EQ(nested.load(), 0);
+}
+
+// Every unit of a SharedPhase runs once, and no task goes on before all have finished.
+TEST(ThreadPool, ASharedPhaseRunsEachUnitOnceBeforeAnyTaskGoesOn) {
+    ThreadsGuard guard;
+    for (size_t n_threads = 1; n_threads <= (rt::threads_supported() ? 3u : 1u); ++n_threads) {
+        ASSERT_TRUE(rt::set_threads(n_threads).is_ok());
+        for (int round = 0; round < 50; ++round) {
+            const size_t units = size_t(round % 7);  // 0 .. 6: fewer and more units than threads
+            std::vector<std::atomic<int>> runs(units);
+            std::atomic<int> early{0};
+            rt::SharedPhase phase(units);
+            rt::parallel_for(n_threads, [&](size_t, size_t) {
+                phase.run([&](size_t u) { ++runs[u]; });
+                for (auto& r : runs)
+                    if (r.load() != 1) ++early;
+            });
+            for (size_t u = 0; u < units; ++u) ASSERT_EQ(runs[u].load(), 1) << "unit " << u;
+            ASSERT_EQ(early.load(), 0);
+        }
+    }
+}
+
 // C for one GEMM call with every epilogue part, at the given thread count.
 std::vector<float> gemm_at(size_t n_threads, size_t m, size_t n, size_t kk) {
     EXPECT_TRUE(rt::set_threads(n_threads).is_ok());
@@ -195,34 +250,132 @@ TEST(ParallelGemm, BitIdenticalForOneTwoAndThreeThreads) {
     }
 }
 
+// An int8 GEMM's operands, packed, with every epilogue part (pointing into its own vectors).
+struct Int8Case {
+    size_t m, n, kk;
+    std::vector<float> a, b, bias, residual;
+    std::vector<uint8_t> packed;
+    void* p;
+    k::Epilogue ep;
+
+    Int8Case(size_t m_, size_t n_, size_t kk_)
+        : m(m_), n(n_), kk(kk_), a(random_vector(m * kk, 21)), b(random_vector(kk * n, 22)), bias(random_vector(n, 23)),
+          residual(random_vector(m * n, 24)), packed(k::packed_i8_size(kk, n) + 64) {
+        p = packed.data() + (64 - reinterpret_cast<uintptr_t>(packed.data()) % 64) % 64;  // 64-aligned
+        k::pack_i8(kk, n, b.data(), n, 1, p);
+        ep.bias = bias.data();
+        ep.activation = k::Activation::kGeluErf;
+        ep.residual = residual.data();
+        ep.ld_residual = n;
+    }
+    std::vector<float> one_thread() const {
+        std::vector<float> c(m * n);
+        k::gemm_qd8_qc8w(m, n, kk, a.data(), kk, p, c.data(), n, ep);
+        return c;
+    }
+    std::vector<float> pooled() const {
+        std::vector<float> c(m * n, -7.0f);
+        rt::gemm_qd8_qc8w(m, n, kk, a.data(), kk, p, c.data(), n, ep);
+        return c;
+    }
+};
+
+// The k-loops a build has: design (b), and the 7-bit one (portable) where SIMD is built.
+std::vector<k::I8Kernel> int8_kernels() {
+    std::vector<k::I8Kernel> all = {k::I8Kernel::kPairs16};
+    if (k::set_i8_kernel(k::I8Kernel::kQuads7Portable)) all.push_back(k::I8Kernel::kQuads7Portable);
+    k::set_i8_kernel(k::I8Kernel::kPairs16);
+    return all;
+}
+
 TEST(ParallelGemm, Int8BitIdenticalForOneTwoAndThreeThreads) {
     ThreadsGuard guard;
     const size_t n_threads_max = rt::threads_supported() ? 3 : 1;
-    // Column split (1, 3, 5 and 64 rows over many panels, cut inside the last panel), row split
-    // (fewer panels than threads: tasks of 4 rows, odd counts leave a short last task); every
-    // shape split whatever its size (cut-over 0).
+    // Column split (1, 3, 5 and 64 rows over many panels, cut inside the last panel; more rows
+    // than one block of 64, k over several blocks of 1024 and odd), row split (fewer panels than
+    // threads: tasks of 4 rows, odd counts leave a short last task); every shape split whatever
+    // its size (cut-over 0), with A quantized once for all threads and by each thread, under each
+    // k-loop.
     const double saved = rt::set_parallel_min_macs(0);
-    const size_t shapes[][3] = {{64, 203, 96}, {37, 12, 300}, {1, 768, 64}, {9, 5, 7},
-                                {1, 203, 96},  {3, 203, 96},  {5, 203, 1030}};
-    for (const auto& s : shapes) {
-        const size_t m = s[0], n = s[1], kk = s[2];
-        const auto a = random_vector(m * kk, 21), b = random_vector(kk * n, 22), bias = random_vector(n, 23);
-        std::vector<uint8_t> packed(k::packed_i8_size(kk, n) + 64);
-        void* p = packed.data() + (64 - reinterpret_cast<uintptr_t>(packed.data()) % 64) % 64;  // 64-aligned
-        k::pack_i8(kk, n, b.data(), n, 1, p);
-        k::Epilogue ep;
-        ep.bias = bias.data();
-        ep.activation = k::Activation::kGeluErf;
-        std::vector<float> want(m * n);
-        k::gemm_qd8_qc8w(m, n, kk, a.data(), kk, p, want.data(), n, ep);
-        for (size_t t = 1; t <= n_threads_max; ++t) {
-            ASSERT_TRUE(rt::set_threads(t).is_ok());
-            std::vector<float> c(m * n, -7.0f);
-            rt::gemm_qd8_qc8w(m, n, kk, a.data(), kk, p, c.data(), n, ep);
-            ASSERT_EQ(c, want) << m << "x" << n << "x" << kk << " on " << t << " threads";
+    const size_t shapes[][3] = {{64, 203, 96}, {37, 12, 300}, {1, 768, 64}, {9, 5, 7},    {1, 203, 96},
+                                {3, 203, 96},  {5, 203, 1030}, {70, 41, 2051}, {6, 40, 0}};
+    std::vector<Int8Case> cases;
+    cases.reserve(std::size(shapes));  // never moved: a case points into its own vectors
+    for (const auto& s : shapes) cases.emplace_back(s[0], s[1], s[2]);
+    const std::vector<k::I8Kernel> kernels = int8_kernels();
+    std::vector<std::vector<float>> want;  // [kernel][case] on one thread through the kernel
+    for (const k::I8Kernel kernel : kernels) {
+        ASSERT_TRUE(k::set_i8_kernel(kernel));
+        for (const Int8Case& g : cases) want.push_back(g.one_thread());
+    }
+    for (size_t t = 1; t <= n_threads_max; ++t) {  // few pool starts: each measures the machine
+        ASSERT_TRUE(rt::set_threads(t).is_ok());
+        for (size_t ki = 0; ki < kernels.size(); ++ki) {
+            ASSERT_TRUE(k::set_i8_kernel(kernels[ki]));
+            for (size_t ci = 0; ci < cases.size(); ++ci) {
+                const Int8Case& g = cases[ci];
+                for (const bool once : {true, false}) {
+                    const bool before = rt::set_i8_quantize_once(once);
+                    ASSERT_EQ(g.pooled(), want[ki * cases.size() + ci])
+                        << g.m << "x" << g.n << "x" << g.kk << " on " << t << " threads, A quantized "
+                        << (once ? "once" : "per thread") << ", k-loop " << int(kernels[ki]);
+                    rt::set_i8_quantize_once(before);
+                }
+            }
         }
     }
+    k::set_i8_kernel(k::I8Kernel::kPairs16);
     rt::set_parallel_min_macs(saved);
+}
+
+// More rows than the pool's job scratch holds quantized (k = 3072: 170 rows of 6 KiB per MiB):
+// the column split quantizes and computes A in chunks of rows, the same bits.
+TEST(ParallelGemm, Int8ChunksOfRowsBeyondTheJobScratch) {
+    SKIP_WITHOUT_THREADS();
+    ThreadsGuard guard;
+    const size_t kk = 3072;
+    const size_t row_bytes = k::quantized_a_row_bytes(k::I8Kernel::kPairs16, kk);
+    ASSERT_LT(rt::kJobScratchBytes / row_bytes, size_t(200));
+    const Int8Case g(2 * rt::kJobScratchBytes / row_bytes + 5, 24, kk);
+    const std::vector<k::I8Kernel> kernels = int8_kernels();
+    std::vector<std::vector<float>> want;
+    for (const k::I8Kernel kernel : kernels) {
+        ASSERT_TRUE(k::set_i8_kernel(kernel));
+        want.push_back(g.one_thread());
+    }
+    for (size_t t : {2, 3}) {
+        ASSERT_TRUE(rt::set_threads(t).is_ok());
+        for (size_t ki = 0; ki < kernels.size(); ++ki) {
+            ASSERT_TRUE(k::set_i8_kernel(kernels[ki]));
+            ASSERT_EQ(g.pooled(), want[ki]) << g.m << " rows on " << t << " threads, k-loop " << int(kernels[ki]);
+        }
+    }
+    k::set_i8_kernel(k::I8Kernel::kPairs16);
+}
+
+// The rows of a QuantizedA may be quantized in any ranges by any threads: the kernel's columns
+// from it equal gemm_qd8_qc8w_cols's, for any column range starting on a panel.
+TEST(ParallelGemm, Int8QuantizedAMatchesTheColumnKernel) {
+    for (const k::I8Kernel kernel : int8_kernels()) {
+        ASSERT_TRUE(k::set_i8_kernel(kernel));
+        const Int8Case g(13, 35, 1500);
+        std::vector<uint8_t> memory(k::quantized_a_bytes(kernel, g.m, g.kk) + 64);
+        ASSERT_LE(k::quantized_a_bytes(kernel, g.m, g.kk), 64 + g.m * k::quantized_a_row_bytes(kernel, g.kk));
+        void* data = memory.data() + (64 - reinterpret_cast<uintptr_t>(memory.data()) % 64) % 64;
+        const k::QuantizedA qa{kernel, g.m, g.kk, data};
+        for (const size_t cut : {size_t(0), size_t(3), size_t(8), size_t(13)}) {  // two ranges of rows, any cut
+            std::fill(memory.begin(), memory.end(), uint8_t(0xA5));
+            k::quantize_a_rows(qa, g.a.data(), g.kk, cut, g.m);
+            k::quantize_a_rows(qa, g.a.data(), g.kk, 0, cut);
+            for (const size_t col0 : {size_t(0), size_t(8), size_t(32)}) {
+                std::vector<float> want(g.m * g.n, 3.0f), got(g.m * g.n, 3.0f);
+                k::gemm_qd8_qc8w_cols(g.m, g.n, g.kk, g.a.data(), g.kk, g.p, col0, g.n, want.data(), g.n, g.ep);
+                k::gemm_qd8_qc8w_quantized_cols(qa, g.n, g.p, col0, g.n, got.data(), g.n, g.ep);
+                ASSERT_EQ(got, want) << "rows cut at " << cut << ", columns from " << col0 << ", k-loop " << int(kernel);
+            }
+        }
+    }
+    k::set_i8_kernel(k::I8Kernel::kPairs16);
 }
 
 TEST(ParallelGemm, CutOverIsMeasuredWhenThePoolStarts) {
@@ -375,6 +528,30 @@ TEST(ParallelGemm, ConcurrentCallersShareThePoolSafely) {
     caller();
     other.join();
     EXPECT_EQ(wrong.load(), 0);
+}
+
+// The same with int8 GEMMs: the caller holding the pool quantizes A into its job scratch, the
+// other quantizes per thread on its own memory; neither sees the other's rows.
+TEST(ParallelGemm, ConcurrentInt8CallersKeepTheirOwnQuantizedRows) {
+    SKIP_WITHOUT_THREADS();
+    ThreadsGuard guard;
+    ASSERT_TRUE(rt::set_threads(2).is_ok());
+    const double saved = rt::set_parallel_min_macs(0);
+    const Int8Case g1(40, 96, 300);
+    Int8Case g3(40, 96, 300);
+    for (float& x : g3.a) x = -2.0f * x;  // other rows, other results
+    const auto want1 = g1.one_thread(), want3 = g3.one_thread();
+    ASSERT_NE(want1, want3);
+    std::atomic<int> wrong{0};
+    auto caller = [&](const Int8Case& g, const std::vector<float>& want) {
+        for (int i = 0; i < 200; ++i)
+            if (g.pooled() != want) ++wrong;
+    };
+    std::thread other(caller, std::cref(g3), std::cref(want3));
+    caller(g1, want1);
+    other.join();
+    EXPECT_EQ(wrong.load(), 0);
+    rt::set_parallel_min_macs(saved);
 }
 
 // ---- whole models ------------------------------------------------------------------------------

@@ -66,9 +66,24 @@ inline void finish_row(const float* acc, float row_mult, const float* scale,  //
     if (!full) std::memcpy(c, out, ncols * sizeof(float));
 }
 
+// ---- a QuantizedA (kernels.h): [m] Qd8Row, padded to 64 bytes, then the values --------------------
+// The values are laid out k block by k block (kKc = 1024 columns of k, the blocks both k-loops
+// read), each block holding all m rows in tiles of kMr = 4 rows, exactly as one thread's buffer
+// holds one block of rows (gemm_i8_qd8.cpp, gemm_i8_relaxed.cpp): a block of rows of the shared
+// copy is then read by the same code at a different address.
+constexpr size_t kQaKc = 1024;  // both k-loops' k block (a multiple of 4: blocks start on whole quads)
+constexpr size_t kQaAlign = 64;
+inline size_t qa_params_bytes(size_t m) { return (m * sizeof(Qd8Row) + kQaAlign - 1) / kQaAlign * kQaAlign; }
+inline Qd8Row* qa_params(const QuantizedA& qa) { return static_cast<Qd8Row*>(qa.data); }
+inline uint8_t* qa_values(const QuantizedA& qa) { return static_cast<uint8_t*>(qa.data) + qa_params_bytes(qa.m); }
+
 // The int8 GEMM with 7-bit activations (kernels/gemm_i8_relaxed.cpp): the k-loop in the relaxed-
-// SIMD module when `relaxed`, else in its portable twin; gemm_qd8_qc8w_cols's contract.
-void gemm_q7_qc8w_cols(size_t m, size_t n, size_t k, const float* a, size_t lda, const void* packed_b, size_t col0,
-                       size_t col1, float* c, size_t ldc, const Epilogue& ep, bool relaxed);
+// SIMD module when `relaxed`, else in its portable twin; gemm_qd8_qc8w_cols's contract, quantizing
+// A itself (qa null) or reading it from a QuantizedA of the 7-bit kind (a, lda unused).
+void gemm_q7_qc8w_cols(size_t m, size_t n, size_t k, const float* a, size_t lda, const QuantizedA* qa,
+                       const void* packed_b, size_t col0, size_t col1, float* c, size_t ldc, const Epilogue& ep,
+                       bool relaxed);
+// quantize_a_rows for the 7-bit k-loops: k quads of 4 bytes, [m, round_up(k, 4)] bytes in all.
+void quantize_a_rows_q7(const QuantizedA& qa, const float* a, size_t lda, size_t row0, size_t row1);
 
 }  // namespace simdformer::kernels::i8detail

@@ -10,6 +10,10 @@
 // Register tile: kMr = 4 rows x 8 columns = 8 i32x4 accumulators + 2 weight vectors + 1
 // broadcast pair. Rows of A are packed per tile in k-pair-major order (pair p of rows 0..3 next
 // to each other) so that A and B each stream through one pointer, as in the f32 GEMM.
+//
+// A block of packed rows comes from this thread's buffers (quantized here, block by block) or
+// from a QuantizedA that the threads of a column split quantized once together (kernels.h):
+// the same bytes at another address, read by the same tiles.
 #include <algorithm>
 #include <cstring>
 
@@ -160,26 +164,48 @@ void pack_a_block(size_t mc, size_t pc, size_t kc, const float* a, size_t lda) {
     }
 }
 
-}  // namespace
+static_assert(kKc == i8detail::kQaKc && kMc % kMr == 0, "a QuantizedA's blocks are this k-loop's blocks");
 
-void gemm_qd8_qc8w_cols(size_t m, size_t n, size_t k, const float* a, size_t lda, const void* packed_b,
-                        size_t col0, size_t col1, float* c, size_t ldc, const Epilogue& ep) {
-#if SIMDFORMER_SIMD  // the scalar build has only this k-loop
-    if (const I8Kernel kernel = i8_kernel(); kernel != I8Kernel::kPairs16)
-        return i8detail::gemm_q7_qc8w_cols(m, n, k, a, lda, packed_b, col0, col1, c, ldc, ep,
-                                           kernel == I8Kernel::kQuads7Relaxed);
-#endif
+// Where the driver finds each block of quantized rows: in a QuantizedA shared by the threads, or
+// quantized here, block by block, into this thread's g_rows and g_a.
+struct RowSource {
+    const float* a;
+    size_t lda;
+    const QuantizedA* qa;  // null: quantize a
+
+    // The parameters of rows [ic, ic + mc) (k values each).
+    const Qd8Row* params(size_t ic, size_t mc, size_t k) const {
+        if (qa) return i8detail::qa_params(*qa) + ic;
+        for (size_t r = 0; r < mc; ++r) g_rows[r] = qd8_row_params(k, a + (ic + r) * lda);
+        return g_rows;
+    }
+    // Columns [pc, pc + kc) of rows [ic, ic + mc), tile i (i a multiple of 4) at i * (kc + 1) / 2.
+    const int32_t* block(size_t ic, size_t mc, size_t pc, size_t kc) const {
+        if (!qa) {
+            pack_a_block(mc, pc, kc, a + ic * lda, lda);
+            return g_a;
+        }
+        // Every earlier k block is kKc wide: m rows of kKc / 2 pairs each.
+        const auto* values = reinterpret_cast<const int32_t*>(i8detail::qa_values(*qa));
+        return values + qa->m * (pc / 2) + ic * ((kc + 1) / 2);
+    }
+};
+
+// gemm_qd8_qc8w_cols with the rows of A from `src`. Not inlined: one copy serves both callers
+// (the threads build's size budget; a call per GEMM costs nothing).
+__attribute__((noinline)) void gemm_cols(size_t m, size_t n, size_t k, const RowSource& src, const void* packed_b, size_t col0, size_t col1,
+               float* c, size_t ldc, const Epilogue& ep) {
     const auto* panels = static_cast<const int8_t*>(packed_b);
     const float* scales = packed_i8_scales(k, n, packed_b);
     const size_t pb = i8detail::panel_bytes(k);
     const size_t jp0 = col0 / kNr, jp1 = i8detail::panels(std::min(col1, n));
     for (size_t ic = 0; ic < m; ic += kMc) {
         const size_t mc = std::min(kMc, m - ic);
-        for (size_t r = 0; r < mc; ++r) g_rows[r] = qd8_row_params(k, a + (ic + r) * lda);
+        const Qd8Row* rows = src.params(ic, mc, k);
         // k == 0 still runs one (empty) block so that C = epilogue(0).
         for (size_t pc = 0; pc < k || (k == 0 && pc == 0); pc += kKc) {
             const size_t kc = std::min(kKc, k - pc);
-            pack_a_block(mc, pc, kc, a + ic * lda, lda);
+            const int32_t* a_block = src.block(ic, mc, pc, kc);
             for (size_t jp = jp0; jp < jp1; ++jp) {
                 const size_t col = jp * kNr;
                 TileArgs t{};
@@ -194,8 +220,8 @@ void gemm_qd8_qc8w_cols(size_t m, size_t n, size_t k, const float* a, size_t lda
                 t.ld_residual = ep.ld_residual;
                 for (size_t i = 0; i < mc; i += kMr) {  // the panel block stays in L1 for every row tile
                     const size_t row = ic + i;
-                    t.a = g_a + i * t.kc2;
-                    t.rows = g_rows + i;
+                    t.a = a_block + i * t.kc2;
+                    t.rows = rows + i;
                     t.c = c + row * ldc + col;
                     t.residual = ep.residual ? ep.residual + row * ep.ld_residual + col : nullptr;
                     tile_rows(std::min(kMr, mc - i), t, ep);
@@ -206,9 +232,65 @@ void gemm_qd8_qc8w_cols(size_t m, size_t n, size_t k, const float* a, size_t lda
     }
 }
 
+// quantize_a_rows for design (b): i16 pairs, [m, ceil(k / 2)] i32 in all.
+void quantize_a_rows_qd8(const QuantizedA& qa, const float* a, size_t lda, size_t row0, size_t row1) {
+    Qd8Row* params = i8detail::qa_params(qa);
+    auto* values = reinterpret_cast<int32_t*>(i8detail::qa_values(qa));
+    for (size_t row = row0; row < row1; ++row) {
+        const float* x = a + row * lda;
+        params[row] = qd8_row_params(qa.k, x);
+        const size_t tile = row - row % kMr, rows = std::min(kMr, qa.m - tile);
+        for (size_t pc = 0; pc < qa.k; pc += kKc) {
+            const size_t kc = std::min(kKc, qa.k - pc);
+            int32_t* dst = values + qa.m * (pc / 2) + tile * ((kc + 1) / 2) + (row - tile);
+            quantize_row_qd8(kc, x + pc, params[row], reinterpret_cast<int16_t*>(dst), rows);
+        }
+    }
+}
+
+bool is_q7(I8Kernel kernel) { return SIMDFORMER_SIMD && kernel != I8Kernel::kPairs16; }
+
+}  // namespace
+
+void gemm_qd8_qc8w_cols(size_t m, size_t n, size_t k, const float* a, size_t lda, const void* packed_b,
+                        size_t col0, size_t col1, float* c, size_t ldc, const Epilogue& ep) {
+#if SIMDFORMER_SIMD  // the scalar build has only this k-loop
+    if (const I8Kernel kernel = i8_kernel(); kernel != I8Kernel::kPairs16)
+        return i8detail::gemm_q7_qc8w_cols(m, n, k, a, lda, nullptr, packed_b, col0, col1, c, ldc, ep,
+                                           kernel == I8Kernel::kQuads7Relaxed);
+#endif
+    gemm_cols(m, n, k, RowSource{a, lda, nullptr}, packed_b, col0, col1, c, ldc, ep);
+}
+
 void gemm_qd8_qc8w(size_t m, size_t n, size_t k, const float* a, size_t lda, const void* packed_b, float* c,
                    size_t ldc, const Epilogue& ep) {
     gemm_qd8_qc8w_cols(m, n, k, a, lda, packed_b, 0, n, c, ldc, ep);
+}
+
+size_t quantized_a_row_bytes(I8Kernel kernel, size_t k) {
+    const size_t values = is_q7(kernel) ? (k + 3) / 4 * 4 : (k + 1) / 2 * sizeof(int32_t);
+    return sizeof(Qd8Row) + values;
+}
+
+size_t quantized_a_bytes(I8Kernel kernel, size_t m, size_t k) {
+    return i8detail::qa_params_bytes(m) + m * (quantized_a_row_bytes(kernel, k) - sizeof(Qd8Row));
+}
+
+void quantize_a_rows(const QuantizedA& qa, const float* a, size_t lda, size_t row0, size_t row1) {
+#if SIMDFORMER_SIMD
+    if (is_q7(qa.kernel)) return i8detail::quantize_a_rows_q7(qa, a, lda, row0, row1);
+#endif
+    quantize_a_rows_qd8(qa, a, lda, row0, row1);
+}
+
+void gemm_qd8_qc8w_quantized_cols(const QuantizedA& qa, size_t n, const void* packed_b, size_t col0, size_t col1,
+                                  float* c, size_t ldc, const Epilogue& ep) {
+#if SIMDFORMER_SIMD
+    if (is_q7(qa.kernel))
+        return i8detail::gemm_q7_qc8w_cols(qa.m, n, qa.k, nullptr, 0, &qa, packed_b, col0, col1, c, ldc, ep,
+                                           qa.kernel == I8Kernel::kQuads7Relaxed);
+#endif
+    gemm_cols(qa.m, n, qa.k, RowSource{nullptr, 0, &qa}, packed_b, col0, col1, c, ldc, ep);
 }
 
 }  // namespace simdformer::kernels

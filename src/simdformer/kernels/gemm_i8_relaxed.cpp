@@ -193,10 +193,10 @@ void dot_panels(const DotBlock& whole, size_t jp1_full, size_t edge, bool relaxe
 
 // C (i32 sums S of rows [0, mc), columns [col0, col_end)) -> the epilogue of design (b): the exact
 // sum of w * (q - z) is S - z * colsum, then the scales, bias, activation and residual.
-void finish_block(size_t mc, size_t col0, size_t col_end, const float* scales, const int32_t* colsums, float* c,
-                  size_t ldc, const Epilogue& ep, const float* residual) {
+void finish_block(size_t mc, const Qd8Row* rows, size_t col0, size_t col_end, const float* scales,
+                  const int32_t* colsums, float* c, size_t ldc, const Epilogue& ep, const float* residual) {
     for (size_t r = 0; r < mc; ++r) {
-        const Qd8Row& row = g_rows[r];
+        const Qd8Row& row = rows[r];
         for (size_t col = col0; col < col_end; col += kNr) {
             const size_t ncols = std::min(kNr, col_end - col);
             float* cr = c + r * ldc + col;
@@ -238,8 +238,10 @@ I8Kernel i8_kernel() { return static_cast<I8Kernel>(g_kernel.load(std::memory_or
 #if SIMDFORMER_SIMD
 namespace i8detail {
 
-void gemm_q7_qc8w_cols(size_t m, size_t n, size_t k, const float* a, size_t lda, const void* packed_b, size_t col0,
-                       size_t col1, float* c, size_t ldc, const Epilogue& ep, bool relaxed) {
+// Not inlined: one copy serves both callers (the threads build's size budget).
+__attribute__((noinline)) void gemm_q7_qc8w_cols(size_t m, size_t n, size_t k, const float* a, size_t lda,
+                                                 const QuantizedA* qa, const void* packed_b, size_t col0, size_t col1,
+                                                 float* c, size_t ldc, const Epilogue& ep, bool relaxed) {
     const auto* panels = static_cast<const int8_t*>(packed_b);
     const float* scales = packed_i8_scales(k, n, packed_b);
     const int32_t* colsums = packed_i8_colsums(k, n, packed_b);
@@ -251,19 +253,42 @@ void gemm_q7_qc8w_cols(size_t m, size_t n, size_t k, const float* a, size_t lda,
     const size_t full = jp1 - jp0 - (edge ? 1 : 0);
     for (size_t ic = 0; ic < m; ic += kMc) {
         const size_t mc = std::min(kMc, m - ic);
-        for (size_t r = 0; r < mc; ++r) g_rows[r] = qd8_row_params(k, a + (ic + r) * lda, 127);
+        const Qd8Row* rows = qa ? qa_params(*qa) + ic : g_rows;  // quantized once, or here
+        if (!qa) {
+            for (size_t r = 0; r < mc; ++r) g_rows[r] = qd8_row_params(k, a + (ic + r) * lda, 127);
+        }
         // k == 0 still runs one (empty) block, so that C = epilogue(0).
         for (size_t pc = 0; pc < k || (k == 0 && pc == 0); pc += kKc) {
             const size_t kc = std::min(kKc, k - pc);
-            pack_a_block(mc, pc, kc, a + ic * lda, lda);
-            const size_t kc2 = (kc + 1) / 2;
-            DotBlock d{g_a, mc, (kc2 + 1) / 2, kc2 % 2 == 1, panels + jp0 * pb + pc / 2 * kPairBytes, pb, 0,
+            const size_t kc2 = (kc + 1) / 2, kq = (kc2 + 1) / 2;
+            // This block of rows: quantized here, or in the shared copy after m rows of each
+            // earlier (kKc-byte) block, tile i of the block at i * 4 * kq as here.
+            const uint8_t* a_block = g_a;
+            if (qa) a_block = qa_values(*qa) + qa->m * pc + ic * 4 * kq;
+            else pack_a_block(mc, pc, kc, a + ic * lda, lda);
+            DotBlock d{a_block, mc, kq, kc2 % 2 == 1, panels + jp0 * pb + pc / 2 * kPairBytes, pb, 0,
                        reinterpret_cast<int32_t*>(c + ic * ldc + col0), ldc, pc == 0};
             dot_panels(d, full, edge, relaxed);
             if (k == 0) break;
         }
-        finish_block(mc, col0, col_end, scales, colsums, c + ic * ldc, ldc, ep,
+        finish_block(mc, rows, col0, col_end, scales, colsums, c + ic * ldc, ldc, ep,
                      ep.residual ? ep.residual + ic * ep.ld_residual : nullptr);
+    }
+}
+
+void quantize_a_rows_q7(const QuantizedA& qa, const float* a, size_t lda, size_t row0, size_t row1) {
+    static_assert(kKc == kQaKc && kMc % kMr == 0, "a QuantizedA's blocks are this k-loop's blocks");
+    Qd8Row* params = qa_params(qa);
+    uint8_t* values = qa_values(qa);
+    for (size_t row = row0; row < row1; ++row) {
+        const float* x = a + row * lda;
+        params[row] = qd8_row_params(qa.k, x, 127);
+        const size_t tile = row - row % kMr, rows = std::min(kMr, qa.m - tile);
+        for (size_t pc = 0; pc < qa.k; pc += kKc) {
+            // Every earlier k block is kKc bytes per row; tile at tile * 4 * kq, row r at 4 r.
+            const size_t kc = std::min(kKc, qa.k - pc), kq = (kc + 3) / 4;
+            quantize_row_q7(kc, x + pc, params[row], values + qa.m * pc + tile * 4 * kq + 4 * (row - tile), rows);
+        }
     }
 }
 

@@ -248,4 +248,28 @@ bool relaxed_i8_available();
 bool set_i8_kernel(I8Kernel kernel);
 I8Kernel i8_kernel();
 
+// ---- int8 GEMM on activations quantized once (runtime::gemm_qd8_qc8w's column split) ------------
+// gemm_qd8_qc8w_cols quantizes all of A for the columns it computes, so a column split across T
+// threads quantizes and packs A T times. The runtime instead quantizes A once (rows in parallel)
+// into memory every thread reads, then each thread computes its columns from it. A QuantizedA is
+// that memory: rows [0, m) of A quantized for `kernel`'s k-loop, in the blocks that k-loop reads
+// (kernels/gemm_i8_internal.h: the row parameters, then the values k block by k block).
+struct QuantizedA {
+    I8Kernel kernel;  // the k-loop whose numerics and layout `data` holds
+    size_t m, k;
+    void* data;       // quantized_a_bytes(kernel, m, k) bytes, 64-byte aligned
+};
+// Bytes one more row adds to a QuantizedA (k <= kQd8MaxK: at most 128 KiB + 12).
+size_t quantized_a_row_bytes(I8Kernel kernel, size_t k);
+// Bytes of a QuantizedA of m rows: at most m * quantized_a_row_bytes(kernel, k) + 64 (callers
+// size m from the memory they have, so this cannot overflow).
+size_t quantized_a_bytes(I8Kernel kernel, size_t m, size_t k);
+// Quantizes rows [row0, row1) of A [qa.m, qa.k] (row stride lda) into qa. Calls on disjoint row
+// ranges may run on different threads at once.
+void quantize_a_rows(const QuantizedA& qa, const float* a, size_t lda, size_t row0, size_t row1);
+// gemm_qd8_qc8w_cols(qa.m, n, qa.k, A, ...) from the quantized A: bit-identical to it under
+// i8_kernel() == qa.kernel (the same quantization, the same exact sums, the same epilogue).
+void gemm_qd8_qc8w_quantized_cols(const QuantizedA& qa, size_t n, const void* packed_b, size_t col0, size_t col1,
+                                  float* c, size_t ldc, const Epilogue& epilogue = {});
+
 }  // namespace simdformer::kernels

@@ -117,7 +117,9 @@ void packed_i8_column(size_t k, size_t n, const void* packed, size_t j, float* o
 
 // ---- activations -----------------------------------------------------------------------------
 
-Qd8Row qd8_row_params(size_t k, const float* x, int levels) {
+// The three row quantizers are not inlined: each has two callers (a thread's own blocks and the
+// shared QuantizedA), and a call per row costs nothing beside the loop over k.
+__attribute__((noinline)) Qd8Row qd8_row_params(size_t k, const float* x, int levels) {
     float lo = 0.0f, hi = 0.0f;  // the range always contains 0, so 0 quantizes exactly
     size_t p = 0;
 #if SIMDFORMER_I8_SIMD
@@ -148,7 +150,8 @@ Qd8Row qd8_row_params(size_t k, const float* x, int levels) {
     return row;
 }
 
-void quantize_row_qd8(size_t k, const float* x, const Qd8Row& row, int16_t* q, size_t pair_stride) {
+__attribute__((noinline)) void quantize_row_qd8(size_t k, const float* x, const Qd8Row& row, int16_t* q,
+                                                size_t pair_stride) {
     // q - zero = clamp(round(x * inv_scale), -zero, 255 - zero); the pad of an odd k is x = 0.
     // |x * inv_scale| <= 255 when `row` comes from qd8_row_params(x), as the SIMD rounding needs.
     const size_t np = (k + 1) / 2;
@@ -182,7 +185,8 @@ void quantize_row_qd8(size_t k, const float* x, const Qd8Row& row, int16_t* q, s
     }
 }
 
-void quantize_row_q7(size_t k, const float* x, const Qd8Row& row, uint8_t* q, size_t quad_stride) {
+__attribute__((noinline)) void quantize_row_q7(size_t k, const float* x, const Qd8Row& row, uint8_t* q,
+                                               size_t quad_stride) {
     // The same rounding as quantize_row_qd8 (|x * inv_scale| <= 127 for a row inside the range),
     // then the zero point added and the result clamped to [0, 127] as bytes.
     const size_t quads = (k + 3) / 4, step = 4 * quad_stride;

@@ -20,6 +20,7 @@ std::atomic<double> g_override{-1.0};
 std::mutex g_cut_mutex;  // guards g_cut (written by set_threads, read by measured_cut_over)
 CutOver g_cut;
 std::atomic<double> g_f32_min{kParallelMinMacs}, g_i8_min{kParallelMinMacs};  // read by every GEMM
+std::atomic<bool> g_i8_quantize_once{true};  // set_i8_quantize_once
 
 double f32_min_macs() {
     const double o = g_override.load(std::memory_order_relaxed);
@@ -161,13 +162,60 @@ void gemm_f32_packed(size_t m, size_t n, size_t k, const float* a, size_t lda, c
     });
 }
 
+bool set_i8_quantize_once(bool on) { return g_i8_quantize_once.exchange(on); }
+
+namespace {
+// Rows of A one claim of the shared quantization phase takes: one tile of the int8 k-loops.
+constexpr size_t kQuantizeRows = 4;
+
+// The int8 column split with A quantized once: in chunks of rows whose quantized copy fits the
+// pool's job scratch (all of A up to 128 tokens x 3072), each chunk one fork-join whose tasks
+// first quantize the chunk's rows together (runtime::SharedPhase), then compute their panels from
+// that copy. Each row is quantized as gemm_qd8_qc8w_cols would quantize it and every element
+// sums exactly the same products, so C is bit-identical to the one-thread call. False, with
+// nothing done, when the pool is not this call's to hold (see PoolLease).
+bool split_columns_quantizing_once(size_t m, size_t n, size_t k, const float* a, size_t lda, const void* packed_b,
+                                   float* c, size_t ldc, const kernels::Epilogue& ep) {
+    PoolLease pool;
+    if (!pool) return false;
+    const kernels::I8Kernel kernel = kernels::i8_kernel();  // read once: quantization and k-loop agree
+    // k <= kQd8MaxK keeps a row under 128 KiB, so a chunk holds at least 4 rows.
+    const size_t row_bytes = kernels::quantized_a_row_bytes(kernel, k);
+    const size_t chunk = (kJobScratchBytes - 64) / row_bytes / kQuantizeRows * kQuantizeRows;
+    if (chunk == 0) return false;
+    const size_t nr = kernels::kI8PanelWidth;
+    for (size_t row0 = 0; row0 < m; row0 += chunk) {
+        const size_t rows = std::min(chunk, m - row0);
+        const kernels::QuantizedA qa{kernel, rows, k, pool.scratch()};
+        const float* a_rows = a + row0 * lda;
+        kernels::Epilogue e = ep;
+        if (e.residual) e.residual += row0 * e.ld_residual;
+        SharedPhase quantize((rows + kQuantizeRows - 1) / kQuantizeRows);
+        pool.run((n + nr - 1) / nr, [&](size_t p0, size_t p1) {
+            quantize.run([&](size_t u) {
+                kernels::quantize_a_rows(qa, a_rows, lda, u * kQuantizeRows, std::min(rows, (u + 1) * kQuantizeRows));
+            });
+            kernels::gemm_qd8_qc8w_quantized_cols(qa, n, packed_b, p0 * nr, std::min(n, p1 * nr), c + row0 * ldc, ldc, e);
+        });
+    }
+    return true;
+}
+}  // namespace
+
 void gemm_qd8_qc8w(size_t m, size_t n, size_t k, const float* a, size_t lda, const void* packed_b, float* c,
                    size_t ldc, const kernels::Epilogue& ep) {
     if (stays_on_one_thread(m, n, k, i8_min_macs())) return kernels::gemm_qd8_qc8w(m, n, k, a, lda, packed_b, c, ldc, ep);
     if ((n + kernels::kI8PanelWidth - 1) / kernels::kI8PanelWidth >= threads()) {
-        return split_columns(n, kernels::kI8PanelWidth, [&](size_t col0, size_t col1) {
-            kernels::gemm_qd8_qc8w_cols(m, n, k, a, lda, packed_b, col0, col1, c, ldc, ep);
-        });
+#if !defined(__EMSCRIPTEN__)  // the A/B of bench_kernels; wasm builds stay small (size budget)
+        if (!g_i8_quantize_once.load(std::memory_order_relaxed)) {
+            return split_columns(n, kernels::kI8PanelWidth, [&](size_t col0, size_t col1) {
+                kernels::gemm_qd8_qc8w_cols(m, n, k, a, lda, packed_b, col0, col1, c, ldc, ep);
+            });
+        }
+#endif
+        if (split_columns_quantizing_once(m, n, k, a, lda, packed_b, c, ldc, ep)) return;
+        // The pool is another caller's: parallel_for would run inline, so one thread it is.
+        return kernels::gemm_qd8_qc8w(m, n, k, a, lda, packed_b, c, ldc, ep);
     }
     split_rows(m, a, lda, c, ldc, ep, [&](size_t rows, const float* a_rows, float* c_rows, const kernels::Epilogue& e) {
         kernels::gemm_qd8_qc8w(rows, n, k, a_rows, lda, packed_b, c_rows, ldc, e);

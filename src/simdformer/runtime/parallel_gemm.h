@@ -68,13 +68,21 @@ void gemm_f32_packed(size_t m, size_t n, size_t k,
                      float* c, size_t ldc,        // [m, n]
                      const kernels::Epilogue& epilogue = {});
 
-// kernels::gemm_qd8_qc8w split over column panels (each thread quantizes all rows of A, the small
-// operand, for itself) or over rows when there are fewer panels than threads: each row of A is
-// quantized on its own, so a row's result does not depend on the split.
+// kernels::gemm_qd8_qc8w split over column panels or over rows when there are fewer panels than
+// threads. A column split quantizes A once: the threads quantize its rows together into the
+// pool's job scratch, then each computes its panels from that copy (one fork-join per chunk of
+// rows the scratch holds). Each row of A is quantized on its own, so a row's result depends
+// neither on the split nor on who quantized it.
 void gemm_qd8_qc8w(size_t m, size_t n, size_t k,
                    const float* a, size_t lda,  // [m, k]
                    const void* packed_b,        // kernels::pack_i8_quantize / pack_i8_copy panels of [k, n]
                    float* c, size_t ldc,        // [m, n]
                    const kernels::Epilogue& epilogue = {});
+// Whether the int8 column split quantizes A once for all threads (true, the default) or each
+// thread quantizes all of A for its own columns (the split before): for bench_kernels' same-
+// process A/B and tests (both give the same bits). Native builds only: wasm builds always
+// quantize once (the code of the other split would count against their size budget). Returns
+// the previous setting.
+bool set_i8_quantize_once(bool on);
 
 }  // namespace simdformer::runtime

@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <cstdlib>
 #include <new>
 #include <string>
 
@@ -113,6 +114,12 @@ struct ThreadPool::Shared {
     RangeClaims claims;
     std::thread workers[kMaxThreads];
     size_t started = 0;
+    // kJobScratchBytes (ThreadPool::job_scratch). Not a Buffer: it is the pool's, not a model's,
+    // and Buffer::live_bytes() counts models and workspaces (every model freed: 0).
+    struct Free {
+        void operator()(uint8_t* p) const { std::free(p); }
+    };
+    std::unique_ptr<uint8_t, Free> job_scratch;
 
     // The generation of the next job (or any value once `stop` is set).
     uint64_t wait_for_job(uint64_t seen) {
@@ -208,6 +215,8 @@ Result<std::unique_ptr<ThreadPool>> ThreadPool::create(size_t n_threads) {
     if (!pool || !pool->shared_) return Status::oom("thread pool: cannot allocate its state");
     Shared* s = pool->shared_.get();
     s->n_threads = n_threads;
+    s->job_scratch.reset(static_cast<uint8_t*>(std::aligned_alloc(64, kJobScratchBytes)));
+    if (!s->job_scratch) return Status::oom(cat({"thread pool: cannot allocate its job scratch (", kJobScratchBytes, " bytes)"}));
 #if defined(__cpp_exceptions)
     try {
 #endif
@@ -225,6 +234,8 @@ Result<std::unique_ptr<ThreadPool>> ThreadPool::create(size_t n_threads) {
 }
 
 size_t ThreadPool::size() const { return shared_->n_threads; }
+
+uint8_t* ThreadPool::job_scratch() { return shared_->job_scratch.get(); }
 
 void ThreadPool::run(size_t n_tasks, RangeFn fn) {
     Shared& s = *shared_;
@@ -306,6 +317,34 @@ void parallel_for(size_t n_tasks, RangeFn fn) {
     fn(0, n_tasks);  // one thread, nested, or the pool is busy: same results, on this thread
 }
 
+// The pool is taken as parallel_for takes it, and kept until the lease ends.
+PoolLease::PoolLease() {
+    if (g_threads <= 1 || t_in_task || !g_pool_mutex.try_lock()) return;
+    if (g_pool) pool_ = g_pool.get();
+    else g_pool_mutex.unlock();
+}
+
+PoolLease::~PoolLease() {
+    if (pool_) g_pool_mutex.unlock();
+}
+
+void PoolLease::run(size_t n_tasks, RangeFn fn) {
+    if (n_tasks) pool_->run(n_tasks, fn);
+}
+
+void SharedPhase::wait_all_done() const {
+    // The units still running were claimed by tasks that are running them: a short wait, unless
+    // another process has that thread's core. Past a spin, short sleeps leave the core to
+    // whoever needs it (possibly that very thread).
+    // Polls rather than spin_until's clock: one more copy of that loop costs the threads build's
+    // size budget bytes. 2048 polls with pauses are tens of microseconds, about its window.
+    for (unsigned polls = 1; done_.load(std::memory_order_acquire) < n_units_; ++polls) {
+        if (polls > 2048) std::this_thread::sleep_for(std::chrono::microseconds(20));
+        else if (polls % 16 == 0) std::this_thread::yield();
+        else spin_pause();
+    }
+}
+
 #else  // SIMDFORMER_THREADS=0: no pool, everything runs on the caller
 
 struct ThreadPool::Shared {};
@@ -315,6 +354,7 @@ Result<std::unique_ptr<ThreadPool>> ThreadPool::create(size_t) {
     return Status::unsupported("this build of simdformer has no threads (SIMDFORMER_THREADS=OFF)");
 }
 size_t ThreadPool::size() const { return 1; }
+uint8_t* ThreadPool::job_scratch() { return nullptr; }
 void ThreadPool::run(size_t n_tasks, RangeFn fn) {
     if (n_tasks) fn(0, n_tasks);
 }
@@ -334,6 +374,11 @@ size_t threads() { return 1; }
 void parallel_for(size_t n_tasks, RangeFn fn) {
     if (n_tasks) fn(0, n_tasks);
 }
+
+PoolLease::PoolLease() = default;  // always empty: no pool to hold
+PoolLease::~PoolLease() = default;
+void PoolLease::run(size_t n_tasks, RangeFn fn) { parallel_for(n_tasks, fn); }
+void SharedPhase::wait_all_done() const {}  // one thread ran every unit
 
 #endif
 

@@ -77,6 +77,9 @@ public:
     // Seconds one run() of empty tasks takes while the workers are spinning (the median of a
     // few back-to-back runs): the fixed cost a split must save to pay.
     double measure_fork_join();
+    // The pool's job scratch: kJobScratchBytes, 64-byte aligned, for the tasks of one job to
+    // share (only through a PoolLease, which keeps other jobs off the pool meanwhile).
+    uint8_t* job_scratch();
 
     struct Shared;
 
@@ -98,5 +101,52 @@ size_t threads();  // threads parallel_for splits work across (1 when no pool)
 bool in_parallel_task();
 // fn over [0, n_tasks), split as described at the top of this file.
 void parallel_for(size_t n_tasks, RangeFn fn);
+
+// ---- jobs whose tasks share memory ------------------------------------------------------------
+// Bytes of the job scratch every pool owns (allocated with the pool: set_threads reports
+// out_of_memory instead of a job failing later). 1 MiB holds a 128-token int8 GEMM's quantized
+// activations for k up to 3072 (BERT-base's FFN down projection: 128 x 3072 x 2 bytes).
+constexpr size_t kJobScratchBytes = size_t(1) << 20;
+
+// The process-wide pool, held for a job or a few jobs whose tasks share its job scratch (no other
+// parallel_for can use the pool, and so its scratch, while a lease lives). Empty when parallel_for
+// would run inline: one thread, inside a task, or another thread holds the pool; the caller then
+// works another way (on its own memory).
+class PoolLease {
+public:
+    PoolLease();
+    ~PoolLease();
+    PoolLease(const PoolLease&) = delete;
+    PoolLease& operator=(const PoolLease&) = delete;
+    explicit operator bool() const { return pool_ != nullptr; }
+    uint8_t* scratch() const { return pool_->job_scratch(); }  // kJobScratchBytes
+    void run(size_t n_tasks, RangeFn fn);  // parallel_for on the held pool
+
+private:
+    ThreadPool* pool_ = nullptr;
+};
+
+// Work that every task of one job needs done before its own part, cut into units that the tasks
+// claim as they arrive, each unit run once by whichever task claims it: run() runs unclaimed
+// units until none is left, then waits until every unit has finished. A task that starts late
+// (its thread was descheduled) finds the work done; none waits for a unit nobody has claimed, so
+// a job with one running thread still finishes. One fork-join serves both phases.
+class SharedPhase {
+public:
+    explicit SharedPhase(size_t n_units) : n_units_(n_units) {}
+    template <class Unit>
+    void run(const Unit& unit) {
+        for (size_t u; (u = next_.fetch_add(1, std::memory_order_relaxed)) < n_units_;) {
+            unit(u);
+            done_.fetch_add(1, std::memory_order_release);  // publishes the unit's writes
+        }
+        wait_all_done();
+    }
+
+private:
+    void wait_all_done() const;  // spins, then sleeps in short steps, until done_ == n_units_
+    const size_t n_units_;
+    std::atomic<size_t> next_{0}, done_{0};
+};
 
 }  // namespace simdformer::runtime
