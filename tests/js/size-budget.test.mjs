@@ -40,7 +40,10 @@ const KB = 1024;
 // (+1.7 KB): 150,164 / 150,359 / 162,073 B, the goal met by both one-thread builds. Issue 32/33's
 // acceptance fixes of 2026-12-05 (position_embedding_type null, Mistral's layer_types read as
 // Ministral's, strtod's 64-bit exponents and IEEE tininess, id2label's duplicate check without
-// std::sort): +363 B, simdformer.wasm 150,527 B.
+// std::sort): +363 B, simdformer.wasm 150,527 B. Then the threads build's median of fork-join
+// timings without std::sort (-1.4 KB) and the int8 column split that quantizes A once, in the
+// pool's job scratch (issue 29, +~2 KB in the threads build only), with the length-grouped
+// batches' softmax: 149,670 / 150,771 / 163,104 B (2026-12-05).
 const GOAL = 150 * KB;
 // The bundle's budget rose 32 -> 37 KB with the task heads of issue 33 (token classification,
 // question answering, zero-shot, reranking: the pipelines' post-processing, the tokenizer's
@@ -54,11 +57,10 @@ const GOAL = 150 * KB;
 // read once and Hugging Face's topK / topP / any-case task options to 42,230 B (2026-12-03); the
 // CrossEncoder's named activation, sentence-transformers' max_seq_length / do_lower_case for embed
 // and init's relaxedSimd to 43,071 B (2026-12-04): 43 KB.
-const BUDGET = {  // the .wasm budgets measured with the relaxed-SIMD int8 module and the config readings of
-  // 2026-12-04 merged: 150,164 / 150,359 / 162,073 B gzip
+const BUDGET = {  // the .wasm budgets measured after the merges of 2026-12-05: 149,670 / 150,771 / 163,104 B gzip
   'simdformer.wasm': 147 * KB + 512,
   'simdformer-scalar.wasm': 147 * KB + 512,
-  'simdformer-threads.wasm': 159 * KB,
+  'simdformer-threads.wasm': 159 * KB + 512,
   'simdformer.mjs': 14 * KB,
   'simdformer-scalar.mjs': 16 * KB,
   'simdformer-threads.mjs': 22 * KB,
