@@ -111,7 +111,10 @@ def export_bert(name, layers, d, heads, ff, seed, sentence_transformers):
     vocab, tok_json, oracle = bert_tokenizer(30522)
     fmt.write_tokenizer_files(folder, tok_json, "bert", 512)
     if sentence_transformers:
-        write_sentence_transformers_files(folder)
+        # The model's 512 positions, not the fixtures' 40: embed cuts at max_seq_length, as
+        # sentence-transformers does, and the benchmarks' 46- and 128-token texts must run whole
+        # (transformers.js's feature-extraction does not read it).
+        write_sentence_transformers_files(folder, max_seq_length=512)
         fmt.write_json(os.path.join(folder, "1_Pooling", "config.json"),
                        dict(json.load(open(os.path.join(folder, "1_Pooling", "config.json"))),
                             word_embedding_dimension=d), sort_keys=False)
