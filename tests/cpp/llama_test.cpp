@@ -468,9 +468,13 @@ namespace {
 
 // ---- configs as other Hugging Face versions write them: the same model, the same numbers ------
 
-// `config` (case c's config.json rewritten) loaded on case c's weights: its last hidden states on
-// the golden input, or the load's error.
-Result<std::vector<float>> hidden_states_with(const Case& c, const std::string& config) {
+// `config` (case c's config.json rewritten) loaded on case c's weights: the last hidden states
+// of the golden input and, with need_weights, every layer's attention; or the load's error.
+struct Forward {
+    std::vector<float> hidden;
+    std::vector<std::vector<float>> attention;  // per layer [B, h, n, n]
+};
+Result<Forward> forward_with(const Case& c, const std::string& config, bool need_weights = true) {
     const std::vector<std::string> files = c.sharded ? std::vector<std::string>{"model-00001-of-00002.safetensors",
                                                                                 "model-00002-of-00002.safetensors"}
                                                      : std::vector<std::string>{"model.safetensors"};
@@ -486,8 +490,19 @@ Result<std::vector<float>> hidden_states_with(const Case& c, const std::string& 
     r.n_seq = n;
     r.tokens = ids.data();
     r.attention_mask = mask.data();
+    r.need_weights = need_weights;
     SF_RETURN_IF_ERROR(m.forward_text(r, ws));
-    return std::vector<float>(ws.output(), ws.output() + B * n * c.d_model);
+    Forward out{std::vector<float>(ws.output(), ws.output() + B * n * c.d_model), {}};
+    if (need_weights)
+        for (const AttentionMap& map : ws.encoder_attention())
+            out.attention.emplace_back(map.data, map.data + map.n_batch * map.nhead * map.n_seq_q * map.n_seq_k);
+    return out;
+}
+
+// The last hidden states alone (forward_with without the attention).
+Result<std::vector<float>> hidden_states_with(const Case& c, const std::string& config) {
+    SF_ASSIGN_OR_RETURN(Forward f, forward_with(c, config, false));
+    return std::move(f.hidden);
 }
 
 std::string rewritten(const std::string& case_name, const std::function<void(nlohmann::json&)>& edit) {
@@ -577,32 +592,6 @@ TEST(RotaryConfigVersions, Qwen2LayerTypesChooseTheSlidingLayers) {
                  {"layer_types", "one type per layer"});
     expect_error(hidden_states_with(qwen2, window(0, {"full_attention", "chunked_attention"})).status(),
                  StatusCode::kUnsupported, {"layer_types", "chunked_attention"});
-}
-
-// Hidden states and every layer's attention of case c's golden input under `config`.
-struct Forward {
-    std::vector<float> hidden;
-    std::vector<std::vector<float>> attention;  // per layer [B, h, n, n]
-};
-Result<Forward> forward_with(const Case& c, const std::string& config) {
-    CheckpointFiles f = open_checkpoint_files("hf/" + c.name, {"model.safetensors"}, false);
-    SF_ASSIGN_OR_RETURN(Model m, Model::load_checkpoint(config, f.shards, f.index));
-    const Golden g = load_golden("hf/" + c.name + "/golden.safetensors");
-    const size_t B = g.shapes.at("input_ids")[0], n = g.shapes.at("input_ids")[1];
-    const std::vector<int32_t> ids = g.tokens("input_ids");
-    const std::vector<uint8_t> mask = g.mask("attention_mask");
-    Workspace ws = workspace(m, B, n, 0, 1);
-    TextRequest r;
-    r.n_batch = B;
-    r.n_seq = n;
-    r.tokens = ids.data();
-    r.attention_mask = mask.data();
-    r.need_weights = true;
-    SF_RETURN_IF_ERROR(m.forward_text(r, ws));
-    Forward out{std::vector<float>(ws.output(), ws.output() + B * n * c.d_model), {}};
-    for (const AttentionMap& map : ws.encoder_attention())
-        out.attention.emplace_back(map.data, map.data + map.n_batch * map.nhead * map.n_seq_q * map.n_seq_k);
-    return out;
 }
 
 // A Mistral config that lists "layer_types" is loaded by AutoConfig as a Ministral one
