@@ -45,8 +45,7 @@ async function benchDecoder(page, name) {
   if (WEIGHTS === 'f32' && checks.firstToken !== checks.pytorchFirstToken) throw new Error("simdformer's first token is not PyTorch's");
   if (WEIGHTS === 'int8' && !(checks.ortLogitsCosine > 0.99)) throw new Error(`ORT's q8 logits are far from PyTorch's (cosine ${checks.ortLogitsCosine})`);
 
-  const vocab = (await page.evaluate(() => fetch('/models/manifest.json').then((r) => r.json())))
-    .models.find((m) => m.name === name).vocab_size;
+  const { vocab } = loaded;
   const prompts = CONTEXTS.map((c) => randomPrompt(c, c, vocab));
   const prefillPrompt = randomPrompt(PREFILL, 1000 + PREFILL, vocab);
   const engines = ['simdformer', 'ort'];

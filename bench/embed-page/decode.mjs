@@ -60,7 +60,7 @@ window.decodeBench = {
     let ortDiff = 0;
     for (let i = 0; i < first.logits.data.length; i++) ortDiff = Math.max(ortDiff, Math.abs(first.logits.data[i] - check.prompt_logits[i]));
     return {
-      arch: sf.arch, relaxedSimd: sf.relaxedSimd, threads: THREADS, parameterCount: model.parameterCount,
+      arch: sf.arch, relaxedSimd: sf.relaxedSimd, threads: THREADS, parameterCount: model.parameterCount, vocab: e.vocab,
       checks: { weights, ortVsPytorch: ortDiff, ortLogitsCosine: cosine(first.logits.data, check.prompt_logits),
                 firstToken: sfFirst.ids[0], pytorchFirstToken: argmax(pytorchLast),
                 ortFirstToken: argmax(first.logits.data.subarray(first.logits.data.length - e.vocab)) },
