@@ -56,7 +56,8 @@ struct RowTile {
 // build has. 4 in wasm: V8 spills 5- and 6-row tiles (x1.5 slower, see the header). Natively the
 // compiler allocates the registers: AVX2's 16 hold 6 rows (12 accumulators + 2 B vectors + 1
 // broadcast, the classic 6 x 16 AVX2 kernel), 32 (AVX-512) hold 14 (28 + 2 + 1; objdump shows
-// no spill). Why taller pays: a panel of B (kc x kNr floats, 96 KiB at kc = 768 in AVX-512) does
+// no spill once the row loops are unrolled by force: SIMDFORMER_UNROLL_ROWS below; 8 to 14 rows
+// measure the same on Zen 5, BENCHMARKS.md "Session 15"). Why taller pays: a panel of B (kc x kNr floats, 96 KiB at kc = 768 in AVX-512) does
 // not fit L1, so every tile streams it from L2; 4 rows read 128 B of B per 8 multiply-adds, 14
 // rows per 28. Measured idle (BENCHMARKS.md "Issue 31: taller native tiles"), bench_kernels
 // GemmPacked against 4 rows: AVX-512 1.13-1.57x at 23 to 128 rows (65-68 % of the FMA peak at 128
@@ -174,6 +175,18 @@ inline void epilogue_row(const TileArgs& t, const Epilogue& ep, size_t r, size_t
     }
 }
 
+// Every loop over the R rows of a tile is unrolled completely, whatever R: g++ 12's own limits
+// (max-completely-peeled-insns 200) stop at about 8 rows of one panel, and a loop left rolled
+// indexes `acc` at run time, so the accumulators live on the stack: the AVX-512 tiles of 10 and 14
+// rows ran every multiply-add from memory at 35 % of the FMA peak instead of ~88 % (bench_kernels
+// GemmPacked, BENCHMARKS.md "Session 15: the tall tiles spilled"). clang (wasm) unrolls its 2-row
+// tiles by itself.
+#if defined(__GNUC__) && !defined(__clang__)
+#define SIMDFORMER_UNROLL_ROWS _Pragma("GCC unroll 32")
+#else
+#define SIMDFORMER_UNROLL_ROWS
+#endif
+
 // The micro-kernel: R rows x G panels. Every element of C sees the same sequence of operations
 // whatever R, G and ncols are (zero, then one multiply-add per p in order, then the epilogue),
 // so results do not depend on where a row sits in a batch, on the tile that computed it, or on
@@ -187,10 +200,10 @@ template <size_t R, size_t G>
     // became 40% slower.)
     float rows[R][G][kNr];
     if (!t.first)  // partial sums of earlier k-blocks
-        for (size_t r = 0; r < R; ++r)
+        SIMDFORMER_UNROLL_ROWS for (size_t r = 0; r < R; ++r)
             for (size_t g = 0; g < G; ++g) load_floats(t.c + r * t.ldc + g * kNr, panel_cols(t, g), rows[r][g]);
     vf32 acc[R * G * kNrVecs];  // accumulator (r, g, v) at acc[(r * G + g) * kNrVecs + v]
-    for (size_t r = 0; r < R; ++r)
+    SIMDFORMER_UNROLL_ROWS for (size_t r = 0; r < R; ++r)
         for (size_t g = 0; g < G; ++g)
             for (size_t v = 0; v < kNrVecs; ++v)
                 acc[(r * G + g) * kNrVecs + v] = t.first ? vf32(0.0f) : simd::load(rows[r][g] + v * kLanes);
@@ -209,17 +222,17 @@ template <size_t R, size_t G>
         if constexpr (G == 1) {
             vf32 b[kNrVecs];
             for (size_t v = 0; v < kNrVecs; ++v) b[v] = simd::load(bp + v * kLanes);
-            for (size_t r = 0; r < R; ++r) {
+            SIMDFORMER_UNROLL_ROWS for (size_t r = 0; r < R; ++r) {
                 const vf32 av = simd::splat(ap[r]);
                 for (size_t v = 0; v < kNrVecs; ++v) acc[r * kNrVecs + v] = simd::fma(av, b[v], acc[r * kNrVecs + v]);
             }
         } else {
             vf32 av[R];
-            for (size_t r = 0; r < R; ++r) av[r] = simd::splat(ap[r]);
+            SIMDFORMER_UNROLL_ROWS for (size_t r = 0; r < R; ++r) av[r] = simd::splat(ap[r]);
             for (size_t g = 0; g < G; ++g)
                 for (size_t v = 0; v < kNrVecs; ++v) {
                     const vf32 b = simd::load(bp + g * stride + v * kLanes);
-                    for (size_t r = 0; r < R; ++r) {
+                    SIMDFORMER_UNROLL_ROWS for (size_t r = 0; r < R; ++r) {
                         vf32& x = acc[(r * G + g) * kNrVecs + v];
                         x = simd::fma(av[r], b, x);
                     }
@@ -227,10 +240,10 @@ template <size_t R, size_t G>
         }
     }
 
-    for (size_t r = 0; r < R; ++r)
+    SIMDFORMER_UNROLL_ROWS for (size_t r = 0; r < R; ++r)
         for (size_t g = 0; g < G; ++g)
             for (size_t v = 0; v < kNrVecs; ++v) simd::store(rows[r][g] + v * kLanes, acc[(r * G + g) * kNrVecs + v]);
-    for (size_t r = 0; r < R; ++r)
+    SIMDFORMER_UNROLL_ROWS for (size_t r = 0; r < R; ++r)
         for (size_t g = 0; g < G; ++g) {
             if (t.last) epilogue_row(t, ep, r, g, rows[r][g]);
             store_floats(rows[r][g], panel_cols(t, g), t.c + r * t.ldc + g * kNr);
