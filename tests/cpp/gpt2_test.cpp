@@ -403,7 +403,7 @@ TEST(Gpt2Adapter, ConfigKeysAreCheckedAndLegacyOnesAccepted) {
     SF_ASSERT_OK(with("\"model_type\": \"gpt2\",", ""));  // architectures: GPT2LMHeadModel decides
     EXPECT_EQ(with("\"scale_attn_by_inverse_layer_idx\": false", "\"scale_attn_by_inverse_layer_idx\": true").code(),
               StatusCode::kUnsupported);
-    EXPECT_EQ(with("\"activation_function\": \"gelu_new\"", "\"activation_function\": \"gelu_fast\"").code(),
+    EXPECT_EQ(with("\"activation_function\": \"gelu_new\"", "\"activation_function\": \"quick_gelu\"").code(),
               StatusCode::kUnsupported);
     EXPECT_EQ(with("\"n_head\": 4", "\"n_head\": 5").code(), StatusCode::kInvalidArgument);
     // Untied: lm_head.weight becomes required.

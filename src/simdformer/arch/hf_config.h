@@ -43,7 +43,8 @@ public:
     Status positive_number(const char* name, double hi, float fallback, float* out) const;
     Status string(const char* name, const std::string& fallback, std::string* out) const;
     Status boolean(const char* name, bool fallback, bool* out) const;
-    // hidden_act / activation: gelu (erf), gelu_new / gelu_pytorch_tanh (tanh form), relu.
+    // hidden_act / activation: a name of Hugging Face's ACT2FN whose formula a kernel computes
+    // (see kHfActivations in hf_config.cpp); any other is kUnsupported, naming it.
     Status activation(std::initializer_list<const char*> names, const std::string& fallback, std::string* name,
                       Activation* out) const;
     // architectures[0], id2label / num_labels and problem_type into t->head_class, num_labels,
