@@ -384,6 +384,37 @@ TEST(HfConfig, HiddenActComputesHuggingFacesFormulaOrIsUnsupported) {
     }
 }
 
+// null flags: PretrainedConfig keeps None and HF's code tests these for truth, so null is false
+// whatever the default: BERT stays an encoder without cross-attention, and tie_weights()'s
+// getattr(config, "tie_word_embeddings", True) gives the None, so the MLM decoder is untied and
+// its weight is required, exactly as with false.
+TEST(HfConfig, NullFlagsAreFalseAsHuggingFaceReadsNone) {
+    const std::string config = read_text(hf_path("bert/config.json"));
+    const std::vector<uint8_t> bytes = to_file(fixture_tensors("bert"));
+    SF_ASSERT_OK(load_bytes(replaced(config, "\"vocab_size\"", "\"is_decoder\": null, \"add_cross_attention\": null, \"vocab_size\""),
+                            bytes).status());
+    expect_error(load_bytes(replaced(config, "\"vocab_size\"", "\"is_decoder\": true, \"vocab_size\""), bytes).status(),
+                 StatusCode::kUnsupported, {"is_decoder"});
+    const std::string mlm = read_text(hf_path("bert_mlm_f16/config.json"));
+    const std::vector<uint8_t> mlm_bytes = read_file(hf_path("bert_mlm_f16/model.safetensors"));
+    SF_ASSERT_OK(load_bytes(mlm, mlm_bytes).status());
+    for (const char* off : {"false", "null"})
+        expect_error(load_bytes(replaced(mlm, "\"vocab_size\"", std::string("\"tie_word_embeddings\": ") + off + ",\n  \"vocab_size\""),
+                                mlm_bytes).status(),
+                     StatusCode::kInvalidArgument, {"cls.predictions.decoder.weight"});
+    // Llama's nn.Linear(bias=None) has no bias (`if bias`), Qwen2's use_sliding_window None no window.
+    const std::string llama = read_text(hf_path("llama_gqa/config.json"));
+    const std::vector<uint8_t> llama_bytes = read_file(hf_path("llama_gqa/model.safetensors"));
+    SF_ASSERT_OK(load_bytes(replaced(replaced(llama, "\"attention_bias\": false", "\"attention_bias\": null"),
+                                     "\"mlp_bias\": false", "\"mlp_bias\": null"),
+                            llama_bytes).status());
+    const std::string qwen2 = read_text(hf_path("qwen2/config.json"));
+    auto q = load_bytes(replaced(qwen2, "\"use_sliding_window\": false", "\"use_sliding_window\": null"),
+                        read_file(hf_path("qwen2/model.safetensors")));
+    SF_ASSERT_OK(q.status());
+    EXPECT_TRUE(nlohmann::json::parse(q.value().info_json())["sliding_window"].is_null());
+}
+
 TEST(HfConfig, NullPositionEmbeddingTypeAddsNoPositionTable) {
     for (const auto& [name, table] : {std::pair<std::string, std::string>{"bert", "embeddings.position_embeddings.weight"},
                                       {"roberta", "roberta.embeddings.position_embeddings.weight"}}) {

@@ -207,6 +207,15 @@ Status HfConfig::boolean(const char* name, bool fallback, bool* out) const {
         *out = fallback;
         return Status::ok();
     }
+    // null: PretrainedConfig keeps None, and HF's code tests these flags for truth, so None is
+    // false whatever the default: tie_weights()'s getattr(config, "tie_word_embeddings", True)
+    // returns the None (the attribute exists), so nothing is tied; `if self.scale_attn_weights`
+    // (GPT-2), Qwen2Config's `sliding_window if use_sliding_window else None`, and
+    // nn.Linear(bias=config.attention_bias / mlp_bias) (`if bias`) all read None as false.
+    if (it->is_null()) {
+        *out = false;
+        return Status::ok();
+    }
     if (!it->is_boolean()) return Status::invalid(cat({quoted(name), " must be true or false, not ", json_text(*it)}));
     *out = it->get<bool>();
     return Status::ok();
@@ -253,6 +262,9 @@ Status HfConfig::task_head(TextConfig* t) const {
 Status HfConfig::require(const char* name, const nlohmann::json& expected, const std::string& what) const {
     auto it = j_.find(name);
     if (it == j_.end() || *it == expected) return Status::ok();
+    // A flag whose supported value is false may be null: None, which HF's `if config.is_decoder`,
+    // `if config.add_cross_attention`, `if self.scale_attn_by_inverse_layer_idx` read as false.
+    if (it->is_null() && expected.is_boolean() && !expected.get<bool>()) return Status::ok();
     return Status::unsupported(cat({quoted(name), " = ", json_text(*it), ": ", what, " is not supported"}));
 }
 
