@@ -541,6 +541,56 @@ TEST(HfConfig, DistilBertReadsActivationNotHiddenAct) {
     }
 }
 
+// DistilBERT with sinusoidal_pos_embds and no position table in the file: HF fills the table
+// with create_sinusoidal_embeddings (position_enc[pos][j] = pos / 10000^(2 (j // 2) / dim) in
+// float64, sin in even columns, cos in odd ones, then float32), written out here from that
+// definition. The model without the table computes what the model given that table computes;
+// a table in the file still wins; without the flag a missing table is an error naming it.
+TEST(HfConfig, DistilBertSinusoidalPositionsAreComputedWhenTheFileHasNone) {
+    const std::string config = read_text(hf_path("distilbert/config.json"));
+    const std::string sinusoidal = replaced(config, "\"sinusoidal_pos_embds\": false", "\"sinusoidal_pos_embds\": true");
+    const std::string table_name = "distilbert.embeddings.position_embeddings.weight";
+    const Golden g = load_golden("hf/distilbert/golden.safetensors");
+    const size_t B = g.shapes.at("input_ids")[0], n = g.shapes.at("input_ids")[1], d = 32, n_pos = 40;
+    const std::vector<int32_t> ids = g.tokens("input_ids");
+    const std::vector<uint8_t> mask = g.mask("attention_mask");
+    auto run = [&](const std::string& cfg, const TensorMap& tensors) {
+        auto m = load_bytes(cfg, to_file(tensors));
+        EXPECT_TRUE(m.is_ok()) << m.status().message();
+        if (!m.is_ok()) return std::vector<float>();
+        WorkspaceLimits limits;
+        limits.max_batch = B;
+        limits.max_src_len = n;
+        auto ws = m.value().make_workspace(limits);
+        EXPECT_TRUE(ws.is_ok());
+        TextRequest r;
+        r.n_batch = B;
+        r.n_seq = n;
+        r.tokens = ids.data();
+        r.attention_mask = mask.data();
+        EXPECT_TRUE(m.value().forward_text(r, ws.value()).is_ok());
+        return std::vector<float>(ws.value().output(), ws.value().output() + B * n * d);
+    };
+    TensorMap with_table = fixture_tensors("distilbert");
+    ASSERT_EQ(with_table.at(table_name).first, (Shape{n_pos, d}));
+    std::vector<float> table(n_pos * d);
+    for (size_t pos = 0; pos < n_pos; ++pos)
+        for (size_t j = 0; j < d; ++j) {
+            const double angle = double(pos) / std::pow(10000.0, double(2 * (j / 2)) / double(d));
+            table[pos * d + j] = float(j % 2 == 0 ? std::sin(angle) : std::cos(angle));
+        }
+    with_table[table_name].second = table;
+    TensorMap without_table = with_table;
+    without_table.erase(table_name);
+    const std::vector<float> want = run(config, with_table);
+    ASSERT_FALSE(want.empty());
+    EXPECT_EQ(run(sinusoidal, without_table), want);
+    // A table in the file is the one used (HF loads it over the initial sinusoids).
+    const std::vector<float> golden(g.at("last_hidden_state").data(), g.at("last_hidden_state").data() + B * n * d);
+    EXPECT_LT(max_abs_diff(run(sinusoidal, fixture_tensors("distilbert")), golden), kTolerance);
+    expect_error(load_bytes(config, to_file(without_table)).status(), StatusCode::kInvalidArgument, {table_name});
+}
+
 // ---- forward_text: Hugging Face's masking and the checks of a request --------------------------
 
 // ---- sequence-classification heads ---------------------------------------------------------------

@@ -41,6 +41,9 @@ struct TextConfig {
     // false: the position table is not added (a BERT-family config whose position_embedding_type
     // is null; see normalize_bert_family). Its rows still bound the sequence length.
     bool absolute_positions = true;
+    // DistilBERT's sinusoidal_pos_embds: a position table absent from the checkpoint is the
+    // sinusoidal one, which Hugging Face computes at init (create_sinusoidal_embeddings).
+    bool sinusoidal_positions = false;
     bool tie_word_embeddings = true;
     // Decoder-only language models (GPT-2): causal self-attention, pre-norm blocks (LayerNorm
     // before each sub-block, a final one after the last), scores q·k scaled by 1/sqrt(d_head)
