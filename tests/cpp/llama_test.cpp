@@ -638,5 +638,43 @@ TEST(RotaryConfigVersions, MistralLayerTypesAreReadAsMinistralReadsThem) {
                  StatusCode::kUnsupported, {"layer_types", "chunked_attention"});
 }
 
+// model_type "ministral" (MinistralForCausalLM): MinistralConfig is MistralConfig's defaults plus
+// layer_types (absent: every layer sliding when sliding_window is set), and its modules are
+// Qwen2's without q/k/v biases, i.e. Mistral's: the same numbers as Mistral with layer_types, and
+// the info says which layers slide (first_window_layer is only the first of them).
+TEST(RotaryConfigVersions, MinistralIsMistralWithLayerTypes) {
+    const Case mistral{"mistral_window", 32};
+    const auto ministral = [](const nlohmann::json& layer_types, bool model_type = true) {
+        return rewritten("mistral_window", [&](nlohmann::json& j) {
+            if (model_type) j["model_type"] = "ministral";
+            else j.erase("model_type");
+            j["architectures"] = {"MinistralForCausalLM"};
+            if (!layer_types.is_null()) j["layer_types"] = layer_types;
+        });
+    };
+    expect_golden_hidden_states(mistral, ministral(nullptr));
+    expect_golden_hidden_states(mistral, ministral(nullptr, false));  // the class name decides
+    for (const nlohmann::json& types : {nlohmann::json{"full_attention", "sliding_attention"},
+                                        nlohmann::json{"sliding_attention", "full_attention"}}) {
+        auto as_ministral = forward_with(mistral, ministral(types));
+        auto as_mistral = forward_with(mistral, rewritten("mistral_window", [&](nlohmann::json& j) { j["layer_types"] = types; }));
+        SF_ASSERT_OK(as_ministral.status());
+        SF_ASSERT_OK(as_mistral.status());
+        EXPECT_EQ(as_ministral.value().hidden, as_mistral.value().hidden) << types;
+    }
+    CheckpointFiles f = open_checkpoint_files("hf/mistral_window", {"model.safetensors"}, false);
+    auto m = Model::load_checkpoint(ministral({"sliding_attention", "full_attention"}), f.shards, f.index);
+    SF_ASSERT_OK(m.status());
+    const nlohmann::json info = nlohmann::json::parse(m.value().info_json());
+    EXPECT_EQ(info["architecture"], "ministral");
+    EXPECT_EQ(info["model_type"], "ministral");
+    EXPECT_EQ(info["sliding_window"], 4);
+    EXPECT_EQ(info["first_window_layer"], 0);
+    EXPECT_EQ(info["window_layers"], nlohmann::json::array({0}));  // layer 1 is full
+    auto plain = load_case(mistral);
+    SF_ASSERT_OK(plain.status());
+    EXPECT_EQ(nlohmann::json::parse(plain.value().info_json())["window_layers"], nlohmann::json::array({0, 1}));
+}
+
 }  // namespace
 }  // namespace simdformer::test

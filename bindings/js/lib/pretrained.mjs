@@ -133,7 +133,7 @@ async function jsonFile(files, name, { required = false, namedBy } = {}) {
 // ...LMHeadModel class (the registry decides what actually loads).
 function generatesText(config) {
   if (!isPlainObject(config)) return false;
-  if (['gpt2', 'llama', 'qwen2', 'mistral'].includes(config.model_type)) return true;
+  if (['gpt2', 'llama', 'qwen2', 'mistral', 'ministral'].includes(config.model_type)) return true;
   const cls = Array.isArray(config.architectures) ? config.architectures[0] : undefined;
   return typeof cls === 'string' && /(ForCausalLM|LMHeadModel)$/.test(cls);
 }
