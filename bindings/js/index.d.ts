@@ -408,7 +408,7 @@ export interface LoadModelOptions {
 
 /** The checkpoint, normalized (HF names mapped onto one set), plus the original config.json. */
 export interface ModelInfo {
-  architecture: 'bert' | 'roberta' | 'xlm-roberta' | 'distilbert' | 'gpt2' | 'llama' | 'qwen2' | 'mistral' | 'torch';
+  architecture: 'bert' | 'roberta' | 'xlm-roberta' | 'distilbert' | 'gpt2' | 'llama' | 'qwen2' | 'mistral' | 'ministral' | 'torch';
   model_type: string;
   d_model: number;
   n_layers: number;
@@ -436,9 +436,13 @@ export interface ModelInfo {
   /** Rotary positions (Llama, Qwen2, Mistral): theta, the rope_scaling type and its parameters; null otherwise. */
   rotary: { theta: number; type: 'default' | 'linear' | 'dynamic' | 'llama3'; dim: number; factor?: number;
     low_freq_factor?: number; high_freq_factor?: number; original_max_position_embeddings?: number } | null;
-  /** Mistral's (or Qwen2's) sliding window in positions, from layer first_window_layer on; null: none. */
+  /** The sliding window in positions (Mistral, Ministral, Qwen2) of the layers window_layers lists; null: none. */
   sliding_window: number | null;
+  /** The first layer with the window (window_layers[0]); the layers before it attend to every earlier position.
+   * Not every later layer need slide (a config's layer_types may alternate): window_layers says which do. */
   first_window_layer: number | null;
+  /** The layers (0-based) that attend to the last sliding_window positions only, in order; null: none. */
+  window_layers: number[] | null;
   has_pooler: boolean;
   has_mlm_head: boolean;
   has_lm_head: boolean;

@@ -182,10 +182,11 @@ public:
     const ModelConfig& config() const;
     size_t parameter_count() const;
     // The normalized config as JSON: architecture (bert|roberta|xlm-roberta|distilbert|gpt2|
-    // llama|qwen2|mistral|torch), model_type, d_model, n_layers, n_heads, d_ff, vocab_size,
+    // llama|qwen2|mistral|ministral|torch), model_type, d_model, n_layers, n_heads, d_ff, vocab_size,
     // max_positions, type_vocab_size, pad/bos/eos_token_id, eos_token_ids, unused_token_ids (the
     // config's special-token ids outside the vocabulary), hidden_act, layer_norm_eps, norm,
-    // n_kv_heads, head_dim, rotary (or null), sliding_window and first_window_layer (or null),
+    // n_kv_heads, head_dim, rotary (or null), sliding_window, first_window_layer (the first layer
+    // with the window) and window_layers (every layer with it: layer_types may alternate) or null,
     // has_pooler, has_mlm_head, has_lm_head, has_classifier (with num_labels, labels and
     // problem_type, or null), has_token_classifier (also with labels) and has_qa_head (text
     // encoders only), causal, parameters, dtype (as stored), weights, unused_tensors, and config

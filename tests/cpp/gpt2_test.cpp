@@ -403,7 +403,7 @@ TEST(Gpt2Adapter, ConfigKeysAreCheckedAndLegacyOnesAccepted) {
     SF_ASSERT_OK(with("\"model_type\": \"gpt2\",", ""));  // architectures: GPT2LMHeadModel decides
     EXPECT_EQ(with("\"scale_attn_by_inverse_layer_idx\": false", "\"scale_attn_by_inverse_layer_idx\": true").code(),
               StatusCode::kUnsupported);
-    EXPECT_EQ(with("\"activation_function\": \"gelu_new\"", "\"activation_function\": \"gelu_fast\"").code(),
+    EXPECT_EQ(with("\"activation_function\": \"gelu_new\"", "\"activation_function\": \"quick_gelu\"").code(),
               StatusCode::kUnsupported);
     EXPECT_EQ(with("\"n_head\": 4", "\"n_head\": 5").code(), StatusCode::kInvalidArgument);
     // Untied: lm_head.weight becomes required.
@@ -417,10 +417,18 @@ TEST(Gpt2Adapter, ConfigKeysAreCheckedAndLegacyOnesAccepted) {
     }
     const Status untied = with("\"use_cache\": true", "\"use_cache\": true, \"tie_word_embeddings\": false");
     EXPECT_NE(untied.message().find("lm_head.weight"), std::string::npos) << untied.message();
+    // null is None, which HF reads as false: tie_weights()'s getattr(config, "tie_word_embeddings",
+    // True) gives the None, so nothing is tied; the two unsupported features are off.
+    const Status untied_by_null = with("\"use_cache\": true", "\"use_cache\": true, \"tie_word_embeddings\": null");
+    EXPECT_EQ(untied_by_null.code(), untied.code()) << untied_by_null.message();
+    EXPECT_NE(untied_by_null.message().find("lm_head.weight"), std::string::npos) << untied_by_null.message();
+    SF_ASSERT_OK(with("\"scale_attn_by_inverse_layer_idx\": false", "\"scale_attn_by_inverse_layer_idx\": null"));
+    SF_ASSERT_OK(with("\"use_cache\": true", "\"use_cache\": true, \"add_cross_attention\": null"));
 }
 
 // Without scaling (scale_attn_weights: false) scores are plain q·k: the same model gives the
-// same outputs as one whose q projection is scaled by sqrt(d_head) instead.
+// same outputs as one whose q projection is scaled by sqrt(d_head) instead. null is unscaled too
+// (GPT2Attention's `if self.scale_attn_weights` reads None as false).
 TEST(Gpt2Adapter, UnscaledAttentionIsPlainDotProducts) {
     std::string config = read_text(hf_path("gpt2/config.json"));
     const std::vector<uint8_t> bytes = read_file(hf_path("gpt2/model.safetensors"));
@@ -443,12 +451,8 @@ TEST(Gpt2Adapter, UnscaledAttentionIsPlainDotProducts) {
     const std::vector<uint8_t> scaled_q = write_safetensors(list);
     const size_t at = config.find("\"scale_attn_weights\": true");
     ASSERT_NE(at, std::string::npos);
-    std::string unscaled = config;
-    unscaled.replace(at, 26, "\"scale_attn_weights\": false");
     auto a = load_bytes(config, bytes);
-    auto b = load_bytes(unscaled, scaled_q);
     SF_ASSERT_OK(a.status());
-    SF_ASSERT_OK(b.status());
     const std::vector<int32_t> ids = {51, 256, 851, 579, 402};
     auto run = [&](const Model& m) {
         Workspace ws = workspace(m, 1, 5);
@@ -458,7 +462,13 @@ TEST(Gpt2Adapter, UnscaledAttentionIsPlainDotProducts) {
         EXPECT_TRUE(m.forward_text(r, ws).is_ok());
         return std::vector<float>(ws.output(), ws.output() + 5 * 32);
     };
-    EXPECT_LT(max_abs_diff(run(a.value()), run(b.value())), 1e-5);
+    for (const char* off : {"false", "null"}) {
+        std::string unscaled = config;
+        unscaled.replace(at, 26, std::string("\"scale_attn_weights\": ") + off);
+        auto b = load_bytes(unscaled, scaled_q);
+        SF_ASSERT_OK(b.status());
+        EXPECT_LT(max_abs_diff(run(a.value()), run(b.value())), 1e-5) << off;
+    }
 }
 
 // ---- the sampler: top-k and top-p keep what Hugging Face's warpers keep ----------------------

@@ -5,13 +5,16 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <functional>
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <nlohmann/json.hpp>
 #include <optional>
 
+#include "simdformer/arch/hf_config.h"
 #include "simdformer/io/json_text.h"
+#include "simdformer/kernels/kernels.h"
 #include "test_util.h"
 
 namespace simdformer::test {
@@ -290,8 +293,8 @@ TEST(HfConfig, NumbersMustBeExactIntegersAndFeaturesSupported) {
     expect_error(with("\"vocab_size\": 626", "\"vocab_size\": 4294967297"), StatusCode::kInvalidArgument, {"vocab_size"});
     expect_error(with("\"num_attention_heads\": 4", "\"num_attention_heads\": 5"), StatusCode::kInvalidArgument,
                  {"hidden_size", "32", "5"});
-    expect_error(with("\"hidden_act\": \"gelu\"", "\"hidden_act\": \"gelu_fast\""), StatusCode::kUnsupported,
-                 {"hidden_act", "gelu_fast", "gelu_new"});
+    expect_error(with("\"hidden_act\": \"gelu\"", "\"hidden_act\": \"quick_gelu\""), StatusCode::kUnsupported,
+                 {"hidden_act", "quick_gelu", "gelu_new", "gelu_fast"});
     expect_error(with("\"position_embedding_type\": \"absolute\"", "\"position_embedding_type\": \"relative_key\""),
                  StatusCode::kUnsupported, {"position_embedding_type", "relative_key"});
     expect_error(with("\"layer_norm_eps\": 1e-12", "\"layer_norm_eps\": 0"), StatusCode::kInvalidArgument, {"layer_norm_eps"});
@@ -326,6 +329,92 @@ std::vector<float> golden_input_output(const Model& m, const std::string& name) 
 // has no relative term). That is the absolute model with an all-zero table; the file's table is
 // accepted and unused, and a file without it loads too. relative_key(_query) and custom types are
 // refused by name.
+// Every hidden_act of Hugging Face's ACT2FN that simdformer accepts computes the formula
+// activations.py writes for it (here in double, as written there, gelu_fast with its own
+// 0.7978845608), on the kernel the name is mapped to; the others are kUnsupported, by name.
+TEST(HfConfig, HiddenActComputesHuggingFacesFormulaOrIsUnsupported) {
+    const double pi = 3.14159265358979323846;
+    auto tanh_form = [&](double x) { return 0.5 * x * (1.0 + std::tanh(std::sqrt(2.0 / pi) * (x + 0.044715 * std::pow(x, 3.0)))); };
+    auto erf_form = [](double x) { return x * 0.5 * (1.0 + std::erf(x / std::sqrt(2.0))); };
+    const std::vector<std::pair<std::string, std::function<double(double)>>> formulas = {
+        {"gelu", erf_form},
+        {"gelu_python", erf_form},
+        {"gelu_new", tanh_form},
+        {"gelu_pytorch_tanh", tanh_form},
+        {"gelu_accurate", tanh_form},
+        {"gelu_fast", [](double x) { return 0.5 * x * (1.0 + std::tanh(x * 0.7978845608 * (1.0 + 0.044715 * x * x))); }},
+        {"relu", [](double x) { return x > 0 ? x : 0.0; }},
+        {"silu", [](double x) { return x / (1.0 + std::exp(-x)); }},
+        {"swish", [](double x) { return x / (1.0 + std::exp(-x)); }},
+        {"tanh", [](double x) { return std::tanh(x); }},
+        {"linear", [](double x) { return x; }},
+    };
+    std::vector<float> x;
+    for (int i = -4000; i <= 4000; ++i) x.push_back(float(i) / 400.0f);  // [-10, 10] in steps of 1/400
+    for (const auto& [name, formula] : formulas) {
+        const nlohmann::json j = {{"hidden_act", name}};
+        std::string read;
+        Activation act = Activation::kNone;
+        SF_ASSERT_OK(simdformer::HfConfig(j).activation({"hidden_act"}, "gelu", &read, &act));
+        EXPECT_EQ(read, name);
+        std::vector<float> y(x.size());
+        kernels::activation_f32(act, x.size(), x.data(), y.data());
+        double worst = 0;
+        for (size_t i = 0; i < x.size(); ++i) {
+            const double want = formula(double(x[i]));
+            worst = std::max(worst, std::abs(double(y[i]) - want) / (1.0 + std::abs(want)));
+        }
+        EXPECT_LT(worst, 2e-6) << name;
+    }
+    // A model loads with each (here gelu_fast and linear) and reports the name as written.
+    const std::string config = read_text(hf_path("bert/config.json"));
+    const std::vector<uint8_t> bytes = to_file(fixture_tensors("bert"));
+    for (const char* name : {"gelu_fast", "linear"}) {
+        auto m = load_bytes(replaced(config, "\"hidden_act\": \"gelu\"", std::string("\"hidden_act\": \"") + name + "\""), bytes);
+        SF_ASSERT_OK(m.status());
+        EXPECT_EQ(nlohmann::json::parse(m.value().info_json())["hidden_act"], name);
+    }
+    for (const char* name : {"quick_gelu", "gelu_10", "mish", "relu6", "relu2", "sigmoid", "leaky_relu", "laplace",
+                             "prelu", "xielu", "GELU", ""}) {
+        const nlohmann::json j = {{"hidden_act", name}};
+        std::string read;
+        Activation act = Activation::kNone;
+        expect_error(simdformer::HfConfig(j).activation({"hidden_act"}, "gelu", &read, &act), StatusCode::kUnsupported,
+                     {"hidden_act", std::string("\"") + name + "\"", "gelu_python"});
+    }
+}
+
+// null flags: PretrainedConfig keeps None and HF's code tests these for truth, so null is false
+// whatever the default: BERT stays an encoder without cross-attention, and tie_weights()'s
+// getattr(config, "tie_word_embeddings", True) gives the None, so the MLM decoder is untied and
+// its weight is required, exactly as with false.
+TEST(HfConfig, NullFlagsAreFalseAsHuggingFaceReadsNone) {
+    const std::string config = read_text(hf_path("bert/config.json"));
+    const std::vector<uint8_t> bytes = to_file(fixture_tensors("bert"));
+    SF_ASSERT_OK(load_bytes(replaced(config, "\"vocab_size\"", "\"is_decoder\": null, \"add_cross_attention\": null, \"vocab_size\""),
+                            bytes).status());
+    expect_error(load_bytes(replaced(config, "\"vocab_size\"", "\"is_decoder\": true, \"vocab_size\""), bytes).status(),
+                 StatusCode::kUnsupported, {"is_decoder"});
+    const std::string mlm = read_text(hf_path("bert_mlm_f16/config.json"));
+    const std::vector<uint8_t> mlm_bytes = read_file(hf_path("bert_mlm_f16/model.safetensors"));
+    SF_ASSERT_OK(load_bytes(mlm, mlm_bytes).status());
+    for (const char* off : {"false", "null"})
+        expect_error(load_bytes(replaced(mlm, "\"vocab_size\"", std::string("\"tie_word_embeddings\": ") + off + ",\n  \"vocab_size\""),
+                                mlm_bytes).status(),
+                     StatusCode::kInvalidArgument, {"cls.predictions.decoder.weight"});
+    // Llama's nn.Linear(bias=None) has no bias (`if bias`), Qwen2's use_sliding_window None no window.
+    const std::string llama = read_text(hf_path("llama_gqa/config.json"));
+    const std::vector<uint8_t> llama_bytes = read_file(hf_path("llama_gqa/model.safetensors"));
+    SF_ASSERT_OK(load_bytes(replaced(replaced(llama, "\"attention_bias\": false", "\"attention_bias\": null"),
+                                     "\"mlp_bias\": false", "\"mlp_bias\": null"),
+                            llama_bytes).status());
+    const std::string qwen2 = read_text(hf_path("qwen2/config.json"));
+    auto q = load_bytes(replaced(qwen2, "\"use_sliding_window\": false", "\"use_sliding_window\": null"),
+                        read_file(hf_path("qwen2/model.safetensors")));
+    SF_ASSERT_OK(q.status());
+    EXPECT_TRUE(nlohmann::json::parse(q.value().info_json())["sliding_window"].is_null());
+}
+
 TEST(HfConfig, NullPositionEmbeddingTypeAddsNoPositionTable) {
     for (const auto& [name, table] : {std::pair<std::string, std::string>{"bert", "embeddings.position_embeddings.weight"},
                                       {"roberta", "roberta.embeddings.position_embeddings.weight"}}) {
@@ -450,6 +539,56 @@ TEST(HfConfig, DistilBertReadsActivationNotHiddenAct) {
         SF_ASSERT_OK(m.value().forward_text(r, ws.value()));
         EXPECT_LT(max_abs_diff(ws.value().output(), g.at("last_hidden_state").data(), B * n * 32), kTolerance) << edited;
     }
+}
+
+// DistilBERT with sinusoidal_pos_embds and no position table in the file: HF fills the table
+// with create_sinusoidal_embeddings (position_enc[pos][j] = pos / 10000^(2 (j // 2) / dim) in
+// float64, sin in even columns, cos in odd ones, then float32), written out here from that
+// definition. The model without the table computes what the model given that table computes;
+// a table in the file still wins; without the flag a missing table is an error naming it.
+TEST(HfConfig, DistilBertSinusoidalPositionsAreComputedWhenTheFileHasNone) {
+    const std::string config = read_text(hf_path("distilbert/config.json"));
+    const std::string sinusoidal = replaced(config, "\"sinusoidal_pos_embds\": false", "\"sinusoidal_pos_embds\": true");
+    const std::string table_name = "distilbert.embeddings.position_embeddings.weight";
+    const Golden g = load_golden("hf/distilbert/golden.safetensors");
+    const size_t B = g.shapes.at("input_ids")[0], n = g.shapes.at("input_ids")[1], d = 32, n_pos = 40;
+    const std::vector<int32_t> ids = g.tokens("input_ids");
+    const std::vector<uint8_t> mask = g.mask("attention_mask");
+    auto run = [&](const std::string& cfg, const TensorMap& tensors) {
+        auto m = load_bytes(cfg, to_file(tensors));
+        EXPECT_TRUE(m.is_ok()) << m.status().message();
+        if (!m.is_ok()) return std::vector<float>();
+        WorkspaceLimits limits;
+        limits.max_batch = B;
+        limits.max_src_len = n;
+        auto ws = m.value().make_workspace(limits);
+        EXPECT_TRUE(ws.is_ok());
+        TextRequest r;
+        r.n_batch = B;
+        r.n_seq = n;
+        r.tokens = ids.data();
+        r.attention_mask = mask.data();
+        EXPECT_TRUE(m.value().forward_text(r, ws.value()).is_ok());
+        return std::vector<float>(ws.value().output(), ws.value().output() + B * n * d);
+    };
+    TensorMap with_table = fixture_tensors("distilbert");
+    ASSERT_EQ(with_table.at(table_name).first, (Shape{n_pos, d}));
+    std::vector<float> table(n_pos * d);
+    for (size_t pos = 0; pos < n_pos; ++pos)
+        for (size_t j = 0; j < d; ++j) {
+            const double angle = double(pos) / std::pow(10000.0, double(2 * (j / 2)) / double(d));
+            table[pos * d + j] = float(j % 2 == 0 ? std::sin(angle) : std::cos(angle));
+        }
+    with_table[table_name].second = table;
+    TensorMap without_table = with_table;
+    without_table.erase(table_name);
+    const std::vector<float> want = run(config, with_table);
+    ASSERT_FALSE(want.empty());
+    EXPECT_EQ(run(sinusoidal, without_table), want);
+    // A table in the file is the one used (HF loads it over the initial sinusoids).
+    const std::vector<float> golden(g.at("last_hidden_state").data(), g.at("last_hidden_state").data() + B * n * d);
+    EXPECT_LT(max_abs_diff(run(sinusoidal, fixture_tensors("distilbert")), golden), kTolerance);
+    expect_error(load_bytes(config, to_file(without_table)).status(), StatusCode::kInvalidArgument, {table_name});
 }
 
 // ---- forward_text: Hugging Face's masking and the checks of a request --------------------------

@@ -370,8 +370,8 @@ TEST(RotaryConfig, HeadCountsRopeTypesAndWidthsAreChecked) {
                  {"rope_theta"});
     expect_error(load_with("\"rope_theta\": 10000.0", "\"rope_theta\": 10000.0, \"partial_rotary_factor\": 0.5"),
                  StatusCode::kUnsupported, {"partial_rotary_factor"});
-    expect_error(load_with("\"hidden_act\": \"silu\"", "\"hidden_act\": \"gelu_fast\""), StatusCode::kUnsupported,
-                 {"hidden_act", "gelu_fast"});
+    expect_error(load_with("\"hidden_act\": \"silu\"", "\"hidden_act\": \"quick_gelu\""), StatusCode::kUnsupported,
+                 {"hidden_act", "quick_gelu"});
     // The checkpoint's shapes must be the config's: q_proj is [heads x head_dim, hidden].
     expect_error(load_with("\"head_dim\": 10", "\"head_dim\": 8"), StatusCode::kShapeMismatch, {"q_proj"});
     // Untied, the LM head is the checkpoint's own lm_head.weight, which a tied Qwen2 has not.
@@ -636,6 +636,44 @@ TEST(RotaryConfigVersions, MistralLayerTypesAreReadAsMinistralReadsThem) {
                  {"layer_types", "one type per layer"});
     expect_error(hidden_states_with(mistral, typed({"full_attention", "chunked_attention"})).status(),
                  StatusCode::kUnsupported, {"layer_types", "chunked_attention"});
+}
+
+// model_type "ministral" (MinistralForCausalLM): MinistralConfig is MistralConfig's defaults plus
+// layer_types (absent: every layer sliding when sliding_window is set), and its modules are
+// Qwen2's without q/k/v biases, i.e. Mistral's: the same numbers as Mistral with layer_types, and
+// the info says which layers slide (first_window_layer is only the first of them).
+TEST(RotaryConfigVersions, MinistralIsMistralWithLayerTypes) {
+    const Case mistral{"mistral_window", 32};
+    const auto ministral = [](const nlohmann::json& layer_types, bool model_type = true) {
+        return rewritten("mistral_window", [&](nlohmann::json& j) {
+            if (model_type) j["model_type"] = "ministral";
+            else j.erase("model_type");
+            j["architectures"] = {"MinistralForCausalLM"};
+            if (!layer_types.is_null()) j["layer_types"] = layer_types;
+        });
+    };
+    expect_golden_hidden_states(mistral, ministral(nullptr));
+    expect_golden_hidden_states(mistral, ministral(nullptr, false));  // the class name decides
+    for (const nlohmann::json& types : {nlohmann::json{"full_attention", "sliding_attention"},
+                                        nlohmann::json{"sliding_attention", "full_attention"}}) {
+        auto as_ministral = forward_with(mistral, ministral(types));
+        auto as_mistral = forward_with(mistral, rewritten("mistral_window", [&](nlohmann::json& j) { j["layer_types"] = types; }));
+        SF_ASSERT_OK(as_ministral.status());
+        SF_ASSERT_OK(as_mistral.status());
+        EXPECT_EQ(as_ministral.value().hidden, as_mistral.value().hidden) << types;
+    }
+    CheckpointFiles f = open_checkpoint_files("hf/mistral_window", {"model.safetensors"}, false);
+    auto m = Model::load_checkpoint(ministral({"sliding_attention", "full_attention"}), f.shards, f.index);
+    SF_ASSERT_OK(m.status());
+    const nlohmann::json info = nlohmann::json::parse(m.value().info_json());
+    EXPECT_EQ(info["architecture"], "ministral");
+    EXPECT_EQ(info["model_type"], "ministral");
+    EXPECT_EQ(info["sliding_window"], 4);
+    EXPECT_EQ(info["first_window_layer"], 0);
+    EXPECT_EQ(info["window_layers"], nlohmann::json::array({0}));  // layer 1 is full
+    auto plain = load_case(mistral);
+    SF_ASSERT_OK(plain.status());
+    EXPECT_EQ(nlohmann::json::parse(plain.value().info_json())["window_layers"], nlohmann::json::array({0, 1}));
 }
 
 }  // namespace

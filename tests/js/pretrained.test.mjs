@@ -222,6 +222,17 @@ describe('errors', async () => {
       const cased = await sf.loadPretrained(folder('roberta'));
       assert.notDeepEqual(cased.embed('Hello World'), cased.embed('hello world'));
       assert.deepEqual(lower.embed('Hello World', { normalize: true }), cased.embed('hello world'));
+      // do_lower_case 1 / 0, as Python's truth reads them (a file written by a script with ints).
+      writeFileSync(join(roberta, 'sentence_bert_config.json'), JSON.stringify({ do_lower_case: 1 }));
+      const one = await sf.loadPretrained(roberta);
+      assert.deepEqual(one.embed('Hello World', { normalize: true }), cased.embed('hello world'));
+      one.dispose();
+      writeFileSync(join(roberta, 'sentence_bert_config.json'), JSON.stringify({ do_lower_case: 0 }));
+      const zero = await sf.loadPretrained(roberta);
+      assert.deepEqual(zero.embed('Hello World', { normalize: true }), cased.embed('Hello World'));
+      zero.dispose();
+      writeFileSync(join(roberta, 'sentence_bert_config.json'), JSON.stringify({ do_lower_case: 'false' }));
+      await assert.rejects(sf.loadPretrained(roberta), /sentence_bert_config.json.*do_lower_case must be true, false, 0, 1 or null, got 'false'/);
       lower.dispose();
       cased.dispose();
       writeFileSync(join(bert, 'sentence_bert_config.json'), JSON.stringify({ max_seq_length: 0 }));

@@ -133,7 +133,7 @@ async function jsonFile(files, name, { required = false, namedBy } = {}) {
 // ...LMHeadModel class (the registry decides what actually loads).
 function generatesText(config) {
   if (!isPlainObject(config)) return false;
-  if (['gpt2', 'llama', 'qwen2', 'mistral'].includes(config.model_type)) return true;
+  if (['gpt2', 'llama', 'qwen2', 'mistral', 'ministral'].includes(config.model_type)) return true;
   const cls = Array.isArray(config.architectures) ? config.architectures[0] : undefined;
   return typeof cls === 'string' && /(ForCausalLM|LMHeadModel)$/.test(cls);
 }
@@ -228,12 +228,19 @@ async function transformerModuleSettings(files, modules, pooling) {
       if (!Number.isSafeInteger(max) || max < 1) fail(`${name} in ${files.label}: max_seq_length must be a positive integer or null, got ${describe(max)}`);
       pooling.maxSeqLength = max;
     }
-    if (c.do_lower_case !== undefined && c.do_lower_case !== null && typeof c.do_lower_case !== 'boolean') {
-      fail(`${name} in ${files.label}: do_lower_case must be true or false, got ${describe(c.do_lower_case)}`);
-    }
-    pooling.lowerCase = c.do_lower_case === true;
+    pooling.lowerCase = lowerCaseSetting(c.do_lower_case, `${name} in ${files.label}`);
     return;
   }
+}
+
+// sentence-transformers' Transformer module tests `if self.do_lower_case:`, Python's truth: absent,
+// null (None), false and 0 keep the case; true and any other number (1) lowercase. A string, list or
+// object is refused: Python would read "false" as true, which is never what such a file means.
+function lowerCaseSetting(value, where) {
+  if (value === undefined || value === null) return false;
+  if (typeof value === 'boolean') return value;
+  if (typeof value === 'number' && Number.isFinite(value)) return value !== 0;
+  fail(`${where}: do_lower_case must be true, false, 0, 1 or null, got ${describe(value)}`);
 }
 
 // The one pooling a Pooling config asks for. sentence-transformers concatenates every mode set to

@@ -6,8 +6,8 @@
 //
 // Adapters: torch (arch/torch.cpp), bert (arch/bert.cpp), roberta (arch/roberta.cpp), distilbert
 // (arch/distilbert.cpp), gpt2 (arch/gpt2.cpp: Conv1D weights as WeightLayout::kInOut, c_attn as
-// three parts), llama / qwen2 / mistral (arch/llama.cpp: one adapter over a table of the
-// three dialects). The registry (arch/registry.cpp) says which adapter reads a config.
+// three parts), llama / qwen2 / mistral / ministral (arch/llama.cpp: one adapter over a table
+// of the four dialects). The registry (arch/registry.cpp) says which adapter reads a config.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -50,6 +50,7 @@ const Adapter& gpt2_adapter();
 const Adapter& llama_adapter();    // also qwen2_adapter, mistral_adapter (arch/llama.cpp)
 const Adapter& qwen2_adapter();
 const Adapter& mistral_adapter();
+const Adapter& ministral_adapter();
 
 // Shared by the adapters: a LayerNorm at `prefix` whether it is stored as weight/bias or, in
 // checkpoints converted from TensorFlow, gamma/beta (Hugging Face renames those on load).

@@ -7,13 +7,13 @@
 
 namespace simdformer {
 
-enum class Architecture { kTorch, kBert, kRoberta, kXlmRoberta, kDistilBert, kGpt2, kLlama, kQwen2, kMistral };
+enum class Architecture { kTorch, kBert, kRoberta, kXlmRoberta, kDistilBert, kGpt2, kLlama, kQwen2, kMistral, kMinistral };
 const char* architecture_name(Architecture a);  // the row's name: "torch", "bert", "roberta", ...
 
 enum class Family {
     kTorchStack,   // nn.MultiheadAttention / encoder / decoder / nn.Transformer (model/torch_stack.h)
     kTextEncoder,  // Hugging Face encoders: BERT, RoBERTa, DistilBERT (model/text_encoder.h)
-    kCausalLm,     // Hugging Face decoder-only language models: GPT-2, Llama, Qwen2, Mistral (model/causal_lm.h)
+    kCausalLm,     // Hugging Face decoder-only language models: GPT-2, Llama, Qwen2, Mistral, Ministral (model/causal_lm.h)
 };
 const char* family_name(Family f);  // "torch_stack", "text_encoder", "causal_lm"
 

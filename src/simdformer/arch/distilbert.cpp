@@ -27,6 +27,10 @@ public:
         // "activation" only: hidden_act is not a DistilBertConfig alias, and HF leaves it unread.
         SF_RETURN_IF_ERROR(c.activation({"activation"}, "gelu", &t.hidden_act, &t.activation));
         SF_RETURN_IF_ERROR(c.boolean("tie_word_embeddings", true, &t.tie_word_embeddings));
+        // sinusoidal_pos_embds: HF fills position_embeddings with create_sinusoidal_embeddings at
+        // init (sin(pos / 10000^(2j/dim)) in column 2j, cos in 2j+1, computed in float64, then
+        // float32: sinusoidal_positions' formula); a table in the checkpoint replaces it on load.
+        SF_RETURN_IF_ERROR(c.boolean("sinusoidal_pos_embds", false, &t.sinusoidal_positions));
         SF_RETURN_IF_ERROR(c.string("torch_dtype", "", &t.torch_dtype));
         if (t.d_model % t.n_heads != 0)
             return Status::invalid(cat({"config \"dim\" = ", t.d_model, " is not divisible by \"n_heads\" = ",
@@ -44,6 +48,7 @@ public:
         const std::string e = base + "embeddings.";
         ref.embeddings.word = e + "word_embeddings.weight";
         ref.embeddings.position = e + "position_embeddings.weight";
+        ref.embeddings.sinusoidal_if_missing = config.sinusoidal_positions;
         ref.embeddings.norm = layer_norm_names(checkpoint, e + "LayerNorm.");
         ignore_if_present(checkpoint, e + "position_ids", &ref);
         for (size_t i = 0; i < config.n_layers; ++i) {

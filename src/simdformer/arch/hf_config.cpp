@@ -77,6 +77,22 @@ Status read_id2label(const json& id2label, TextConfig* t) {
     return Status::ok();
 }
 
+// ACT2FN's names and the kernels computing their formulas (x is one float):
+//  - "gelu" (nn.functional.gelu) and "gelu_python" (x * 0.5 * (1 + erf(x / sqrt 2))): the erf form;
+//  - "gelu_new" and "gelu_accurate" (0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))),
+//    "gelu_pytorch_tanh" (GELU(approximate="tanh"), the same) and "gelu_fast"
+//    (0.5 x (1 + tanh(x * 0.7978845608 * (1 + 0.044715 x^2)))): the tanh form. gelu_fast's
+//    0.7978845608 is sqrt(2/pi) = 0.79788456080287 cut at 10 digits (2.9e-12 apart, 1/20000 of a
+//    float ulp there) and x (1 + 0.044715 x^2) is x + 0.044715 x^3 factored: the same function;
+//  - "relu"; "silu" and "swish" (nn.SiLU); "tanh" (nn.Tanh); "linear" (the identity).
+const std::pair<const char*, Activation> kHfActivations[] = {
+    {"gelu", Activation::kGeluErf},          {"gelu_python", Activation::kGeluErf},
+    {"gelu_new", Activation::kGeluTanh},     {"gelu_pytorch_tanh", Activation::kGeluTanh},
+    {"gelu_fast", Activation::kGeluTanh},    {"gelu_accurate", Activation::kGeluTanh},
+    {"relu", Activation::kRelu},             {"silu", Activation::kSilu},
+    {"swish", Activation::kSilu},            {"tanh", Activation::kTanh},
+    {"linear", Activation::kNone}};
+
 // An integer JSON value (is_number_integer) in [0, hi), however nlohmann stored it.
 bool integer_below(const json& v, size_t hi) {
     return v.is_number_unsigned() ? v.get<uint64_t>() < hi : v.get<int64_t>() >= 0 && uint64_t(v.get<int64_t>()) < hi;
@@ -191,6 +207,15 @@ Status HfConfig::boolean(const char* name, bool fallback, bool* out) const {
         *out = fallback;
         return Status::ok();
     }
+    // null: PretrainedConfig keeps None, and HF's code tests these flags for truth, so None is
+    // false whatever the default: tie_weights()'s getattr(config, "tie_word_embeddings", True)
+    // returns the None (the attribute exists), so nothing is tied; `if self.scale_attn_weights`
+    // (GPT-2), Qwen2Config's `sliding_window if use_sliding_window else None`, and
+    // nn.Linear(bias=config.attention_bias / mlp_bias) (`if bias`) all read None as false.
+    if (it->is_null()) {
+        *out = false;
+        return Status::ok();
+    }
     if (!it->is_boolean()) return Status::invalid(cat({quoted(name), " must be true or false, not ", json_text(*it)}));
     *out = it->get<bool>();
     return Status::ok();
@@ -202,16 +227,17 @@ Status HfConfig::activation(std::initializer_list<const char*> names, const std:
     for (const char* n : names)
         if (j_.contains(n)) key = n;
     SF_RETURN_IF_ERROR(string(key, fallback, name));
-    // Hugging Face's activations.py: "gelu" is the exact erf form; "gelu_new" and
-    // "gelu_pytorch_tanh" are the tanh approximation; "silu" and "swish" are both nn.SiLU.
-    if (*name == "gelu") *out = Activation::kGeluErf;
-    else if (*name == "gelu_new" || *name == "gelu_pytorch_tanh") *out = Activation::kGeluTanh;
-    else if (*name == "relu") *out = Activation::kRelu;
-    else if (*name == "silu" || *name == "swish") *out = Activation::kSilu;
-    else
-        return Status::unsupported(cat({quoted(key), " = \"", *name,
-                                        "\" is not supported (supported: gelu, gelu_new, gelu_pytorch_tanh, relu, silu, swish)"}));
-    return Status::ok();
+    // Hugging Face's ACT2FN (activations.py), each name mapped to the kernel computing the same
+    // formula; a name whose formula no kernel computes (quick_gelu x sigmoid(1.702 x), gelu_10's
+    // clip, mish, relu6, relu2, sigmoid, leaky_relu, laplace, prelu) is refused, never replaced.
+    for (const auto& [hf_name, act] : kHfActivations)
+        if (*name == hf_name) {
+            *out = act;
+            return Status::ok();
+        }
+    std::string supported;
+    for (const auto& entry : kHfActivations) supported += std::string(supported.empty() ? "" : ", ") + entry.first;
+    return Status::unsupported(cat({quoted(key), " = \"", *name, "\" is not supported (supported: ", supported, ")"}));
 }
 
 Status HfConfig::task_head(TextConfig* t) const {
@@ -236,6 +262,9 @@ Status HfConfig::task_head(TextConfig* t) const {
 Status HfConfig::require(const char* name, const nlohmann::json& expected, const std::string& what) const {
     auto it = j_.find(name);
     if (it == j_.end() || *it == expected) return Status::ok();
+    // A flag whose supported value is false may be null: None, which HF's `if config.is_decoder`,
+    // `if config.add_cross_attention`, `if self.scale_attn_by_inverse_layer_idx` read as false.
+    if (it->is_null() && expected.is_boolean() && !expected.get<bool>()) return Status::ok();
     return Status::unsupported(cat({quoted(name), " = ", json_text(*it), ": ", what, " is not supported"}));
 }
 

@@ -42,14 +42,17 @@ public:
     // A finite number in (0, hi].
     Status positive_number(const char* name, double hi, float fallback, float* out) const;
     Status string(const char* name, const std::string& fallback, std::string* out) const;
+    // true / false; null is false (None, which HF's code tests for truth); absent is `fallback`.
     Status boolean(const char* name, bool fallback, bool* out) const;
-    // hidden_act / activation: gelu (erf), gelu_new / gelu_pytorch_tanh (tanh form), relu.
+    // hidden_act / activation: a name of Hugging Face's ACT2FN whose formula a kernel computes
+    // (see kHfActivations in hf_config.cpp); any other is kUnsupported, naming it.
     Status activation(std::initializer_list<const char*> names, const std::string& fallback, std::string* name,
                       Activation* out) const;
     // architectures[0], id2label / num_labels and problem_type into t->head_class, num_labels,
     // labels and problem_type (see TextConfig).
     Status task_head(TextConfig* t) const;
-    // A feature simdformer does not implement must be off: `name` absent or equal to `expected`.
+    // A feature simdformer does not implement must be off: `name` absent or equal to `expected`
+    // (or null where `expected` is false: None is off).
     Status require(const char* name, const nlohmann::json& expected, const std::string& what) const;
 
 private:

@@ -1,6 +1,6 @@
 // The rotary decoders (Hugging Face modeling_llama.py, modeling_qwen2.py, modeling_mistral.py,
 // modeling_rope_utils.py): LlamaForCausalLM (SmolLM/SmolLM2, TinyLlama, Llama 3.x),
-// Qwen2ForCausalLM (Qwen2/2.5) and MistralForCausalLM, with the `model.` prefix of the
+// Qwen2ForCausalLM (Qwen2/2.5), MistralForCausalLM and MinistralForCausalLM, with the `model.` prefix of the
 // ...ForCausalLM classes or without it (the bare ...Model).
 //
 // A layer is pre-norm: x = x + o_proj(attn(input_layernorm(x))); x = x + mlp(post_attention_
@@ -49,6 +49,12 @@ const RotaryDialect kQwen2{Architecture::kQwen2, "qwen2", 151936, 4096, 22016, 3
                            WindowRule::kFromMaxWindow};
 const RotaryDialect kMistral{Architecture::kMistral, "mistral", 32000, 4096, 14336, 32, 32, 8, 4096 * 32, 1, 2, false,
                              false, WindowRule::kEveryLayer};
+// Ministral (modular_ministral.py: MinistralConfig is MistralConfig's defaults plus layer_types; the
+// modules are Qwen2's with q/k/v biases removed, so no bias anywhere, as Mistral): absent
+// layer_types is every layer sliding_attention when sliding_window is not None, else all full,
+// which is Mistral's rule. The forward pass is the Mistral one with layer_types: the same row.
+const RotaryDialect kMinistral{Architecture::kMinistral, "ministral", 32000, 4096, 14336, 32, 32, 8, 4096 * 32, 1, 2,
+                               false, false, WindowRule::kEveryLayer};
 
 std::string quoted(const std::string& name) { return "config \"" + name + "\""; }
 
@@ -289,8 +295,7 @@ public:
             layer.feed_forward.gate = linear(l + "mlp.gate_proj.", t.mlp_bias);
             layer.feed_forward.in = linear(l + "mlp.up_proj.", t.mlp_bias);
             layer.feed_forward.out = linear(l + "mlp.down_proj.", t.mlp_bias);
-            layer.sliding_window = t.sliding_window > 0 &&
-                                   (t.window_layers.empty() ? i >= t.first_window_layer : bool(t.window_layers[i]));
+            layer.sliding_window = t.layer_slides(i);
             // The rotary frequencies of older checkpoints: computed from the config, not loaded.
             ignore_if_present(checkpoint, l + "self_attn.rotary_emb.inv_freq", &ref);
             ref.layers.push_back(std::move(layer));
@@ -334,6 +339,11 @@ const Adapter& qwen2_adapter() {
 
 const Adapter& mistral_adapter() {
     static const RotaryAdapter adapter(kMistral);
+    return adapter;
+}
+
+const Adapter& ministral_adapter() {
+    static const RotaryAdapter adapter(kMinistral);
     return adapter;
 }
 

@@ -20,6 +20,7 @@ const ArchitectureRow kArchitectures[] = {
     {Architecture::kLlama, "llama", "Llama", Family::kCausalLm, llama_adapter},
     {Architecture::kQwen2, "qwen2", "Qwen2", Family::kCausalLm, qwen2_adapter},
     {Architecture::kMistral, "mistral", "Mistral", Family::kCausalLm, mistral_adapter},
+    {Architecture::kMinistral, "ministral", "Ministral", Family::kCausalLm, ministral_adapter},
 };
 const ArchitectureRow& kTorchRow = kArchitectures[0];
 

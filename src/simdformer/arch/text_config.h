@@ -41,6 +41,9 @@ struct TextConfig {
     // false: the position table is not added (a BERT-family config whose position_embedding_type
     // is null; see normalize_bert_family). Its rows still bound the sequence length.
     bool absolute_positions = true;
+    // DistilBERT's sinusoidal_pos_embds: a position table absent from the checkpoint is the
+    // sinusoidal one, which Hugging Face computes at init (create_sinusoidal_embeddings).
+    bool sinusoidal_positions = false;
     bool tie_word_embeddings = true;
     // Decoder-only language models (GPT-2): causal self-attention, pre-norm blocks (LayerNorm
     // before each sub-block, a final one after the last), scores q·k scaled by 1/sqrt(d_head)
@@ -59,9 +62,14 @@ struct TextConfig {
     bool rms_norm = false;
     bool gated_feed_forward = false;
     size_t sliding_window = 0, first_window_layer = 0;
-    // Qwen2's layer_types when the config lists them: which layers slide (then first_window_layer
-    // is the first of them); empty: every layer from first_window_layer on.
+    // layer_types when the config lists them (Qwen2, Mistral, Ministral): which layers slide (then
+    // first_window_layer is the first of them, and later ones need not slide); empty: every layer
+    // from first_window_layer on.
     std::vector<bool> window_layers;
+    // Whether layer i attends to the last sliding_window positions only.
+    bool layer_slides(size_t i) const {
+        return sliding_window > 0 && (window_layers.empty() ? i >= first_window_layer : bool(window_layers[i]));
+    }
     bool attention_bias = false, mlp_bias = false;
     // HF builds this family's attention mask with masked_fill (Llama, Qwen2, Mistral), not as a
     // sum of masks (GPT-2): see HeadMasks::combine_by_fill.

@@ -72,6 +72,9 @@ struct DecoderLayerRef {
 struct TextEmbeddingsRef {
     std::string word;        // [vocab, d]; also the tied output projection of an MLM head
     std::string position;    // [max_position_embeddings, d]
+    // A position table missing from the checkpoint is computed as the sinusoidal table
+    // (layers/positional_encoding.h) instead of being an error: DistilBERT's sinusoidal_pos_embds.
+    bool sinusoidal_if_missing = false;
     std::string token_type;  // [type_vocab_size, d], or "" (DistilBERT has none)
     NormRef norm;
 };

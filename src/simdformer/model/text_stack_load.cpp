@@ -56,6 +56,16 @@ nlohmann::json unused_token_ids_json(const TextConfig& t) {
     return ids;
 }
 
+// [1, 2, 3, 5, ...]: the layers with the sliding window (those layer_types lists as
+// sliding_attention, else every one from first_window_layer on); null without a window.
+nlohmann::json window_layers_json(const TextConfig& t) {
+    if (!t.sliding_window) return nullptr;
+    nlohmann::json layers = nlohmann::json::array();
+    for (size_t i = 0; i < t.n_layers; ++i)
+        if (t.layer_slides(i)) layers.push_back(i);
+    return layers;
+}
+
 }  // namespace
 
 WorkspaceLimits text_limits(const WorkspaceLimits& requested, const TextConfig& t) {
@@ -115,7 +125,10 @@ nlohmann::json TextStack::info() const {
             {"norm", t.rms_norm ? "rms_norm" : "layer_norm"},
             {"rotary", rotary_json(t)},
             {"sliding_window", t.sliding_window ? nlohmann::json(t.sliding_window) : nlohmann::json(nullptr)},
+            // The first layer with the window; window_layers lists every one (layer_types may
+            // alternate full and sliding layers, so layers after the first need not slide).
             {"first_window_layer", t.sliding_window ? nlohmann::json(t.first_window_layer) : nlohmann::json(nullptr)},
+            {"window_layers", window_layers_json(t)},
             {"unused_token_ids", unused_token_ids_json(t)}});
 }
 
