@@ -41,7 +41,7 @@ alignas(64) uint8_t g_cal_i8[kCalK / 2 * kCalN * 2 + kCalN * 8];  // packed_i8_s
 
 // Multiply-adds per second of `gemm` on the calibration shape: the best of a few calls.
 template <class Gemm>
-double macs_per_second(Gemm gemm) {
+SF_COLD_CODE double macs_per_second(Gemm gemm) {
     double best = 1e30;
     for (int i = 0; i < 12; ++i) {
         const int64_t t0 = monotonic_ns();
@@ -51,17 +51,19 @@ double macs_per_second(Gemm gemm) {
     return double(kCalM * kCalK * kCalN) / std::max(best, 1e-9);
 }
 
-void measure_kernels(CutOver& cut) {
+// The kernels are called through this file's entry points (below): set_threads measures before
+// its pool exists, so they run on one thread, and they hold the kernels' dispatch already.
+SF_COLD_CODE void measure_kernels(CutOver& cut) {
     for (size_t i = 0; i < kCalM * kCalK; ++i) g_cal_a[i] = float(int(i * 7 % 13) - 6) * 0.1f;
     for (size_t i = 0; i < kCalK * kCalN; ++i) g_cal_b[i] = float(int(i * 5 % 11) - 5) * 0.1f;
     kernels::pack_b(kCalK, kCalN, g_cal_b, kCalN, 1, g_cal_packed);
     cut.f32_macs_per_second = macs_per_second([] {
-        kernels::gemm_f32_packed(kCalM, kCalN, kCalK, g_cal_a, kCalK, g_cal_packed, g_cal_c, kCalN);
+        gemm_f32_packed(kCalM, kCalN, kCalK, g_cal_a, kCalK, g_cal_packed, g_cal_c, kCalN);
     });
     if (kernels::packed_i8_size(kCalK, kCalN) > sizeof(g_cal_i8)) return;  // not reached: sized above
     kernels::pack_i8(kCalK, kCalN, g_cal_b, kCalN, 1, g_cal_i8);
     cut.i8_macs_per_second = macs_per_second([] {
-        kernels::gemm_qd8_qc8w(kCalM, kCalN, kCalK, g_cal_a, kCalK, g_cal_i8, g_cal_c, kCalN);
+        gemm_qd8_qc8w(kCalM, kCalN, kCalK, g_cal_a, kCalK, g_cal_i8, g_cal_c, kCalN);
     });
 }
 
@@ -115,7 +117,7 @@ bool looks_wrong(double fork_join_seconds, double macs_per_second) {
 }
 }  // namespace
 
-void calibrate_parallel_cut_over(double fork_join_seconds, const std::function<double()>& measure_again) {
+SF_COLD_CODE void calibrate_parallel_cut_over(double fork_join_seconds, const std::function<double()>& measure_again) {
     LockGuard lock(g_cut_mutex);
     if (g_cut.f32_macs_per_second == 0) measure_kernels(g_cut);
     double f = fork_join_seconds;

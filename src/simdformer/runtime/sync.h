@@ -33,6 +33,16 @@
 #include <time.h>
 #endif
 
+// Code that runs once per set_threads (starting a pool, timing it, the kernels' calibration),
+// compiled for size in every clang build: without it, link-time optimization inlined a copy of the
+// int8 GEMM's dispatch into set_threads (issue 30). The pool's fork-join and its loops over ranges
+// keep the file's -O3.
+#if defined(__clang__)
+#define SF_COLD_CODE __attribute__((minsize, noinline))
+#else
+#define SF_COLD_CODE
+#endif
+
 namespace simdformer::runtime {
 
 #if !SIMDFORMER_STD_THREADS

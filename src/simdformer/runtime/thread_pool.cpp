@@ -210,11 +210,11 @@ struct ThreadPool::Shared {
 
 ThreadPool::ThreadPool(std::unique_ptr<Shared> shared) : shared_(std::move(shared)) {}
 
-ThreadPool::~ThreadPool() {
+SF_COLD_CODE ThreadPool::~ThreadPool() {
     if (shared_) shared_->stop_and_join();
 }
 
-Result<std::unique_ptr<ThreadPool>> ThreadPool::create(size_t n_threads) {
+SF_COLD_CODE Result<std::unique_ptr<ThreadPool>> ThreadPool::create(size_t n_threads) {
     if (n_threads < 2 || n_threads > kMaxThreads)
         return Status::invalid(cat({"thread pool size ", n_threads, " is outside [2, ",
                                     kMaxThreads, "]"}));
@@ -258,7 +258,7 @@ double median_of(double (&t)[31]) {
 }
 }  // namespace
 
-double ThreadPool::measure_fork_join() {
+SF_COLD_CODE double ThreadPool::measure_fork_join() {
     // Empty jobs back to back, as the fork-joins of one forward pass come: the median of a few,
     // after many that bring the new workers up to speed (about a millisecond: also long enough
     // for the scheduler to spread the new threads over the cores).
@@ -288,7 +288,7 @@ std::atomic<size_t> g_threads{1};  // read without the mutex by threads() and pa
 
 bool threads_supported() { return true; }
 
-Status set_threads(size_t n_threads) {
+SF_COLD_CODE Status set_threads(size_t n_threads) {
     SF_RETURN_IF_ERROR(check_thread_count(n_threads));
     LockGuard lock(g_pool_mutex);
     if (n_threads == g_threads) return Status::ok();
