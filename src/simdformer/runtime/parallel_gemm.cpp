@@ -117,7 +117,7 @@ bool looks_wrong(double fork_join_seconds, double macs_per_second) {
 }
 }  // namespace
 
-SF_COLD_CODE void calibrate_parallel_cut_over(double fork_join_seconds, const std::function<double()>& measure_again) {
+SF_COLD_CODE void calibrate_parallel_cut_over(double fork_join_seconds, MeasureFn measure_again) {
     LockGuard lock(g_cut_mutex);
     if (g_cut.f32_macs_per_second == 0) measure_kernels(g_cut);
     double f = fork_join_seconds;
