@@ -2,12 +2,10 @@
 
 #include <algorithm>
 #include <atomic>
-#include <chrono>
 #include <cmath>
 #include <cstdint>
-#include <mutex>
-#include <thread>
 
+#include "simdformer/runtime/sync.h"
 #include "simdformer/runtime/thread_pool.h"
 
 namespace simdformer::runtime {
@@ -17,7 +15,7 @@ namespace {
 constexpr size_t kRowGrain = 4;
 
 std::atomic<double> g_override{-1.0};
-std::mutex g_cut_mutex;  // guards g_cut (written by set_threads, read by measured_cut_over)
+Mutex g_cut_mutex;  // guards g_cut (written by set_threads, read by measured_cut_over)
 CutOver g_cut;
 std::atomic<double> g_f32_min{kParallelMinMacs}, g_i8_min{kParallelMinMacs};  // read by every GEMM
 std::atomic<bool> g_i8_quantize_once{true};  // set_i8_quantize_once
@@ -43,27 +41,29 @@ alignas(64) uint8_t g_cal_i8[kCalK / 2 * kCalN * 2 + kCalN * 8];  // packed_i8_s
 
 // Multiply-adds per second of `gemm` on the calibration shape: the best of a few calls.
 template <class Gemm>
-double macs_per_second(Gemm gemm) {
+SF_COLD_CODE double macs_per_second(Gemm gemm) {
     double best = 1e30;
     for (int i = 0; i < 12; ++i) {
-        const auto t0 = std::chrono::steady_clock::now();
+        const int64_t t0 = monotonic_ns();
         gemm();
-        best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+        best = std::min(best, double(monotonic_ns() - t0) * 1e-9);
     }
     return double(kCalM * kCalK * kCalN) / std::max(best, 1e-9);
 }
 
-void measure_kernels(CutOver& cut) {
+// The kernels are called through this file's entry points (below): set_threads measures before
+// its pool exists, so they run on one thread, and they hold the kernels' dispatch already.
+SF_COLD_CODE void measure_kernels(CutOver& cut) {
     for (size_t i = 0; i < kCalM * kCalK; ++i) g_cal_a[i] = float(int(i * 7 % 13) - 6) * 0.1f;
     for (size_t i = 0; i < kCalK * kCalN; ++i) g_cal_b[i] = float(int(i * 5 % 11) - 5) * 0.1f;
     kernels::pack_b(kCalK, kCalN, g_cal_b, kCalN, 1, g_cal_packed);
     cut.f32_macs_per_second = macs_per_second([] {
-        kernels::gemm_f32_packed(kCalM, kCalN, kCalK, g_cal_a, kCalK, g_cal_packed, g_cal_c, kCalN);
+        gemm_f32_packed(kCalM, kCalN, kCalK, g_cal_a, kCalK, g_cal_packed, g_cal_c, kCalN);
     });
     if (kernels::packed_i8_size(kCalK, kCalN) > sizeof(g_cal_i8)) return;  // not reached: sized above
     kernels::pack_i8(kCalK, kCalN, g_cal_b, kCalN, 1, g_cal_i8);
     cut.i8_macs_per_second = macs_per_second([] {
-        kernels::gemm_qd8_qc8w(kCalM, kCalN, kCalK, g_cal_a, kCalK, g_cal_i8, g_cal_c, kCalN);
+        gemm_qd8_qc8w(kCalM, kCalN, kCalK, g_cal_a, kCalK, g_cal_i8, g_cal_c, kCalN);
     });
 }
 
@@ -117,14 +117,14 @@ bool looks_wrong(double fork_join_seconds, double macs_per_second) {
 }
 }  // namespace
 
-void calibrate_parallel_cut_over(double fork_join_seconds, const std::function<double()>& measure_again) {
-    std::lock_guard<std::mutex> lock(g_cut_mutex);
+SF_COLD_CODE void calibrate_parallel_cut_over(double fork_join_seconds, MeasureFn measure_again) {
+    LockGuard lock(g_cut_mutex);
     if (g_cut.f32_macs_per_second == 0) measure_kernels(g_cut);
     double f = fork_join_seconds;
     int measurements = 1;
     while (measure_again && measurements <= kForkJoinRetries && looks_wrong(f, g_cut.f32_macs_per_second)) {
         // A pause lets whatever had the cores (another process, the page's own start-up) go by.
-        std::this_thread::sleep_for(std::chrono::milliseconds(2));
+        sleep_us(2000);
         const double again = measure_again();
         ++measurements;
         if (again > 0 && (!(f > 0) || again < f)) f = again;  // the smallest real measurement
@@ -138,7 +138,7 @@ void calibrate_parallel_cut_over(double fork_join_seconds, const std::function<d
 }
 
 CutOver measured_cut_over() {
-    std::lock_guard<std::mutex> lock(g_cut_mutex);
+    LockGuard lock(g_cut_mutex);
     return g_cut;
 }
 

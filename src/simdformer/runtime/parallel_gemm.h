@@ -4,7 +4,6 @@
 #pragma once
 
 #include <cstddef>
-#include <functional>
 
 #include "simdformer/kernels/kernels.h"
 
@@ -47,10 +46,26 @@ struct CutOver {
 // kPayback * F * S clamped to [kMinCutOverMacs, kMaxCutOverMacs]; kParallelMinMacs when F is not
 // a positive number or the product is not finite (no measurement to go by).
 double cut_over_macs(double fork_join_seconds, double macs_per_second);
+// A non-owning reference to a callable `double()` or none, as RangeFn is for ranges: what
+// std::function cost the threads build (its type-erased copies and its bad_function_call throw,
+// issue 30) is not needed for a callable that only lives through one call.
+class MeasureFn {
+public:
+    MeasureFn() = default;
+    template <class F>
+    MeasureFn(const F& f)  // NOLINT: implicit, so lambdas can be passed directly
+        : obj_(&f), call_([](const void* o) { return double((*static_cast<const F*>(o))()); }) {}
+    explicit operator bool() const { return call_ != nullptr; }
+    double operator()() const { return call_(obj_); }
+
+private:
+    const void* obj_ = nullptr;
+    double (*call_)(const void*) = nullptr;
+};
 // Measures S for both kernels (once per process) and sets the cut-overs for fork-join cost F, as
 // measured by set_threads for its new pool. If F looks wrong (see kForkJoinRetries) and
 // measure_again is given, F is measured again with it.
-void calibrate_parallel_cut_over(double fork_join_seconds, const std::function<double()>& measure_again = {});
+void calibrate_parallel_cut_over(double fork_join_seconds, MeasureFn measure_again = {});
 CutOver measured_cut_over();
 // The f32 cut-over in use (also used by attention): the override if one is set, else measured.
 double parallel_min_macs();

@@ -11,10 +11,9 @@
 
 #if SIMDFORMER_THREADS
 #include <algorithm>
-#include <chrono>
-#include <condition_variable>
-#include <mutex>
-#include <thread>
+#include <thread>  // hardware_concurrency
+
+#include "simdformer/runtime/sync.h"
 #endif
 
 namespace simdformer::runtime {
@@ -57,7 +56,7 @@ bool in_parallel_task() { return t_in_task; }
 #ifndef SIMDFORMER_SPIN_WINDOW_US
 #define SIMDFORMER_SPIN_WINDOW_US 50
 #endif
-constexpr std::chrono::microseconds kSpinWindow{SIMDFORMER_SPIN_WINDOW_US};
+constexpr int64_t kSpinWindowNs = int64_t(SIMDFORMER_SPIN_WINDOW_US) * 1000;
 
 // One step of a spin-wait: tells the core (and a hyper-threaded sibling) that this is a wait.
 inline void spin_pause() {
@@ -71,7 +70,7 @@ inline void spin_pause() {
 // Spins until done() is true or the spin window has passed; true when done() became true.
 template <class Done>
 bool spin_until(Done done) {
-    const auto deadline = std::chrono::steady_clock::now() + kSpinWindow;
+    const int64_t deadline = monotonic_ns() + kSpinWindowNs;
     for (;;) {
         // The clock is read (and the core offered to others) every 16 polls, about a microsecond:
         // a pause takes up to ~140 cycles on recent x86 cores.
@@ -79,10 +78,10 @@ bool spin_until(Done done) {
             if (done()) return true;
             spin_pause();
         }
-        if (std::chrono::steady_clock::now() >= deadline) return done();
+        if (monotonic_ns() >= deadline) return done();
         // On a machine with more runnable threads than cores the thread we wait for may need
         // this core: give it up between bursts of polls.
-        std::this_thread::yield();
+        yield_thread();
     }
 }
 
@@ -100,9 +99,9 @@ bool spin_until(Done done) {
 // bit-for-bit the same for every thread count.
 struct ThreadPool::Shared {
     size_t n_threads = 0;
-    std::mutex mu;
-    std::condition_variable wake;  // sleeping workers wait here for a new job (or stop)
-    std::condition_variable done;  // a sleeping run() waits here for the last range of its job
+    Mutex mu;
+    CondVar wake;  // sleeping workers wait here for a new job (or stop)
+    CondVar done;  // a sleeping run() waits here for the last range of its job
     std::atomic<uint64_t> generation{0};  // incremented for every job; workers compare with the last seen
     std::atomic<bool> stop{false};
     std::atomic<size_t> ranges_left{0};   // ranges of the current job not yet finished
@@ -112,7 +111,11 @@ struct ThreadPool::Shared {
     size_t n_tasks = 0;                   // the job, written before `generation` is bumped
     const RangeFn* fn = nullptr;
     RangeClaims claims;
-    std::thread workers[kMaxThreads];
+    Thread workers[kMaxThreads];
+    struct Worker {
+        Shared* shared;
+        size_t t;
+    } worker_args[kMaxThreads];  // what each worker thread starts with
     size_t started = 0;
     // kJobScratchBytes (ThreadPool::job_scratch). Not a Buffer: it is the pool's, not a model's,
     // and Buffer::live_bytes() counts models and workspaces (every model freed: 0).
@@ -125,9 +128,9 @@ struct ThreadPool::Shared {
     uint64_t wait_for_job(uint64_t seen) {
         auto posted = [&] { return generation.load() != seen || stop.load(); };
         if (!spin_until(posted)) {
-            std::unique_lock<std::mutex> lock(mu);
+            LockGuard lock(mu);
             sleepers.fetch_add(1);
-            wake.wait(lock, posted);
+            while (!posted()) wake.wait(mu);
             sleepers.fetch_sub(1);
         }
         return generation.load(std::memory_order_acquire);
@@ -142,7 +145,7 @@ struct ThreadPool::Shared {
             (*fn)(r.begin, r.end);
         }
         if (ranges_left.fetch_sub(1) == 1 && caller_asleep.load()) {
-            std::lock_guard<std::mutex> lock(mu);
+            LockGuard lock(mu);
             done.notify_one();
         }
     }
@@ -156,6 +159,12 @@ struct ThreadPool::Shared {
             const size_t u = (t + i) % n_threads;
             if (claims.claim(u, g)) run_range(u);
         }
+    }
+
+    static void* worker_start(void* arg) {
+        const Worker& w = *static_cast<const Worker*>(arg);
+        w.shared->worker_main(w.t);
+        return nullptr;
     }
 
     void worker_main(size_t t) {
@@ -172,7 +181,7 @@ struct ThreadPool::Shared {
         ranges_left.store(n_threads);
         const uint64_t g = generation.fetch_add(1) + 1;
         if (sleepers.load() > 0) {
-            std::lock_guard<std::mutex> lock(mu);  // a worker between its check and its wait holds mu
+            LockGuard lock(mu);  // a worker between its check and its wait holds mu
             wake.notify_all();
         }
         return g;
@@ -182,16 +191,16 @@ struct ThreadPool::Shared {
     void wait_done() {
         auto finished = [&] { return ranges_left.load() == 0; };
         if (spin_until(finished)) return;
-        std::unique_lock<std::mutex> lock(mu);
+        LockGuard lock(mu);
         caller_asleep.store(true);
-        done.wait(lock, finished);
+        while (!finished()) done.wait(mu);
         caller_asleep.store(false);
     }
 
     void stop_and_join() {
         stop.store(true);
         {
-            std::lock_guard<std::mutex> lock(mu);
+            LockGuard lock(mu);
             wake.notify_all();
         }
         for (size_t i = 0; i < started; ++i) workers[i].join();
@@ -201,11 +210,11 @@ struct ThreadPool::Shared {
 
 ThreadPool::ThreadPool(std::unique_ptr<Shared> shared) : shared_(std::move(shared)) {}
 
-ThreadPool::~ThreadPool() {
+SF_COLD_CODE ThreadPool::~ThreadPool() {
     if (shared_) shared_->stop_and_join();
 }
 
-Result<std::unique_ptr<ThreadPool>> ThreadPool::create(size_t n_threads) {
+SF_COLD_CODE Result<std::unique_ptr<ThreadPool>> ThreadPool::create(size_t n_threads) {
     if (n_threads < 2 || n_threads > kMaxThreads)
         return Status::invalid(cat({"thread pool size ", n_threads, " is outside [2, ",
                                     kMaxThreads, "]"}));
@@ -217,19 +226,13 @@ Result<std::unique_ptr<ThreadPool>> ThreadPool::create(size_t n_threads) {
     s->n_threads = n_threads;
     s->job_scratch.reset(static_cast<uint8_t*>(std::aligned_alloc(64, kJobScratchBytes)));
     if (!s->job_scratch) return Status::oom(cat({"thread pool: cannot allocate its job scratch (", kJobScratchBytes, " bytes)"}));
-#if defined(__cpp_exceptions)
-    try {
-#endif
-        for (size_t t = 1; t < n_threads; ++t) {
-            s->workers[t - 1] = std::thread([s, t] { s->worker_main(t); });
-            s->started = t;
-        }
-#if defined(__cpp_exceptions)
-    } catch (const std::exception& e) {  // std::system_error (no thread left) or bad_alloc
-        return Status::oom(cat({"thread pool: could only start ", s->started, " of ",
-                                n_threads - 1, " worker threads (", e.what(), ")"}));
+    for (size_t t = 1; t < n_threads; ++t) {
+        s->worker_args[t - 1] = {s, t};
+        if (!s->workers[t - 1].start(&Shared::worker_start, &s->worker_args[t - 1]))  // no thread left
+            return Status::oom(cat({"thread pool: could only start ", s->started, " of ", n_threads - 1,
+                                    " worker threads"}));
+        s->started = t;
     }
-#endif
     return pool;
 }
 
@@ -255,7 +258,7 @@ double median_of(double (&t)[31]) {
 }
 }  // namespace
 
-double ThreadPool::measure_fork_join() {
+SF_COLD_CODE double ThreadPool::measure_fork_join() {
     // Empty jobs back to back, as the fork-joins of one forward pass come: the median of a few,
     // after many that bring the new workers up to speed (about a millisecond: also long enough
     // for the scheduler to spread the new threads over the cores).
@@ -267,9 +270,9 @@ double ThreadPool::measure_fork_join() {
     for (int i = 0; i < 300; ++i) run(size(), nothing);
     double seconds[31];
     for (double& t : seconds) {
-        const auto t0 = std::chrono::steady_clock::now();
+        const int64_t t0 = monotonic_ns();
         run(size(), nothing);
-        t = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        t = double(monotonic_ns() - t0) * 1e-9;
     }
     s.stealing.store(true, std::memory_order_relaxed);
     return median_of(seconds);
@@ -278,16 +281,16 @@ double ThreadPool::measure_fork_join() {
 namespace {
 // The process-wide pool. `g_pool_mutex` is held by set_threads and by each parallel_for that
 // uses the pool; a parallel_for that cannot take it at once runs inline instead of waiting.
-std::mutex g_pool_mutex;
+Mutex g_pool_mutex;
 std::unique_ptr<ThreadPool> g_pool;
 std::atomic<size_t> g_threads{1};  // read without the mutex by threads() and parallel_for
 }  // namespace
 
 bool threads_supported() { return true; }
 
-Status set_threads(size_t n_threads) {
+SF_COLD_CODE Status set_threads(size_t n_threads) {
     SF_RETURN_IF_ERROR(check_thread_count(n_threads));
-    std::lock_guard<std::mutex> lock(g_pool_mutex);
+    LockGuard lock(g_pool_mutex);
     if (n_threads == g_threads) return Status::ok();
     g_pool.reset();  // joins the old workers first, so the two pools never coexist
     g_threads = 1;
@@ -308,10 +311,13 @@ size_t threads() { return g_threads; }
 void parallel_for(size_t n_tasks, RangeFn fn) {
     if (n_tasks == 0) return;
     if (g_threads > 1 && n_tasks > 1 && !t_in_task) {
-        std::unique_lock<std::mutex> lock(g_pool_mutex, std::try_to_lock);
-        if (lock.owns_lock() && g_pool) {
-            g_pool->run(n_tasks, fn);
-            return;
+        if (g_pool_mutex.try_lock()) {
+            if (g_pool) {
+                g_pool->run(n_tasks, fn);
+                g_pool_mutex.unlock();
+                return;
+            }
+            g_pool_mutex.unlock();
         }
     }
     fn(0, n_tasks);  // one thread, nested, or the pool is busy: same results, on this thread
@@ -339,8 +345,8 @@ void SharedPhase::wait_all_done() const {
     // Polls rather than spin_until's clock: one more copy of that loop costs the threads build's
     // size budget bytes. 2048 polls with pauses are tens of microseconds, about its window.
     for (unsigned polls = 1; done_.load(std::memory_order_acquire) < n_units_; ++polls) {
-        if (polls > 2048) std::this_thread::sleep_for(std::chrono::microseconds(20));
-        else if (polls % 16 == 0) std::this_thread::yield();
+        if (polls > 2048) sleep_us(20);
+        else if (polls % 16 == 0) yield_thread();
         else spin_pause();
     }
 }
