@@ -415,6 +415,35 @@ TEST(HfConfig, NullFlagsAreFalseAsHuggingFaceReadsNone) {
     EXPECT_TRUE(nlohmann::json::parse(q.value().info_json())["sliding_window"].is_null());
 }
 
+// Flags given as numbers: HF tests them for truth (`if config.tie_word_embeddings`, nn.Linear's
+// `if bias`), so 0 is false and 1 (any non-zero number) true; a string is refused ("false" would
+// be true in Python, which such a file never means).
+TEST(HfConfig, NumericFlagsAreReadAsPythonTruth) {
+    const std::string mlm = read_text(hf_path("bert_mlm_f16/config.json"));
+    const std::vector<uint8_t> mlm_bytes = read_file(hf_path("bert_mlm_f16/model.safetensors"));
+    const auto with_tie = [&](const std::string& v) {
+        return replaced(mlm, "\"vocab_size\"", "\"tie_word_embeddings\": " + v + ",\n  \"vocab_size\"");
+    };
+    SF_ASSERT_OK(load_bytes(with_tie("1"), mlm_bytes).status());
+    SF_ASSERT_OK(load_bytes(with_tie("2"), mlm_bytes).status());
+    for (const char* off : {"0", "0.0"})
+        expect_error(load_bytes(with_tie(off), mlm_bytes).status(), StatusCode::kInvalidArgument, {"cls.predictions.decoder.weight"});
+    expect_error(load_bytes(with_tie("\"false\""), mlm_bytes).status(), StatusCode::kInvalidArgument,
+                 {"tie_word_embeddings", "must be true or false"});
+    // Required-false flags: 0 is false; 1 asks for what is not supported.
+    const std::string config = read_text(hf_path("bert/config.json"));
+    const std::vector<uint8_t> bytes = to_file(fixture_tensors("bert"));
+    SF_ASSERT_OK(load_bytes(replaced(config, "\"vocab_size\"", "\"is_decoder\": 0, \"add_cross_attention\": 0, \"vocab_size\""),
+                            bytes).status());
+    expect_error(load_bytes(replaced(config, "\"vocab_size\"", "\"is_decoder\": 1, \"vocab_size\""), bytes).status(),
+                 StatusCode::kUnsupported, {"is_decoder"});
+    // Llama's attention_bias 0: no bias, as with false.
+    const std::string llama = read_text(hf_path("llama_gqa/config.json"));
+    SF_ASSERT_OK(load_bytes(replaced(replaced(llama, "\"attention_bias\": false", "\"attention_bias\": 0"),
+                                     "\"mlp_bias\": false", "\"mlp_bias\": 0"),
+                            read_file(hf_path("llama_gqa/model.safetensors"))).status());
+}
+
 TEST(HfConfig, NullPositionEmbeddingTypeAddsNoPositionTable) {
     for (const auto& [name, table] : {std::pair<std::string, std::string>{"bert", "embeddings.position_embeddings.weight"},
                                       {"roberta", "roberta.embeddings.position_embeddings.weight"}}) {

@@ -555,8 +555,32 @@ TEST(RotaryConfigVersions, RopeParametersOfTransformers5AreRead) {
                      j["rope_parameters"] = {{"rope_type", "default"}, {"partial_rotary_factor", 0.5}};
                  })).status(),
                  StatusCode::kUnsupported, {"partial_rotary_factor"});
-    expect_error(hidden_states_with(qwen2, rewritten("qwen2", [](nlohmann::json& j) {
-                     j["rope_parameters"] = {{"full_attention", {{"rope_type", "default"}, {"rope_theta", 1e6}}}};
+}
+
+// Some transformers 5 Ministral / Mistral configs give rope_parameters per layer type. The same
+// parameters for every type are one rotary config (and load with the golden's numbers); different
+// ones are refused, naming the layer types; a layer type whose entry is not an object too.
+TEST(RotaryConfigVersions, RopeParametersPerLayerTypeLoadWhenAllTheSame) {
+    const auto per_type = [](const nlohmann::json& full, const nlohmann::json& sliding) {
+        return rewritten("qwen2", [&](nlohmann::json& j) {
+            j.erase("rope_theta");
+            j.erase("rope_scaling");
+            j["rope_parameters"] = {{"full_attention", full}, {"sliding_attention", sliding}};
+        });
+    };
+    const nlohmann::json theta = {{"rope_type", "default"}, {"rope_theta", 1000000.0}};
+    expect_golden_hidden_states(Case{"qwen2", 32}, per_type(theta, theta));
+    expect_golden_hidden_states(Case{"qwen2", 32}, rewritten("qwen2", [&](nlohmann::json& j) {
+        j["rope_parameters"] = {{"full_attention", theta}};
+    }));
+    const Case qwen2{"qwen2", 32};
+    expect_error(hidden_states_with(qwen2, per_type(theta, {{"rope_type", "default"}, {"rope_theta", 10000.0}})).status(),
+                 StatusCode::kUnsupported, {"rope_parameters", "different parameters per layer type", "full_attention, sliding_attention"});
+    expect_error(hidden_states_with(qwen2, per_type(theta, {{"rope_type", "linear"}, {"rope_theta", 1000000.0}, {"factor", 2}})).status(),
+                 StatusCode::kUnsupported, {"full_attention, sliding_attention"});
+    expect_error(hidden_states_with(qwen2, rewritten("qwen2", [&](nlohmann::json& j) {
+                     j.erase("rope_theta");
+                     j["rope_parameters"] = {{"full_attention", theta}, {"rope_theta", 1000000.0}};
                  })).status(),
                  StatusCode::kUnsupported, {"rope_parameters", "full_attention"});
 }

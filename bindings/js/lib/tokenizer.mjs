@@ -13,6 +13,7 @@
 import { SimdformerError, fail } from './errors.mjs';
 import { describe } from './options.mjs';
 import { readList } from './text-inputs.mjs';
+import { withConfigNormalizer } from './config-normalizer.mjs';
 import { checkTokenizerJson } from './tokenizer-checks.mjs';
 import { byteLevelOffsets, tokenOffsets } from './token-offsets.mjs';
 import { strideWindows } from './windows.mjs';
@@ -52,6 +53,9 @@ export async function loadTokenizer(json, config, { rows, maxPositions, padId })
   const { Tokenizer, ByteLevelDecoder } = await tokenizersLibrary();
   if (!json || typeof json !== 'object' || Array.isArray(json)) fail('tokenizer.json must be a JSON object');
   checkTokenizerJson(json, rows);
+  // tokenizer_config.json's do_lower_case / strip_accents / tokenize_chinese_chars override a BERT
+  // family's normalizer, as in transformers' BertTokenizerFast (see config-normalizer.mjs).
+  json = withConfigNormalizer(json, config ?? {});
   let tokenizer;
   try {
     tokenizer = new Tokenizer(json, config ?? {});

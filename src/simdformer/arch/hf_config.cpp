@@ -216,7 +216,14 @@ Status HfConfig::boolean(const char* name, bool fallback, bool* out) const {
         *out = false;
         return Status::ok();
     }
-    if (!it->is_boolean()) return Status::invalid(cat({quoted(name), " must be true or false, not ", json_text(*it)}));
+    // A number: Python's truth, as HF's `if config.flag` reads it (0 / 0.0 false, any other
+    // number true), so "tie_word_embeddings": 0 unties as it does in transformers. A string, list
+    // or object is refused: Python would read "false" as true, which such a file never means.
+    if (it->is_number()) {
+        *out = it->get<double>() != 0.0;
+        return Status::ok();
+    }
+    if (!it->is_boolean()) return Status::invalid(cat({quoted(name), " must be true or false (or 0 / 1), not ", json_text(*it)}));
     *out = it->get<bool>();
     return Status::ok();
 }
@@ -265,6 +272,8 @@ Status HfConfig::require(const char* name, const nlohmann::json& expected, const
     // A flag whose supported value is false may be null: None, which HF's `if config.is_decoder`,
     // `if config.add_cross_attention`, `if self.scale_attn_by_inverse_layer_idx` read as false.
     if (it->is_null() && expected.is_boolean() && !expected.get<bool>()) return Status::ok();
+    // A number where a flag is expected: Python's truth (0 is false, any other number true).
+    if (it->is_number() && expected.is_boolean() && (it->get<double>() != 0.0) == expected.get<bool>()) return Status::ok();
     return Status::unsupported(cat({quoted(name), " = ", json_text(*it), ": ", what, " is not supported"}));
 }
 

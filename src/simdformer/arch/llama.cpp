@@ -77,7 +77,8 @@ Status rope_number(const json& scaling, const char* key, double* out) {
 // transformers 5 writes one "rope_parameters" object holding rope_theta and the scaling's
 // parameters (its rope_type absent means default), and reads a non-empty rope_scaling in its
 // place when a config has one. A theta given both inside and outside that object must agree; the
-// per-layer-type form (objects under "full_attention" / "sliding_attention") is not supported.
+// per-layer-type form (objects under "full_attention" / "sliding_attention") is read when every
+// layer type has the same parameters and refused when they differ.
 Status read_rope_scaling(const HfConfig& c, TextConfig* t) {
     RopeConfig& rope = t->rope;
     rope.scaling = RopeScaling::kDefault;
@@ -93,11 +94,26 @@ Status read_rope_scaling(const HfConfig& c, TextConfig* t) {
         if (it == config.end() || it->is_null()) return Status::ok();
         if (!it->is_object()) return Status::invalid(quoted(key) + " must be an object or null, not " + json_text(*it));
     }
-    const json& s = *it;
-    for (const auto& item : s.items())
-        if (item.value().is_object())
-            return Status::unsupported(quoted(key) + " gives parameters per layer type (\"" + item.key() +
-                                       "\"): not supported for " + t->model_type);
+    const json* per_type = nullptr;  // the first layer type's object, when given per layer type
+    for (const auto& item : it->items())
+        if (item.value().is_object()) per_type = &item.value();
+    if (per_type != nullptr) {
+        // Per layer type ({"full_attention": {...}, "sliding_attention": {...}}, as some
+        // transformers 5 Ministral / Mistral configs write it): every type must hold the same
+        // parameters, which are then the one rotary config all layers use; different ones would
+        // need a rotary table per layer type, which is not built, so they are refused by name.
+        per_type = &it->begin().value();
+        std::string types;
+        bool same = true;
+        for (const auto& item : it->items()) {
+            types += (types.empty() ? "" : ", ") + item.key();
+            same = same && item.value().is_object() && item.value() == *per_type;
+        }
+        if (!same)
+            return Status::unsupported(quoted(key) + " gives different parameters per layer type (" + types +
+                                       "): not supported for " + t->model_type + " (one rotary config for all layers)");
+    }
+    const json& s = per_type != nullptr ? *per_type : *it;
     if (auto theta = s.find("rope_theta"); theta != s.end()) {
         if (!theta->is_number() || !std::isfinite(theta->get<double>()) || !(theta->get<double>() > 0) ||
             theta->get<double>() > 1e12)

@@ -1,0 +1,64 @@
+// tokenizer_config.json's normalizer options for BERT-family tokenizers, applied as Hugging Face
+// transformers (v4) applies them. BertTokenizerFast.__init__ (tokenization_bert_fast.py) reads
+// do_lower_case (default True), strip_accents (default None) and tokenize_chinese_chars
+// (default True); when tokenizer.json's normalizer state disagrees on lowercase / strip_accents /
+// handle_chinese_chars it replaces the normalizer with one of the same type carrying the config's
+// three values (clean_text kept). The classes that copy that block are listed below; MPNet,
+// RoFormer and LayoutLMv2 compare and set only lowercase and strip_accents. A folder whose
+// two files disagree therefore tokenizes with the config's values in Python; the
+// @huggingface/tokenizers package (the tokenizer of transformers.js) never reads these keys, so
+// transformers.js uses tokenizer.json's normalizer as written. We follow Python, the reference
+// the checkpoints were trained and evaluated with.
+//
+// Scope: only when tokenizer_config.json names one of these classes (with or without "Fast")
+// and tokenizer.json's normalizer is a BertNormalizer. (Python also rebuilds for other normalizer
+// types only when they carry these fields, which BERT-family tokenizer.json files never do.)
+// A folder without tokenizer_config.json is left as it is: AutoTokenizer would pick the class
+// from config.json's model_type there, which this file does not see.
+import { fail } from './errors.mjs';
+import { describe } from './options.mjs';
+
+const ALL = ['lowercase', 'strip_accents', 'handle_chinese_chars'];
+const NO_CHINESE = ['lowercase', 'strip_accents'];
+
+// tokenizer_class (without "Fast") -> the normalizer fields its fast __init__ compares and sets.
+const CLASSES = new Map([
+  ...['Bert', 'DistilBert', 'Electra', 'ConvBert', 'Funnel', 'LayoutLM', 'Lxmert', 'MobileBert', 'SqueezeBert',
+    'RetriBert', 'Realm', 'DPRContextEncoder', 'DPRQuestionEncoder', 'DPRReader'].map((c) => [`${c}Tokenizer`, ALL]),
+  ...['MPNet', 'RoFormer', 'LayoutLMv2'].map((c) => [`${c}Tokenizer`, NO_CHINESE]),
+]);
+
+// The Rust BertNormalizer's defaults for a field missing from tokenizer.json (serde defaults).
+const RUST_DEFAULTS = { lowercase: true, strip_accents: null, handle_chinese_chars: true };
+
+// A tokenizer_config flag as Python compares it (0 == False, 1 == True) and as the rebuilt
+// normalizer takes it (a bool, or None where allowed). Anything else cannot be meant as a flag.
+function flag(config, key, fallback, nullable) {
+  const v = config[key];
+  if (v === undefined) return fallback;
+  if (v === null && nullable) return null;
+  if (typeof v === 'boolean') return v;
+  if (v === 0 || v === 1) return v === 1;
+  return fail(`tokenizer_config.json: ${key} must be true or false${nullable ? ' (or null)' : ''}, got ${describe(v)}`);
+}
+
+/**
+ * tokenizer.json with its BertNormalizer set from tokenizer_config.json where Hugging Face's fast
+ * tokenizer class would rebuild it; the same object when nothing changes.
+ */
+export function withConfigNormalizer(json, config) {
+  const cls = typeof config?.tokenizer_class === 'string' ? config.tokenizer_class.replace(/Fast$/, '') : null;
+  const fields = cls === null ? undefined : CLASSES.get(cls);
+  const normalizer = json.normalizer;
+  if (!fields || !normalizer || typeof normalizer !== 'object' || normalizer.type !== 'BertNormalizer') return json;
+  const wanted = {
+    lowercase: flag(config, 'do_lower_case', true, false),
+    strip_accents: flag(config, 'strip_accents', null, true),
+    handle_chinese_chars: flag(config, 'tokenize_chinese_chars', true, false),
+  };
+  const current = (k) => (normalizer[k] === undefined ? RUST_DEFAULTS[k] : normalizer[k]);
+  if (fields.every((k) => current(k) === wanted[k])) return json;
+  const rebuilt = { ...normalizer };
+  for (const k of fields) rebuilt[k] = wanted[k];
+  return { ...json, normalizer: rebuilt };
+}

@@ -1,0 +1,83 @@
+// tokenizer_config.json's do_lower_case / strip_accents / tokenize_chinese_chars against
+// tokenizer.json's BertNormalizer: Hugging Face transformers' BertTokenizerFast (and the
+// BERT-family classes that copy its __init__) rebuild the normalizer with the config's values
+// when the two disagree, so the config wins. Expected ids are written by hand from those rules
+// and the BertNormalizer's (strip_accents null follows lowercase; handle_chinese_chars puts
+// spaces around CJK ideographs), on a WordPiece vocabulary small enough to read.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+
+import { SimdformerError } from '../../dist/node.mjs';
+import { loadTokenizer } from '../../dist/lib/tokenizer.mjs';
+
+const VOCAB = ['[PAD]', '[UNK]', '[CLS]', '[SEP]', 'hello', 'Hello', 'cafe', 'café', '你', '好', '你好'];
+const [CLS, SEP, hello, Hello, cafe, cafeAccent, ni, hao, nihao] = [2, 3, 4, 5, 6, 7, 8, 9, 10];
+
+function tokenizerJson(normalizer) {
+  return {
+    version: '1.0',
+    added_tokens: VOCAB.slice(0, 4).map((content, id) => ({ id, content, single_word: false, lstrip: false, rstrip: false, normalized: false, special: true })),
+    normalizer: { type: 'BertNormalizer', clean_text: true, handle_chinese_chars: true, strip_accents: null, lowercase: true, ...normalizer },
+    pre_tokenizer: { type: 'BertPreTokenizer' },
+    post_processor: {
+      type: 'TemplateProcessing',
+      single: [{ SpecialToken: { id: '[CLS]', type_id: 0 } }, { Sequence: { id: 'A', type_id: 0 } }, { SpecialToken: { id: '[SEP]', type_id: 0 } }],
+      pair: [{ SpecialToken: { id: '[CLS]', type_id: 0 } }, { Sequence: { id: 'A', type_id: 0 } }, { SpecialToken: { id: '[SEP]', type_id: 0 } },
+        { Sequence: { id: 'B', type_id: 1 } }, { SpecialToken: { id: '[SEP]', type_id: 1 } }],
+      special_tokens: {
+        '[CLS]': { id: '[CLS]', ids: [CLS], tokens: ['[CLS]'] },
+        '[SEP]': { id: '[SEP]', ids: [SEP], tokens: ['[SEP]'] },
+      },
+    },
+    decoder: { type: 'WordPiece', prefix: '##', cleanup: true },
+    model: { type: 'WordPiece', unk_token: '[UNK]', continuing_subword_prefix: '##', max_input_chars_per_word: 100,
+      vocab: Object.fromEntries(VOCAB.map((t, i) => [t, i])) },
+  };
+}
+
+async function ids(normalizer, config, text = 'Hello café') {
+  const tok = await loadTokenizer(tokenizerJson(normalizer), config, { rows: VOCAB.length, maxPositions: 16 });
+  return Array.from(tok.encodeOne(text, 16).ids);
+}
+
+test('do_lower_case false in tokenizer_config.json turns off a lowercasing BertNormalizer (as BertTokenizerFast rebuilds it)', async () => {
+  // Rebuilt: lowercase false, strip_accents None (follows lowercase: no stripping).
+  assert.deepEqual(await ids({ lowercase: true }, { tokenizer_class: 'BertTokenizer', do_lower_case: false }), [CLS, Hello, cafeAccent, SEP]);
+  assert.deepEqual(await ids({ lowercase: true }, { tokenizer_class: 'DistilBertTokenizerFast', do_lower_case: false }), [CLS, Hello, cafeAccent, SEP]);
+  // Python compares 0 == False: a 0 means false.
+  assert.deepEqual(await ids({ lowercase: true }, { tokenizer_class: 'BertTokenizer', do_lower_case: 0 }), [CLS, Hello, cafeAccent, SEP]);
+});
+
+test('do_lower_case true (or absent: the default is True) turns on a BertNormalizer that keeps the case', async () => {
+  assert.deepEqual(await ids({ lowercase: false }, { tokenizer_class: 'BertTokenizer', do_lower_case: true }), [CLS, hello, cafe, SEP]);
+  assert.deepEqual(await ids({ lowercase: false }, { tokenizer_class: 'ElectraTokenizer' }), [CLS, hello, cafe, SEP]);
+});
+
+test('strip_accents from tokenizer_config.json replaces the normalizer\'s', async () => {
+  // lowercase stays, accents kept.
+  assert.deepEqual(await ids({ lowercase: true }, { tokenizer_class: 'BertTokenizer', do_lower_case: true, strip_accents: false }), [CLS, hello, cafeAccent, SEP]);
+  // Cased, but accents stripped.
+  assert.deepEqual(await ids({ lowercase: true }, { tokenizer_class: 'BertTokenizer', do_lower_case: false, strip_accents: true }), [CLS, Hello, cafe, SEP]);
+  // A config without strip_accents sets None: a tokenizer.json that keeps accents while lowercasing is rebuilt to strip them.
+  assert.deepEqual(await ids({ lowercase: true, strip_accents: false }, { tokenizer_class: 'BertTokenizer', do_lower_case: true }), [CLS, hello, cafe, SEP]);
+});
+
+test('tokenize_chinese_chars: BertTokenizer sets it, MPNet (which compares only lowercase and strip_accents) does not', async () => {
+  assert.deepEqual(await ids({}, { tokenizer_class: 'BertTokenizer', tokenize_chinese_chars: false }, '你好'), [CLS, nihao, SEP]);
+  assert.deepEqual(await ids({}, { tokenizer_class: 'BertTokenizer' }, '你好'), [CLS, ni, hao, SEP]);
+  assert.deepEqual(await ids({}, { tokenizer_class: 'MPNetTokenizer', tokenize_chinese_chars: false }, '你好'), [CLS, ni, hao, SEP]);
+  assert.deepEqual(await ids({ lowercase: true }, { tokenizer_class: 'MPNetTokenizer', do_lower_case: false }), [CLS, Hello, cafeAccent, SEP]);
+});
+
+test('files that agree, a non-BERT class and a folder without tokenizer_config.json keep tokenizer.json\'s normalizer', async () => {
+  assert.deepEqual(await ids({ lowercase: false }, { tokenizer_class: 'BertTokenizer', do_lower_case: false }), [CLS, Hello, cafeAccent, SEP]);
+  assert.deepEqual(await ids({ lowercase: true }, { tokenizer_class: 'BertTokenizer', do_lower_case: true }), [CLS, hello, cafe, SEP]);
+  assert.deepEqual(await ids({ lowercase: true }, { tokenizer_class: 'PreTrainedTokenizerFast', do_lower_case: false }), [CLS, hello, cafe, SEP]);
+  assert.deepEqual(await ids({ lowercase: true }, { tokenizer_class: 'RobertaTokenizer', do_lower_case: false }), [CLS, hello, cafe, SEP]);
+  assert.deepEqual(await ids({ lowercase: true }, {}), [CLS, hello, cafe, SEP]);
+});
+
+test('a do_lower_case that cannot be a flag is an error naming tokenizer_config.json', async () => {
+  await assert.rejects(ids({}, { tokenizer_class: 'BertTokenizer', do_lower_case: 'false' }),
+    (e) => e instanceof SimdformerError && /tokenizer_config\.json: do_lower_case must be true or false/.test(e.message));
+});
