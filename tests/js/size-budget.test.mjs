@@ -47,7 +47,11 @@ const KB = 1024;
 // pthreads directly (runtime/sync.h: libc++'s std::thread / mutex / condition_variable /
 // steady_clock throw std::system_error, which linked strerror's table of every errno message) and
 // its once-per-set_threads code at minsize, the calibration's callback without std::function:
-// threads 163,104 -> 160,993 B (2026-12-05), still 7.2 KB over the goal.
+// threads 163,104 -> 160,993 B (2026-12-05), still 7.2 KB over the goal. Hugging Face's configs
+// as Hugging Face reads them (issues 32/33: ACT2FN's other GELU names, tanh and linear; null and
+// numeric flags as Python's truth; DistilBERT's sinusoidal table built when the file has none;
+// Ministral; rope_parameters per layer type; info.window_layers): 150,283 / 151,442 / 161,476 B
+// (2026-12-05), the goal still met by both one-thread builds.
 const GOAL = 150 * KB;
 // The bundle's budget rose 32 -> 37 KB with the task heads of issue 33 (token classification,
 // question answering, zero-shot, reranking: the pipelines' post-processing, the tokenizer's
@@ -60,15 +64,17 @@ const GOAL = 150 * KB;
 // to 41,952 B (2026-12-02); holes refused in batches and masks, the template's text budget, stop
 // read once and Hugging Face's topK / topP / any-case task options to 42,230 B (2026-12-03); the
 // CrossEncoder's named activation, sentence-transformers' max_seq_length / do_lower_case for embed
-// and init's relaxedSimd to 43,071 B (2026-12-04): 43 KB.
-const BUDGET = {  // the .wasm budgets measured on 2026-12-05: 149,670 / 150,771 / 160,993 B gzip
-  'simdformer.wasm': 147 * KB + 512,
-  'simdformer-scalar.wasm': 147 * KB + 512,
-  'simdformer-threads.wasm': 157 * KB + 512,
+// and init's relaxedSimd to 43,071 B (2026-12-04): 43 KB; tokenizer_config.json's normalizer
+// options for BERT-family tokenizers as Hugging Face's fast tokenizers apply them
+// (config-normalizer.mjs) to 44,054 B (2026-12-05): 43.5 KB.
+const BUDGET = {  // the .wasm budgets measured on 2026-12-05: 150,283 / 151,442 / 161,476 B gzip
+  'simdformer.wasm': 148 * KB + 512,
+  'simdformer-scalar.wasm': 148 * KB + 512,
+  'simdformer-threads.wasm': 158 * KB,
   'simdformer.mjs': 14 * KB,
   'simdformer-scalar.mjs': 16 * KB,
   'simdformer-threads.mjs': 22 * KB,
-  'browser.bundle.mjs': 43 * KB,
+  'browser.bundle.mjs': 43 * KB + 512,
 };
 
 for (const [file, budget] of Object.entries(BUDGET)) {
