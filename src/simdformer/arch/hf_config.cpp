@@ -93,6 +93,10 @@ const std::pair<const char*, Activation> kHfActivations[] = {
     {"swish", Activation::kSilu},            {"tanh", Activation::kTanh},
     {"linear", Activation::kNone}};
 
+// A JSON number as Python's truth reads it where HF tests a flag (`if config.flag`): 0 / 0.0 false,
+// any other number true.
+bool python_truth(const json& number) { return number.get<double>() != 0.0; }
+
 // An integer JSON value (is_number_integer) in [0, hi), however nlohmann stored it.
 bool integer_below(const json& v, size_t hi) {
     return v.is_number_unsigned() ? v.get<uint64_t>() < hi : v.get<int64_t>() >= 0 && uint64_t(v.get<int64_t>()) < hi;
@@ -220,7 +224,7 @@ Status HfConfig::boolean(const char* name, bool fallback, bool* out) const {
     // number true), so "tie_word_embeddings": 0 unties as it does in transformers. A string, list
     // or object is refused: Python would read "false" as true, which such a file never means.
     if (it->is_number()) {
-        *out = it->get<double>() != 0.0;
+        *out = python_truth(*it);
         return Status::ok();
     }
     if (!it->is_boolean()) return Status::invalid(cat({quoted(name), " must be true or false (or 0 / 1), not ", json_text(*it)}));
@@ -273,7 +277,7 @@ Status HfConfig::require(const char* name, const nlohmann::json& expected, const
     // `if config.add_cross_attention`, `if self.scale_attn_by_inverse_layer_idx` read as false.
     if (it->is_null() && expected.is_boolean() && !expected.get<bool>()) return Status::ok();
     // A number where a flag is expected: Python's truth (0 is false, any other number true).
-    if (it->is_number() && expected.is_boolean() && (it->get<double>() != 0.0) == expected.get<bool>()) return Status::ok();
+    if (it->is_number() && expected.is_boolean() && python_truth(*it) == expected.get<bool>()) return Status::ok();
     return Status::unsupported(cat({quoted(name), " = ", json_text(*it), ": ", what, " is not supported"}));
 }
 

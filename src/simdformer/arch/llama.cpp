@@ -95,9 +95,7 @@ Status read_rope_scaling(const HfConfig& c, TextConfig* t) {
         if (!it->is_object()) return Status::invalid(quoted(key) + " must be an object or null, not " + json_text(*it));
     }
     const json* per_type = nullptr;  // the first layer type's object, when given per layer type
-    for (const auto& item : it->items())
-        if (item.value().is_object()) per_type = &item.value();
-    if (per_type != nullptr) {
+    if (std::any_of(it->begin(), it->end(), [](const json& v) { return v.is_object(); })) {
         // Per layer type ({"full_attention": {...}, "sliding_attention": {...}}, as some
         // transformers 5 Ministral / Mistral configs write it): every type must hold the same
         // parameters, which are then the one rotary config all layers use; different ones would
