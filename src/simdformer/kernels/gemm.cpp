@@ -21,6 +21,7 @@
 // 7-13 %).
 #include <algorithm>
 #include <array>
+#include <cstdint>
 #include <utility>
 
 #include "simdformer/kernels/kernels.h"
@@ -93,6 +94,28 @@ constexpr size_t kGroup = 4;  // panels visited together: the widest entry above
 // 4 rows x 1 panel, and with kMr > 4 it is cut into as few one-panel tiles of at most kMr rows as
 // hold it, of heights that differ by at most one (124 rows with kMr = 14: 7 x 14 + 2 x 13):
 // tiles of 4 to kMr rows occur.
+// Natively, the main tiles over a group of panels also prefetch the next group's panels into L2,
+// a slice per tile and a line or two per k-step. Without it the first tile over each group (the
+// short tail tile, or the main tile when there is no tail) waits on memory with nothing to
+// overlap: at 46 tokens BERT-base spent ~20 % of its time there (its 340 MB of weights stream once
+// per forward pass, ~10 ms of ~50). Only when the main part has at least kPrefetchMinRows rows:
+// below that a main tile has too few multiply-adds per k-step to hide the requests (5-token
+// texts were slower). wasm has no prefetch instruction. SIMDFORMER_GEMM_PREFETCH=0 turns it off
+// for A/B timing.
+#ifndef SIMDFORMER_GEMM_PREFETCH
+#define SIMDFORMER_GEMM_PREFETCH 1
+#endif
+#ifndef SIMDFORMER_GEMM_PREFETCH_MIN_ROWS
+#define SIMDFORMER_GEMM_PREFETCH_MIN_ROWS 8
+#endif
+#if defined(__wasm__)
+constexpr bool kPrefetchB = false;
+#else
+constexpr bool kPrefetchB = SIMDFORMER_GEMM_PREFETCH != 0;
+#endif
+constexpr size_t kPrefetchMinRows = SIMDFORMER_GEMM_PREFETCH_MIN_ROWS;
+static_assert(kNr * sizeof(float) <= 128, "a main tile's k-step prefetches at most two lines");
+
 constexpr size_t kTail[5][2] = {{0, 0}, {1, 0}, {2, 0}, {2, 1}, {2, 2}};
 
 // Rows in main tiles of a block of mc >= 1 rows.
@@ -130,6 +153,8 @@ struct TileArgs {
     const float* bias;      // [ncols] at the tile's first column, or null
     const float* residual;  // at the tile's first element, or null
     size_t ld_residual;
+    uintptr_t prefetch;     // address where this tile requests the next group's weights, or 0
+    size_t prefetch_step;   // bytes per k-step (<= 128)
 };
 
 // Copies the first min(ncols, kNr) floats of a row piece that may be cut short at the right edge
@@ -218,7 +243,16 @@ template <size_t R, size_t G>
     const float* bp = t.panel;
     const size_t stride = t.panel_stride;
     const float* const b_end = bp + t.kc * kNr;  // loop on the B pointer: no separate counter
+    uintptr_t pf = t.prefetch;  // an integer: past the buffer's end a prefetch requests, never reads
+    const size_t pf_step = t.prefetch_step;
     for (; bp != b_end; ap += R, bp += kNr) {
+        if constexpr (G == 1 && kPrefetchB) {
+            if (pf) {
+                __builtin_prefetch(reinterpret_cast<const void*>(pf), 0, 2);
+                if (pf_step > 64) __builtin_prefetch(reinterpret_cast<const void*>(pf + 64), 0, 2);
+                pf += pf_step;
+            }
+        }
         if constexpr (G == 1) {
             vf32 b[kNrVecs];
             for (size_t v = 0; v < kNrVecs; ++v) b[v] = simd::load(bp + v * kLanes);
@@ -338,14 +372,25 @@ void run_group(const BlockArgs& b, const Epilogue& ep, size_t jg, size_t gp) {
             }
         return;
     }
-    for (size_t jp = jg; jp < jg + gp; ++jp)
-        for (size_t i = 0; i < full;) {
+    const size_t panels = (b.n + kNr - 1) / kNr;
+    const size_t row_tiles = kMr == 4 ? full / 4 : (full + kMr - 1) / kMr;
+    const size_t pf_step = row_tiles ? (kNr * sizeof(float) + row_tiles - 1) / row_tiles : 0;
+    for (size_t jp = jg; jp < jg + gp; ++jp) {
+        const bool pf_on = kPrefetchB && full >= kPrefetchMinRows && jp + gp < panels;
+        const uintptr_t next = pf_on ? reinterpret_cast<uintptr_t>(b.packed_b + ((jp + gp) * b.k + b.pc) * kNr) : 0;
+        for (size_t i = 0, ti = 0; i < full; ++ti) {
             const size_t rows = main_rows_at(i, full);
+            TileArgs t = tile_args(b, ep, i, jp);
+            if (next) {
+                t.prefetch = next + ti * pf_step * b.kc;
+                t.prefetch_step = pf_step;
+            }
             // kMr = 4: always the first branch, the tile called directly as before
-            if (rows == kMr) tile<kMr, 1>(tile_args(b, ep, i, jp), ep);
-            else run_tile(rows, 1, tile_args(b, ep, i, jp), ep);
+            if (rows == kMr) tile<kMr, 1>(t, ep);
+            else run_tile(rows, 1, t, ep);
             i += rows;
         }
+    }
 }
 
 }  // namespace

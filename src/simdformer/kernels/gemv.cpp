@@ -9,6 +9,7 @@
 // p, in order p = 0 .. k-1, then alpha, bias, activation, residual), so a row's result does not
 // depend on which of the two kernels computed it (tested bit for bit).
 #include <algorithm>
+#include <cstdint>
 
 #include "simdformer/kernels/kernels.h"
 #include "simdformer/kernels/vector_math.h"
@@ -19,7 +20,27 @@ namespace {
 using detail::kLanes;
 using detail::vf32;
 
-constexpr size_t kGroup = 4;  // panels streamed together
+// How the weights are streamed, chosen per target by A/B timing of whole decoding steps
+// (GPT-2-small, SmolLM2-135M; BENCHMARKS.md "Session 16"). The panels of a packed B lie one
+// after the other in memory.
+// - wasm: one panel at a time, i.e. the matrix is read as one sequential stream, and 2
+//   accumulators per step. V8 ran 4 panels at once (8 accumulators, 4 streams) 1.1-1.5x slower.
+// - natively (AVX2, AVX-512): 4 panels at once (8 independent FMA chains), each stream also
+//   prefetched kPrefetchBytes ahead: the hardware prefetcher alone left the 1-thread GPT-2 step
+//   at ~35 GB/s. SSE2's panels are 32 B wide, where the prefetch measured slower: none there.
+#ifndef SIMDFORMER_GEMV_GROUP
+#if defined(__wasm__)
+#define SIMDFORMER_GEMV_GROUP 1
+#else
+#define SIMDFORMER_GEMV_GROUP 4
+#endif
+#endif
+constexpr size_t kGroup = SIMDFORMER_GEMV_GROUP;  // panels streamed together
+#if defined(__wasm__)
+constexpr size_t kPrefetchBytes = 0;
+#else
+constexpr size_t kPrefetchBytes = 1024;
+#endif
 
 // Panels [jp0, jp0 + G) of a packed [k, n] operand whose panels hold V vectors (V * kLanes columns).
 template <size_t V, size_t G>
@@ -31,8 +52,16 @@ void gemv_panels(size_t jp0, size_t n, size_t k, const float* x, const float* pa
     for (size_t g = 0; g < G; ++g)
         for (size_t v = 0; v < V; ++v) acc[g][v] = vf32(0.0f);
 
-    // HOT LOOP: one broadcast of x[p], G * V loads of weights and multiply-adds.
+    // HOT LOOP: one broadcast of x[p], G * V loads of weights and multiply-adds (and natively the
+    // prefetch of each stream's row `ahead` rows on: a prefetch never faults, so past a panel's end
+    // it simply requests the start of the panels after it).
+    constexpr size_t row_bytes = w * sizeof(float);
+    constexpr size_t ahead = row_bytes >= 64 ? kPrefetchBytes / row_bytes : 0;
     for (size_t p = 0; p < k; ++p) {
+        if constexpr (ahead > 0)
+            for (size_t g = 0; g < G; ++g)
+                for (size_t line = 0; line < row_bytes; line += 64)
+                    __builtin_prefetch(reinterpret_cast<const void*>(reinterpret_cast<uintptr_t>(panel[g]) + (p + ahead) * row_bytes + line), 0, 0);
         const vf32 a = simd::splat(x[p]);
         for (size_t g = 0; g < G; ++g)
             for (size_t v = 0; v < V; ++v) acc[g][v] = simd::fma(a, simd::load(panel[g] + p * w + v * kLanes), acc[g][v]);
