@@ -70,7 +70,7 @@ const GOAL = 150 * KB;
 const BUDGET = {  // the .wasm budgets measured on 2026-12-05: 150,283 / 151,442 / 161,476 B gzip
   'simdformer.wasm': 148 * KB + 512,
   'simdformer-scalar.wasm': 148 * KB + 512,
-  'simdformer-threads.wasm': 158 * KB,
+  'simdformer-threads.wasm': 157 * KB + 512,
   'simdformer.mjs': 14 * KB,
   'simdformer-scalar.mjs': 16 * KB,
   'simdformer-threads.mjs': 22 * KB,
