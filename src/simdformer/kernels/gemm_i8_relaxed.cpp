@@ -30,6 +30,8 @@ std::atomic<int> g_kernel{static_cast<int>(I8Kernel::kPairs16)};  // set_i8_kern
 #if SIMDFORMER_SIMD  // the scalar build (engines without SIMD128) runs only the 8-bit k-loop
 namespace {
 
+std::atomic<int> g_relaxed{0};  // relaxed_i8_available's probe: unknown, probing, no, yes
+
 using i8detail::kNr;
 using i8detail::kPairBytes;
 
@@ -219,8 +221,23 @@ void finish_block(size_t mc, const Qd8Row* rows, size_t col0, size_t col_end, co
 
 bool relaxed_i8_available() {
 #if SIMDFORMER_SIMD
-    static const bool works = relaxed_module_works();
-    return works;
+    // Probed once, by the first caller; a caller that arrives meanwhile waits for its answer. Not
+    // a function-local static: the wasm builds compile without thread-safe statics (issue 30), and
+    // relaxed_module_works() must not run twice at once (its buffers are static).
+    static_assert(std::atomic<int>::is_always_lock_free);
+    enum : int { kUnknown, kProbing, kNo, kYes };
+    int state = g_relaxed.load(std::memory_order_acquire);
+    if (state < kNo) {
+        int expected = kUnknown;
+        if (g_relaxed.compare_exchange_strong(expected, kProbing, std::memory_order_acq_rel)) {
+            state = relaxed_module_works() ? kYes : kNo;
+            g_relaxed.store(state, std::memory_order_release);
+        } else {
+            while ((state = g_relaxed.load(std::memory_order_acquire)) < kNo) {
+            }
+        }
+    }
+    return state == kYes;
 #else
     return false;
 #endif

@@ -31,6 +31,13 @@
 #include <pthread.h>
 #include <sched.h>
 #include <time.h>
+#if defined(__EMSCRIPTEN__)
+#include <emscripten/threading.h>
+
+#include <atomic>
+#include <climits>
+#include <cmath>
+#endif
 #endif
 
 // Code that runs once per set_threads (starting a pool, timing it, the kernels' calibration),
@@ -62,6 +69,38 @@ private:
     pthread_mutex_t m_ = PTHREAD_MUTEX_INITIALIZER;
 };
 
+#if defined(__EMSCRIPTEN__)
+// In wasm, a condition variable over the futex of a sequence number: musl's pthread_cond_t
+// (waiter lists, requeueing, cancellation) cost the threads build ~1.1 KB of code that a pool
+// whose every notify is made holding the mutex does not need (issue 30). A waiter reads the
+// number while it holds the mutex and sleeps only while it is unchanged; a notifier changes the
+// shared state under the mutex and then bumps the number, so a wake-up between the waiter's
+// check and its sleep is never lost (the futex returns at once on a changed number).
+class CondVar {
+public:
+    CondVar() = default;
+    CondVar(const CondVar&) = delete;
+    CondVar& operator=(const CondVar&) = delete;
+    // The caller holds m; waits until notified (or spuriously: callers re-check their condition).
+    void wait(Mutex& m) {
+        const uint32_t seen = seq_.load(std::memory_order_relaxed);
+        m.unlock();
+        emscripten_futex_wait(&seq_, seen, INFINITY);
+        m.lock();
+    }
+    void notify_one() {
+        seq_.fetch_add(1);
+        emscripten_futex_wake(&seq_, 1);
+    }
+    void notify_all() {
+        seq_.fetch_add(1);
+        emscripten_futex_wake(&seq_, INT_MAX);
+    }
+
+private:
+    std::atomic<uint32_t> seq_{0};
+};
+#else
 class CondVar {
 public:
     CondVar() = default;
@@ -76,6 +115,7 @@ public:
 private:
     pthread_cond_t c_ = PTHREAD_COND_INITIALIZER;
 };
+#endif
 
 class Thread {
 public:
