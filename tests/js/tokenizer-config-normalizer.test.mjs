@@ -35,8 +35,8 @@ function tokenizerJson(normalizer) {
   };
 }
 
-async function ids(normalizer, config, text = 'Hello café') {
-  const tok = await loadTokenizer(tokenizerJson(normalizer), config, { rows: VOCAB.length, maxPositions: 16 });
+async function ids(normalizer, config, text = 'Hello café', modelConfig = undefined) {
+  const tok = await loadTokenizer(tokenizerJson(normalizer), config, { rows: VOCAB.length, maxPositions: 16, modelConfig });
   return Array.from(tok.encodeOne(text, 16).ids);
 }
 
@@ -69,12 +69,33 @@ test('tokenize_chinese_chars: BertTokenizer sets it, MPNet (which compares only 
   assert.deepEqual(await ids({ lowercase: true }, { tokenizer_class: 'MPNetTokenizer', do_lower_case: false }), [CLS, Hello, cafeAccent, SEP]);
 });
 
+// Without tokenizer_config.json (an older checkpoint; loadPretrained then passes {}), or with one
+// that names no class, AutoTokenizer (v4) takes config.json's tokenizer_class, else the class
+// TOKENIZER_MAPPING gives its model_type: BertTokenizerFast / DistilBertTokenizerFast with their
+// defaults (do_lower_case True, strip_accents None), which rebuild a cased BertNormalizer.
+test('no tokenizer_config.json: config.json\'s model_type picks the class, whose defaults lowercase a BERT or DistilBERT normalizer', async () => {
+  const cased = { lowercase: false };
+  assert.deepEqual(await ids(cased, {}, 'Hello café', { model_type: 'bert' }), [CLS, hello, cafe, SEP]);
+  assert.deepEqual(await ids(cased, {}, 'Hello café', { model_type: 'distilbert' }), [CLS, hello, cafe, SEP]);
+  // A tokenizer_config.json without tokenizer_class: its own flags, the class from model_type.
+  assert.deepEqual(await ids({ lowercase: true }, { do_lower_case: false }, 'Hello café', { model_type: 'bert' }), [CLS, Hello, cafeAccent, SEP]);
+  // config.json's tokenizer_class comes before model_type.
+  assert.deepEqual(await ids(cased, {}, 'Hello café', { model_type: 'xlm-roberta', tokenizer_class: 'BertTokenizerFast' }), [CLS, hello, cafe, SEP]);
+  assert.deepEqual(await ids(cased, {}, 'Hello café', { model_type: 'bert', tokenizer_class: 'PreTrainedTokenizerFast' }), [CLS, Hello, cafeAccent, SEP]);
+  // tokenizer_config.json's class comes first.
+  assert.deepEqual(await ids(cased, { tokenizer_class: 'PreTrainedTokenizerFast' }, 'Hello café', { model_type: 'bert' }), [CLS, Hello, cafeAccent, SEP]);
+  // The other families' classes have no such block: tokenizer.json as written.
+  for (const model_type of ['roberta', 'xlm-roberta', 'gpt2', 'llama', 'mistral', 'qwen2', 'unknown'])
+    assert.deepEqual(await ids(cased, {}, 'Hello café', { model_type }), [CLS, Hello, cafeAccent, SEP], model_type);
+});
+
 test('files that agree, a non-BERT class and a folder without tokenizer_config.json keep tokenizer.json\'s normalizer', async () => {
   assert.deepEqual(await ids({ lowercase: false }, { tokenizer_class: 'BertTokenizer', do_lower_case: false }), [CLS, Hello, cafeAccent, SEP]);
   assert.deepEqual(await ids({ lowercase: true }, { tokenizer_class: 'BertTokenizer', do_lower_case: true }), [CLS, hello, cafe, SEP]);
   assert.deepEqual(await ids({ lowercase: true }, { tokenizer_class: 'PreTrainedTokenizerFast', do_lower_case: false }), [CLS, hello, cafe, SEP]);
   assert.deepEqual(await ids({ lowercase: true }, { tokenizer_class: 'RobertaTokenizer', do_lower_case: false }), [CLS, hello, cafe, SEP]);
   assert.deepEqual(await ids({ lowercase: true }, {}), [CLS, hello, cafe, SEP]);
+  assert.deepEqual(await ids({ lowercase: false }, {}), [CLS, Hello, cafeAccent, SEP]);  // no config.json given either
 });
 
 test('a do_lower_case that cannot be a flag is an error naming tokenizer_config.json', async () => {

@@ -10,11 +10,17 @@
 // transformers.js uses tokenizer.json's normalizer as written. We follow Python, the reference
 // the checkpoints were trained and evaluated with.
 //
-// Scope: only when tokenizer_config.json names one of these classes (with or without "Fast")
-// and tokenizer.json's normalizer is a BertNormalizer. (Python also rebuilds for other normalizer
-// types only when they carry these fields, which BERT-family tokenizer.json files never do.)
-// A folder without tokenizer_config.json is left as it is: AutoTokenizer would pick the class
-// from config.json's model_type there, which this file does not see.
+// Which class: AutoTokenizer.from_pretrained (tokenization_auto.py, v4) takes tokenizer_config.json's
+// tokenizer_class, else config.json's tokenizer_class, else the class TOKENIZER_MAPPING gives
+// config.json's model_type (bert -> BertTokenizerFast, distilbert -> DistilBertTokenizerFast; the
+// other families we run map to classes without this block). So a folder without
+// tokenizer_config.json (older checkpoints), or with one that names no class, still gets the
+// class defaults: a BERT or DistilBERT model's normalizer lowercases (do_lower_case=True) and
+// strips accents with it (strip_accents=None) whatever tokenizer.json says.
+//
+// Scope: only when that class is one of these (with or without "Fast") and tokenizer.json's
+// normalizer is a BertNormalizer. (Python also rebuilds for other normalizer types only when they
+// carry these fields, which BERT-family tokenizer.json files never do.)
 import { fail } from './errors.mjs';
 import { describe } from './options.mjs';
 
@@ -27,6 +33,21 @@ const CLASSES = new Map([
     'RetriBert', 'Realm', 'DPRContextEncoder', 'DPRQuestionEncoder', 'DPRReader'].map((c) => [`${c}Tokenizer`, ALL]),
   ...['MPNet', 'RoFormer', 'LayoutLMv2'].map((c) => [`${c}Tokenizer`, NO_CHINESE]),
 ]);
+
+// TOKENIZER_MAPPING's class for each model_type simdformer loads (slow names; the fast class is
+// the one used). Only bert and distilbert reach CLASSES.
+const MODEL_TYPE_CLASSES = new Map([
+  ['bert', 'BertTokenizer'], ['distilbert', 'DistilBertTokenizer'], ['roberta', 'RobertaTokenizer'],
+  ['xlm-roberta', 'XLMRobertaTokenizer'], ['gpt2', 'GPT2Tokenizer'], ['llama', 'LlamaTokenizer'],
+  ['mistral', 'LlamaTokenizer'], ['qwen2', 'Qwen2Tokenizer'],
+]);
+
+// The class AutoTokenizer instantiates, without "Fast"; null when none is known.
+function tokenizerClass(config, modelConfig) {
+  for (const c of [config?.tokenizer_class, modelConfig?.tokenizer_class])
+    if (typeof c === 'string') return c.replace(/Fast$/, '');
+  return MODEL_TYPE_CLASSES.get(modelConfig?.model_type) ?? null;
+}
 
 // The Rust BertNormalizer's defaults for a field missing from tokenizer.json (serde defaults).
 const RUST_DEFAULTS = { lowercase: true, strip_accents: null, handle_chinese_chars: true };
@@ -43,11 +64,13 @@ function flag(config, key, fallback, nullable) {
 }
 
 /**
- * tokenizer.json with its BertNormalizer set from tokenizer_config.json where Hugging Face's fast
- * tokenizer class would rebuild it; the same object when nothing changes.
+ * tokenizer.json with its BertNormalizer set from tokenizer_config.json (`config`, {} when the
+ * file is absent) where Hugging Face's fast tokenizer class would rebuild it; the same object when
+ * nothing changes. `modelConfig` is config.json, which picks the class when tokenizer_config.json
+ * names none.
  */
-export function withConfigNormalizer(json, config) {
-  const cls = typeof config?.tokenizer_class === 'string' ? config.tokenizer_class.replace(/Fast$/, '') : null;
+export function withConfigNormalizer(json, config, modelConfig = {}) {
+  const cls = tokenizerClass(config, modelConfig);
   const fields = cls === null ? undefined : CLASSES.get(cls);
   const normalizer = json.normalizer;
   if (!fields || !normalizer || typeof normalizer !== 'object' || normalizer.type !== 'BertNormalizer') return json;

@@ -46,16 +46,18 @@ export function tokenizersLibrary() {
 const PLACEHOLDER_A = '\u{f0000}', PLACEHOLDER_B = '\u{100000}';
 
 /**
- * Loads tokenizer.json (+ tokenizer_config.json). `rows` is the model's embedding table size:
+ * Loads tokenizer.json (+ tokenizer_config.json; `modelConfig` is config.json, which picks the
+ * tokenizer class as AutoTokenizer does when tokenizer_config.json names none). `rows` is the model's embedding table size:
  * a tokenizer that can produce an id >= rows is an error here, not a crash later.
  */
-export async function loadTokenizer(json, config, { rows, maxPositions, padId }) {
+export async function loadTokenizer(json, config, { rows, maxPositions, padId, modelConfig }) {
   const { Tokenizer, ByteLevelDecoder } = await tokenizersLibrary();
   if (!json || typeof json !== 'object' || Array.isArray(json)) fail('tokenizer.json must be a JSON object');
   checkTokenizerJson(json, rows);
   // tokenizer_config.json's do_lower_case / strip_accents / tokenize_chinese_chars override a BERT
-  // family's normalizer, as in transformers' BertTokenizerFast (see config-normalizer.mjs).
-  json = withConfigNormalizer(json, config ?? {});
+  // family's normalizer, as in transformers' BertTokenizerFast, whose defaults apply when the file
+  // is absent and config.json's model_type picks the class (see config-normalizer.mjs).
+  json = withConfigNormalizer(json, config ?? {}, modelConfig ?? {});
   let tokenizer;
   try {
     tokenizer = new Tokenizer(json, config ?? {});
