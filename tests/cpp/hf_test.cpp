@@ -1124,5 +1124,61 @@ TEST(HfWorkspace, SixtyFourShortTextsThenOneLongTextWithAttentionBothRun) {
     SF_ASSERT_OK(run(64, 16, false));   // and back
 }
 
+// Sweep (issues 32/33 acceptance): the config.json files of popular public checkpoints, as their
+// repositories publish them (tests/data/hf/real_configs/configs.json: every field, real sizes),
+// each loaded on the fixture of the same architecture and head: the fixture's sizes replace the
+// real ones (a size the fixture lacks is removed), and a label map longer or shorter than the
+// fixture's classifier keeps its first labels. Everything else -- token ids outside the small
+// vocabulary, torch_dtype bfloat16 over float32 weights, rope_scaling null or llama3, integer
+// rope_theta, sliding_window with use_sliding_window false, eos_token_id lists, n_ctx, the
+// extra keys (pooler_*, summary_*, task_specific_params, transformers.js_config, ...) -- is the
+// real file's, and loads as transformers loads it.
+nlohmann::json real_config_on_fixture(const nlohmann::json& real, const nlohmann::json& fixture) {
+    nlohmann::json c = real;
+    for (const char* key : {"hidden_size", "intermediate_size", "num_attention_heads", "num_hidden_layers",
+                            "num_key_value_heads", "head_dim", "vocab_size", "max_position_embeddings", "type_vocab_size",
+                            "dim", "hidden_dim", "n_heads", "n_layers", "n_embd", "n_head", "n_layer", "n_positions",
+                            "n_inner"}) {
+        if (fixture.contains(key))
+            c[key] = fixture[key];
+        else
+            c.erase(key);
+    }
+    const size_t labels = fixture.contains("id2label") ? fixture["id2label"].size() : 0;
+    if (c.contains("id2label") && labels > 0 && c["id2label"].size() != labels) {
+        nlohmann::json id2label = nlohmann::json::object(), label2id = nlohmann::json::object();
+        for (size_t i = 0; i < labels; ++i) {
+            const std::string name = c["id2label"].value(std::to_string(i), "LABEL_" + std::to_string(i));
+            id2label[std::to_string(i)] = name;
+            label2id[name] = i;
+        }
+        c["id2label"] = id2label;
+        if (c.contains("label2id")) c["label2id"] = label2id;
+        if (c.contains("_num_labels")) c["_num_labels"] = labels;
+    }
+    return c;
+}
+
+TEST(HfConfig, PopularCheckpointsConfigsLoadAsTransformersLoadsThem) {
+    const nlohmann::json cases = nlohmann::json::parse(read_text(hf_path("real_configs/configs.json")));
+    size_t loaded = 0;
+    for (const auto& [name, entry] : cases.items()) {
+        const std::string fixture = entry["fixture"].get<std::string>();
+        const nlohmann::json fc = nlohmann::json::parse(read_text(hf_path(fixture + "/config.json")));
+        const nlohmann::json c = real_config_on_fixture(entry["config"], fc);
+        auto m = load_bytes(c.dump(), read_file(hf_path(fixture + "/model.safetensors")));
+        EXPECT_TRUE(m.is_ok()) << name << ": " << m.status().message();
+        if (!m.is_ok()) continue;
+        // What the loader made of the file, where HF's meaning is easy to get wrong (labels,
+        // windows, rotary types, tied heads, ids outside the vocabulary), as info_json reports it.
+        const nlohmann::json info = nlohmann::json::parse(m.value().info_json());
+        const nlohmann::json expect = entry.value("expect", nlohmann::json::object());
+        for (const auto& [key, want] : expect.items())
+            EXPECT_EQ(info[key], want) << name << ": info." << key;
+        ++loaded;
+    }
+    EXPECT_EQ(loaded, cases.size());
+}
+
 }  // namespace
 }  // namespace simdformer::test
