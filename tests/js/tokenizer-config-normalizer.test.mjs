@@ -102,3 +102,34 @@ test('a do_lower_case that cannot be a flag is an error naming tokenizer_config.
   await assert.rejects(ids({}, { tokenizer_class: 'BertTokenizer', do_lower_case: 'false' }),
     (e) => e instanceof SimdformerError && /tokenizer_config\.json: do_lower_case must be true or false/.test(e.message));
 });
+
+// GPT2TokenizerFast / RobertaTokenizerFast set the top-level ByteLevel pre-tokenizer's
+// add_prefix_space from their own argument (tokenizer_config.json's, default False), as the BERT
+// classes set the normalizer. On the gpt2 and roberta fixtures' byte-level tokenizers: with a
+// prefix space "Hello" is tokenized as " Hello".
+test('add_prefix_space: GPT-2 and RoBERTa classes (named, or from model_type) replace a byte-level pre-tokenizer\'s', async () => {
+  const { readFileSync } = await import('node:fs');
+  const { join } = await import('node:path');
+  const { DATA } = await import('./helpers.mjs');
+  for (const [fixture, rows, modelType, cls] of [['gpt2', 1057, 'gpt2', 'GPT2Tokenizer'], ['roberta', 1061, 'roberta', 'RobertaTokenizerFast']]) {
+    const original = JSON.parse(readFileSync(join(DATA, 'hf', fixture, 'tokenizer.json'), 'utf8'));
+    const prefixed = { ...original, pre_tokenizer: { ...original.pre_tokenizer, add_prefix_space: true } };
+    const words = async (json, config, modelConfig) => {
+      const tok = await loadTokenizer(json, config, { rows, maxPositions: 40, modelConfig });
+      return Array.from(tok.encodeWithoutSpecialTokens('Hello world'));
+    };
+    const plain = await words(original, {}, {});
+    const spaced = await words(prefixed, {}, {});  // tokenizer.json as written
+    assert.notDeepEqual(plain, spaced, fixture);
+    // The class default False wins over tokenizer.json's true: from tokenizer_config's class, or
+    // (no tokenizer_config.json) from config.json's model_type.
+    assert.deepEqual(await words(prefixed, { tokenizer_class: cls }, {}), plain, fixture);
+    assert.deepEqual(await words(prefixed, {}, { model_type: modelType }), plain, fixture);
+    assert.deepEqual(await words(prefixed, { add_prefix_space: 0 }, { model_type: modelType }), plain, fixture);
+    // tokenizer_config.json's add_prefix_space true wins the other way.
+    assert.deepEqual(await words(original, { tokenizer_class: cls, add_prefix_space: true }, {}), spaced, fixture);
+    // Classes without the block keep tokenizer.json's.
+    assert.deepEqual(await words(prefixed, { tokenizer_class: 'PreTrainedTokenizerFast' }, { model_type: modelType }), spaced, fixture);
+    assert.deepEqual(await words(prefixed, {}, { model_type: 'qwen2' }), spaced, fixture);
+  }
+});

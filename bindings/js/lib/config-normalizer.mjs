@@ -85,3 +85,27 @@ export function withConfigNormalizer(json, config, modelConfig = {}) {
   for (const k of fields) rebuilt[k] = wanted[k];
   return { ...json, normalizer: rebuilt };
 }
+
+// GPT2TokenizerFast and RobertaTokenizerFast (tokenization_gpt2_fast.py, tokenization_roberta_fast.py,
+// v4) do the same with the pre-tokenizer: their add_prefix_space (tokenizer_config.json's, default
+// False) replaces tokenizer.json's when the top-level pre-tokenizer carries a different one (a
+// ByteLevel; a Sequence has no such field at the top and is kept). So a byte-level tokenizer.json
+// written with add_prefix_space true tokenizes "Hello" as "ĠHello" only when the config says true
+// too. The post-processor's add_prefix_space and trim_offsets, which Roberta's class also resets,
+// move offsets only, not ids, and are left as written.
+const PREFIX_SPACE_CLASSES = new Set(['GPT2Tokenizer', 'RobertaTokenizer']);
+
+/**
+ * tokenizer.json with its top-level pre-tokenizer's add_prefix_space set as GPT2TokenizerFast /
+ * RobertaTokenizerFast would set it; the same object when nothing changes.
+ */
+export function withConfigPreTokenizer(json, config, modelConfig = {}) {
+  const cls = tokenizerClass(config, modelConfig);
+  const pre = json.pre_tokenizer;
+  if (!PREFIX_SPACE_CLASSES.has(cls) || !pre || typeof pre !== 'object' || typeof pre.add_prefix_space !== 'boolean') return json;
+  // null is left alone: Python would hand None to the pre-tokenizer's constructor, never meant.
+  if (config.add_prefix_space === null) return json;
+  const wanted = flag(config, 'add_prefix_space', false, false);
+  if (pre.add_prefix_space === wanted) return json;
+  return { ...json, pre_tokenizer: { ...pre, add_prefix_space: wanted } };
+}
