@@ -133,3 +133,24 @@ test('add_prefix_space: GPT-2 and RoBERTa classes (named, or from model_type) re
     assert.deepEqual(await words(prefixed, {}, { model_type: 'qwen2' }), spaced, fixture);
   }
 });
+
+// LlamaTokenizerFast (also Mistral's, by model_type) replaces the post-processor with
+// "<bos> $A <eos>" from add_bos_token (default True) / add_eos_token (default False) and
+// tokenizer_config.json's bos_token / eos_token (defaults "<s>" / "</s>"). Here the small
+// WordPiece vocabulary's [CLS] / [SEP] play bos and eos.
+test('LlamaTokenizer: add_bos_token / add_eos_token rebuild the post-processor as LlamaTokenizerFast does', async () => {
+  const llama = (extra) => ({ tokenizer_class: 'LlamaTokenizerFast', bos_token: '[CLS]', eos_token: '[SEP]', ...extra });
+  assert.deepEqual(await ids({}, llama({})), [CLS, hello, cafe]);  // bos only: add_eos_token defaults to False
+  assert.deepEqual(await ids({}, llama({ add_eos_token: true })), [CLS, hello, cafe, SEP]);
+  assert.deepEqual(await ids({}, llama({ add_bos_token: false, add_eos_token: 1 })), [hello, cafe, SEP]);
+  assert.deepEqual(await ids({}, llama({ add_bos_token: false })), [hello, cafe]);
+  // AddedToken form; the class from config.json's model_type when tokenizer_config names none.
+  assert.deepEqual(await ids({}, { bos_token: { content: '[CLS]', special: true } }, 'Hello café', { model_type: 'mistral' }), [CLS, hello, cafe]);
+  const pair = await loadTokenizer(tokenizerJson({}), llama({ add_eos_token: true }), { rows: VOCAB.length, maxPositions: 16 });
+  const enc = pair.encodeOne(['hello', 'cafe'], 16);
+  assert.deepEqual(Array.from(enc.ids), [CLS, hello, SEP, CLS, cafe, SEP]);
+  assert.deepEqual(Array.from(enc.typeIds), [0, 0, 0, 1, 1, 1]);
+  // A bos_token the vocabulary lacks (the "<s>" default here) keeps tokenizer.json's post-processor.
+  assert.deepEqual(await ids({}, { tokenizer_class: 'LlamaTokenizer' }), [CLS, hello, cafe, SEP]);
+  assert.deepEqual(await ids({}, {}, 'Hello café', { model_type: 'llama' }), [CLS, hello, cafe, SEP]);
+});

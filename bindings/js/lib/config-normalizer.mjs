@@ -109,3 +109,50 @@ export function withConfigPreTokenizer(json, config, modelConfig = {}) {
   if (pre.add_prefix_space === wanted) return json;
   return { ...json, pre_tokenizer: { ...pre, add_prefix_space: wanted } };
 }
+
+// LlamaTokenizerFast (tokenization_llama_fast.py, v4; Mistral's model_type maps to it too) always
+// replaces tokenizer.json's post-processor in __init__ (update_post_processor): a TemplateProcessing
+// "<bos>:0 $A:0 <eos>:0" for one text and "... <bos>:1 $B:1 <eos>:1" for a pair, each special token
+// present only when add_bos_token (default True) / add_eos_token (default False) say so, with
+// bos_token / eos_token from tokenizer_config.json (defaults "<s>" / "</s>"). So a fine-tune whose
+// tokenizer_config.json sets add_eos_token true gets "</s>" appended in Python. Where Python would
+// raise (a token that is null while asked for) or the token is not in the vocabulary (Python would
+// use the unknown token's id), tokenizer.json's post-processor is kept as written.
+const tokenText = (t) => (typeof t === 'string' ? t : t && typeof t === 'object' && typeof t.content === 'string' ? t.content : t);
+
+function tokenId(json, text) {
+  const added = Array.isArray(json.added_tokens) ? json.added_tokens.find((t) => t?.content === text) : undefined;
+  if (added && Number.isSafeInteger(added.id)) return added.id;
+  const vocab = json.model?.vocab;
+  if (Array.isArray(vocab)) {  // Unigram: [piece, score] pairs, the id is the index
+    const i = vocab.findIndex((e) => Array.isArray(e) && e[0] === text);
+    return i >= 0 ? i : null;
+  }
+  return vocab && typeof vocab === 'object' && Number.isSafeInteger(vocab[text]) ? vocab[text] : null;
+}
+
+/**
+ * tokenizer.json with the post-processor LlamaTokenizerFast builds; the same object for other
+ * classes and where that post-processor cannot be built (see above).
+ */
+export function withConfigPostProcessor(json, config, modelConfig = {}) {
+  if (tokenizerClass(config, modelConfig) !== 'LlamaTokenizer') return json;
+  const addBos = flag(config, 'add_bos_token', true, false), addEos = flag(config, 'add_eos_token', false, false);
+  const parts = [];
+  for (const [add, key, fallback] of [[addBos, 'bos_token', '<s>'], [addEos, 'eos_token', '</s>']]) {
+    if (!add) { parts.push(null); continue; }
+    const text = key in config ? tokenText(config[key]) : fallback;
+    const id = typeof text === 'string' ? tokenId(json, text) : null;
+    if (id === null) return json;
+    parts.push({ text, id });
+  }
+  const [bos, eos] = parts;
+  const special = (t, typeId) => (t ? [{ SpecialToken: { id: t.text, type_id: typeId } }] : []);
+  const seq = (name, typeId) => [...special(bos, typeId), { Sequence: { id: name, type_id: typeId } }, ...special(eos, typeId)];
+  const specialTokens = {};
+  for (const t of [bos, eos]) if (t) specialTokens[t.text] = { id: t.text, ids: [t.id], tokens: [t.text] };
+  return {
+    ...json,
+    post_processor: { type: 'TemplateProcessing', single: seq('A', 0), pair: [...seq('A', 0), ...seq('B', 1)], special_tokens: specialTokens },
+  };
+}

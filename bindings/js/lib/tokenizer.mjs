@@ -13,7 +13,7 @@
 import { SimdformerError, fail } from './errors.mjs';
 import { describe } from './options.mjs';
 import { readList } from './text-inputs.mjs';
-import { withConfigNormalizer, withConfigPreTokenizer } from './config-normalizer.mjs';
+import { withConfigNormalizer, withConfigPostProcessor, withConfigPreTokenizer } from './config-normalizer.mjs';
 import { checkTokenizerJson } from './tokenizer-checks.mjs';
 import { byteLevelOffsets, tokenOffsets } from './token-offsets.mjs';
 import { strideWindows } from './windows.mjs';
@@ -60,6 +60,8 @@ export async function loadTokenizer(json, config, { rows, maxPositions, padId, m
   json = withConfigNormalizer(json, config ?? {}, modelConfig ?? {});
   // GPT-2's and RoBERTa's classes set the byte-level pre-tokenizer's add_prefix_space likewise.
   json = withConfigPreTokenizer(json, config ?? {}, modelConfig ?? {});
+  // LlamaTokenizerFast rebuilds the post-processor from add_bos_token / add_eos_token.
+  json = withConfigPostProcessor(json, config ?? {}, modelConfig ?? {});
   let tokenizer;
   try {
     tokenizer = new Tokenizer(json, config ?? {});
