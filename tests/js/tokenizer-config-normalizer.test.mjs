@@ -128,6 +128,9 @@ test('add_prefix_space: GPT-2 and RoBERTa classes (named, or from model_type) re
     assert.deepEqual(await words(prefixed, { add_prefix_space: 0 }, { model_type: modelType }), plain, fixture);
     // tokenizer_config.json's add_prefix_space true wins the other way.
     assert.deepEqual(await words(original, { tokenizer_class: cls, add_prefix_space: true }, {}), spaced, fixture);
+    // A ByteLevel without the field is the Rust default true (Python's __getstate__ shows it): rebuilt to false.
+    const { add_prefix_space: _, ...bare } = original.pre_tokenizer;
+    assert.deepEqual(await words({ ...original, pre_tokenizer: bare }, { tokenizer_class: cls }, {}), plain, fixture);
     // Classes without the block keep tokenizer.json's.
     assert.deepEqual(await words(prefixed, { tokenizer_class: 'PreTrainedTokenizerFast' }, { model_type: modelType }), spaced, fixture);
     assert.deepEqual(await words(prefixed, {}, { model_type: 'qwen2' }), spaced, fixture);

@@ -1,3 +1,7 @@
+// What transformers' (v4) fast tokenizer classes rebuild in tokenizer.json from their own
+// arguments (tokenizer_config.json's, or the class defaults): the BERT family's normalizer (here),
+// GPT-2's and RoBERTa's pre-tokenizer and Llama's post-processor (further down).
+//
 // tokenizer_config.json's normalizer options for BERT-family tokenizers, applied as Hugging Face
 // transformers (v4) applies them. BertTokenizerFast.__init__ (tokenization_bert_fast.py) reads
 // do_lower_case (default True), strip_accents (default None) and tokenize_chinese_chars
@@ -12,8 +16,9 @@
 //
 // Which class: AutoTokenizer.from_pretrained (tokenization_auto.py, v4) takes tokenizer_config.json's
 // tokenizer_class, else config.json's tokenizer_class, else the class TOKENIZER_MAPPING gives
-// config.json's model_type (bert -> BertTokenizerFast, distilbert -> DistilBertTokenizerFast; the
-// other families we run map to classes without this block). So a folder without
+// config.json's model_type (bert -> BertTokenizerFast, distilbert -> DistilBertTokenizerFast,
+// roberta / gpt2 / llama / mistral -> the classes further down; xlm-roberta and qwen2 map to
+// classes without such a block). So a folder without
 // tokenizer_config.json (older checkpoints), or with one that names no class, still gets the
 // class defaults: a BERT or DistilBERT model's normalizer lowercases (do_lower_case=True) and
 // strips accents with it (strip_accents=None) whatever tokenizer.json says.
@@ -34,19 +39,16 @@ const CLASSES = new Map([
   ...['MPNet', 'RoFormer', 'LayoutLMv2'].map((c) => [`${c}Tokenizer`, NO_CHINESE]),
 ]);
 
-// TOKENIZER_MAPPING's class for each model_type simdformer loads (slow names; the fast class is
-// the one used). Only bert and distilbert reach CLASSES.
-const MODEL_TYPE_CLASSES = new Map([
-  ['bert', 'BertTokenizer'], ['distilbert', 'DistilBertTokenizer'], ['roberta', 'RobertaTokenizer'],
-  ['xlm-roberta', 'XLMRobertaTokenizer'], ['gpt2', 'GPT2Tokenizer'], ['llama', 'LlamaTokenizer'],
-  ['mistral', 'LlamaTokenizer'], ['qwen2', 'Qwen2Tokenizer'],
-]);
+// TOKENIZER_MAPPING's class (slow name, without "Tokenizer") for the model_types whose class has
+// one of the blocks below; xlm-roberta (XLMRobertaTokenizerFast) and qwen2 (Qwen2TokenizerFast)
+// have none, like unknown types.
+const MODEL_TYPE_CLASSES = { __proto__: null, bert: 'Bert', distilbert: 'DistilBert', roberta: 'Roberta', gpt2: 'GPT2', llama: 'Llama', mistral: 'Llama' };
 
-// The class AutoTokenizer instantiates, without "Fast"; null when none is known.
+// The class AutoTokenizer instantiates, without "Fast"; undefined when none applies.
 function tokenizerClass(config, modelConfig) {
-  for (const c of [config?.tokenizer_class, modelConfig?.tokenizer_class])
-    if (typeof c === 'string') return c.replace(/Fast$/, '');
-  return MODEL_TYPE_CLASSES.get(modelConfig?.model_type) ?? null;
+  for (const c of [config.tokenizer_class, modelConfig.tokenizer_class]) if (typeof c === 'string') return c.replace(/Fast$/, '');
+  const short = MODEL_TYPE_CLASSES[modelConfig.model_type];
+  return short && `${short}Tokenizer`;
 }
 
 // The Rust BertNormalizer's defaults for a field missing from tokenizer.json (serde defaults).
@@ -64,50 +66,48 @@ function flag(config, key, fallback, nullable) {
 }
 
 /**
- * tokenizer.json with its BertNormalizer set from tokenizer_config.json (`config`, {} when the
- * file is absent) where Hugging Face's fast tokenizer class would rebuild it; the same object when
- * nothing changes. `modelConfig` is config.json, which picks the class when tokenizer_config.json
- * names none.
+ * tokenizer.json with what Hugging Face's fast tokenizer class rebuilds from tokenizer_config.json
+ * (`config`, {} when the file is absent): the BERT family's normalizer, GPT-2's and RoBERTa's
+ * pre-tokenizer, Llama's post-processor (below); the same object when nothing changes.
+ * `modelConfig` is config.json, which picks the class when tokenizer_config.json names none.
  */
-export function withConfigNormalizer(json, config, modelConfig = {}) {
-  const cls = tokenizerClass(config, modelConfig);
-  const fields = cls === null ? undefined : CLASSES.get(cls);
-  const normalizer = json.normalizer;
-  if (!fields || !normalizer || typeof normalizer !== 'object' || normalizer.type !== 'BertNormalizer') return json;
-  const wanted = {
+export function withTokenizerClass(json, config, modelConfig) {
+  const cls = tokenizerClass(config, modelConfig), fields = CLASSES.get(cls);
+  return cls === 'LlamaTokenizer' ? llamaPostProcessor(json, config)
+    : cls === 'GPT2Tokenizer' || cls === 'RobertaTokenizer' ? prefixSpace(json, config)
+      : fields ? bertNormalizer(json, config, fields) : json;
+}
+
+function bertNormalizer(json, config, fields) {
+  const all = {
     lowercase: flag(config, 'do_lower_case', true, false),
     strip_accents: flag(config, 'strip_accents', null, true),
     handle_chinese_chars: flag(config, 'tokenize_chinese_chars', true, false),
   };
-  const current = (k) => (normalizer[k] === undefined ? RUST_DEFAULTS[k] : normalizer[k]);
-  if (fields.every((k) => current(k) === wanted[k])) return json;
-  const rebuilt = { ...normalizer };
-  for (const k of fields) rebuilt[k] = wanted[k];
-  return { ...json, normalizer: rebuilt };
+  return rebuilt(json, 'normalizer', 'BertNormalizer', Object.fromEntries(fields.map((k) => [k, all[k]])), RUST_DEFAULTS);
+}
+
+// tokenizer.json with json[part], when of this type, carrying `wanted` where any of its values
+// (a field the file leaves out read as the Rust default, as Python's __getstate__ shows it)
+// differs; the same object when none does.
+function rebuilt(json, part, type, wanted, defaults) {
+  const c = json[part];
+  if (c?.type !== type || Object.keys(wanted).every((k) => (c[k] === undefined ? defaults[k] : c[k]) === wanted[k])) return json;
+  return { ...json, [part]: { ...c, ...wanted } };
 }
 
 // GPT2TokenizerFast and RobertaTokenizerFast (tokenization_gpt2_fast.py, tokenization_roberta_fast.py,
 // v4) do the same with the pre-tokenizer: their add_prefix_space (tokenizer_config.json's, default
-// False) replaces tokenizer.json's when the top-level pre-tokenizer carries a different one (a
-// ByteLevel; a Sequence has no such field at the top and is kept). So a byte-level tokenizer.json
-// written with add_prefix_space true tokenizes "Hello" as "ĠHello" only when the config says true
-// too. The post-processor's add_prefix_space and trim_offsets, which Roberta's class also resets,
-// move offsets only, not ids, and are left as written.
-const PREFIX_SPACE_CLASSES = new Set(['GPT2Tokenizer', 'RobertaTokenizer']);
-
-/**
- * tokenizer.json with its top-level pre-tokenizer's add_prefix_space set as GPT2TokenizerFast /
- * RobertaTokenizerFast would set it; the same object when nothing changes.
- */
-export function withConfigPreTokenizer(json, config, modelConfig = {}) {
-  const cls = tokenizerClass(config, modelConfig);
-  const pre = json.pre_tokenizer;
-  if (!PREFIX_SPACE_CLASSES.has(cls) || !pre || typeof pre !== 'object' || typeof pre.add_prefix_space !== 'boolean') return json;
-  // null is left alone: Python would hand None to the pre-tokenizer's constructor, never meant.
+// False) replaces tokenizer.json's when the top-level pre-tokenizer carries a different one: a
+// ByteLevel (whose field defaults to true when the file leaves it out). A Sequence has no such field
+// at the top and is kept. So a byte-level tokenizer.json written with add_prefix_space true
+// tokenizes "Hello" as "ĠHello" only when the config says true too. The post-processor's
+// add_prefix_space and trim_offsets, which Roberta's class also resets, move offsets only, not
+// ids, and are left as written. A null add_prefix_space is left alone: Python would hand None to
+// the pre-tokenizer's constructor, never meant.
+function prefixSpace(json, config) {
   if (config.add_prefix_space === null) return json;
-  const wanted = flag(config, 'add_prefix_space', false, false);
-  if (pre.add_prefix_space === wanted) return json;
-  return { ...json, pre_tokenizer: { ...pre, add_prefix_space: wanted } };
+  return rebuilt(json, 'pre_tokenizer', 'ByteLevel', { add_prefix_space: flag(config, 'add_prefix_space', false, false) }, { add_prefix_space: true });
 }
 
 // LlamaTokenizerFast (tokenization_llama_fast.py, v4; Mistral's model_type maps to it too) always
@@ -118,41 +118,19 @@ export function withConfigPreTokenizer(json, config, modelConfig = {}) {
 // tokenizer_config.json sets add_eos_token true gets "</s>" appended in Python. Where Python would
 // raise (a token that is null while asked for) or the token is not in the vocabulary (Python would
 // use the unknown token's id), tokenizer.json's post-processor is kept as written.
-const tokenText = (t) => (typeof t === 'string' ? t : t && typeof t === 'object' && typeof t.content === 'string' ? t.content : t);
-
-function tokenId(json, text) {
-  const added = Array.isArray(json.added_tokens) ? json.added_tokens.find((t) => t?.content === text) : undefined;
-  if (added && Number.isSafeInteger(added.id)) return added.id;
-  const vocab = json.model?.vocab;
-  if (Array.isArray(vocab)) {  // Unigram: [piece, score] pairs, the id is the index
-    const i = vocab.findIndex((e) => Array.isArray(e) && e[0] === text);
-    return i >= 0 ? i : null;
-  }
-  return vocab && typeof vocab === 'object' && Number.isSafeInteger(vocab[text]) ? vocab[text] : null;
-}
-
-/**
- * tokenizer.json with the post-processor LlamaTokenizerFast builds; the same object for other
- * classes and where that post-processor cannot be built (see above).
- */
-export function withConfigPostProcessor(json, config, modelConfig = {}) {
-  if (tokenizerClass(config, modelConfig) !== 'LlamaTokenizer') return json;
-  const addBos = flag(config, 'add_bos_token', true, false), addEos = flag(config, 'add_eos_token', false, false);
-  const parts = [];
-  for (const [add, key, fallback] of [[addBos, 'bos_token', '<s>'], [addEos, 'eos_token', '</s>']]) {
-    if (!add) { parts.push(null); continue; }
-    const text = key in config ? tokenText(config[key]) : fallback;
-    const id = typeof text === 'string' ? tokenId(json, text) : null;
-    if (id === null) return json;
-    parts.push({ text, id });
-  }
-  const [bos, eos] = parts;
-  const special = (t, typeId) => (t ? [{ SpecialToken: { id: t.text, type_id: typeId } }] : []);
-  const seq = (name, typeId) => [...special(bos, typeId), { Sequence: { id: name, type_id: typeId } }, ...special(eos, typeId)];
-  const specialTokens = {};
-  for (const t of [bos, eos]) if (t) specialTokens[t.text] = { id: t.text, ids: [t.id], tokens: [t.text] };
-  return {
-    ...json,
-    post_processor: { type: 'TemplateProcessing', single: seq('A', 0), pair: [...seq('A', 0), ...seq('B', 1)], special_tokens: specialTokens },
+function llamaPostProcessor(json, config) {
+  // {text, id}; null when not added; undefined when it cannot be (then tokenizer.json is kept).
+  const token = (key, fallback, add) => {
+    if (!flag(config, `add_${key}`, add, false)) return null;
+    const t = key in config ? config[key] : fallback, text = t?.content ?? t;
+    const id = json.added_tokens?.find((a) => a?.content === text)?.id ?? json.model?.vocab?.[text];
+    return typeof text === 'string' && Number.isSafeInteger(id) ? { text, id } : undefined;
   };
+  const bos = token('bos_token', '<s>', true), eos = token('eos_token', '</s>', false);
+  if (bos === undefined || eos === undefined) return json;
+  const ends = (t, type_id) => (t ? [{ SpecialToken: { id: t.text, type_id } }] : []);
+  const seq = (id, type_id) => [...ends(bos, type_id), { Sequence: { id, type_id } }, ...ends(eos, type_id)];
+  const special_tokens = {};
+  for (const t of [bos, eos]) if (t) special_tokens[t.text] = { id: t.text, ids: [t.id], tokens: [t.text] };
+  return { ...json, post_processor: { type: 'TemplateProcessing', single: seq('A', 0), pair: [...seq('A', 0), ...seq('B', 1)], special_tokens } };
 }

@@ -13,7 +13,7 @@
 import { SimdformerError, fail } from './errors.mjs';
 import { describe } from './options.mjs';
 import { readList } from './text-inputs.mjs';
-import { withConfigNormalizer, withConfigPostProcessor, withConfigPreTokenizer } from './config-normalizer.mjs';
+import { withTokenizerClass } from './config-normalizer.mjs';
 import { checkTokenizerJson } from './tokenizer-checks.mjs';
 import { byteLevelOffsets, tokenOffsets } from './token-offsets.mjs';
 import { strideWindows } from './windows.mjs';
@@ -54,14 +54,10 @@ export async function loadTokenizer(json, config, { rows, maxPositions, padId, m
   const { Tokenizer, ByteLevelDecoder } = await tokenizersLibrary();
   if (!json || typeof json !== 'object' || Array.isArray(json)) fail('tokenizer.json must be a JSON object');
   checkTokenizerJson(json, rows);
-  // tokenizer_config.json's do_lower_case / strip_accents / tokenize_chinese_chars override a BERT
-  // family's normalizer, as in transformers' BertTokenizerFast, whose defaults apply when the file
-  // is absent and config.json's model_type picks the class (see config-normalizer.mjs).
-  json = withConfigNormalizer(json, config ?? {}, modelConfig ?? {});
-  // GPT-2's and RoBERTa's classes set the byte-level pre-tokenizer's add_prefix_space likewise.
-  json = withConfigPreTokenizer(json, config ?? {}, modelConfig ?? {});
-  // LlamaTokenizerFast rebuilds the post-processor from add_bos_token / add_eos_token.
-  json = withConfigPostProcessor(json, config ?? {}, modelConfig ?? {});
+  // What transformers' fast tokenizer class rebuilds from tokenizer_config.json (the BERT family's
+  // normalizer, GPT-2's and RoBERTa's pre-tokenizer, Llama's post-processor), with the class
+  // picked as AutoTokenizer picks it (see config-normalizer.mjs).
+  json = withTokenizerClass(json, config ?? {}, modelConfig ?? {});
   let tokenizer;
   try {
     tokenizer = new Tokenizer(json, config ?? {});
