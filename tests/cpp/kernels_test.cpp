@@ -34,7 +34,9 @@ TEST_P(GemmTest, PackedMatchesReferenceWithEveryEpilogue) {
     const auto residual = random_vector(m * ldr, 4);
     std::vector<float> packed(k::packed_b_size(kk, n));
     k::pack_b(kk, n, b.data(), n, 1, packed.data());
-    for (auto act : {k::Activation::kNone, k::Activation::kRelu, k::Activation::kGeluErf, k::Activation::kGeluTanh, k::Activation::kTanh, k::Activation::kSilu}) {
+    for (auto act : {k::Activation::kNone, k::Activation::kRelu, k::Activation::kGeluErf, k::Activation::kGeluTanh, k::Activation::kTanh, k::Activation::kSilu,
+                     k::Activation::kQuickGelu, k::Activation::kGeluClip10, k::Activation::kSigmoid, k::Activation::kRelu6,
+                     k::Activation::kRelu2, k::Activation::kLeakyRelu, k::Activation::kMish, k::Activation::kLaplace}) {
         for (bool with_extras : {false, true}) {
             k::Epilogue ep;
             ep.activation = act;
@@ -47,8 +49,12 @@ TEST_P(GemmTest, PackedMatchesReferenceWithEveryEpilogue) {
             std::vector<float> c(m * ldc, 42.0f), want(m * ldc, 42.0f);
             k::gemm_f32_packed(m, n, kk, a.data(), lda, packed.data(), c.data(), ldc, ep);
             k::ref::gemm_f32(m, n, kk, a.data(), lda, b.data(), n, 1, want.data(), ldc, ep);
-            // Tolerance grows with the depth of the sum.
-            EXPECT_LT(max_abs_diff(c, want), 2e-6 * double(kk + 1)) << "act " << int(act) << " extras " << with_extras;
+            // Tolerance grows with the depth of the sum; relu2 multiplies the sum's error by its
+            // slope 2 relu(x) = 2 sqrt(output).
+            double slope = 1;
+            if (act == k::Activation::kRelu2)
+                for (float w : want) slope = std::max(slope, 2.0 * std::sqrt(std::abs(double(w))));
+            EXPECT_LT(max_abs_diff(c, want), 2e-6 * double(kk + 1) * slope) << "act " << int(act) << " extras " << with_extras;
             for (size_t i = 0; i < m; ++i)  // padding columns of C untouched
                 for (size_t j = n; j < ldc; ++j) ASSERT_EQ(c[i * ldc + j], 42.0f);
         }
@@ -237,7 +243,9 @@ TEST(LayerNorm, MatchesReferenceInAndOutOfPlace) {
 TEST(Activations, MatchReference) {
     for (size_t n : kSizes) {
         const auto x = random_vector(n, 20, -6.0f, 6.0f);
-        for (auto act : {k::Activation::kNone, k::Activation::kRelu, k::Activation::kGeluErf, k::Activation::kGeluTanh, k::Activation::kTanh, k::Activation::kSilu}) {
+        for (auto act : {k::Activation::kNone, k::Activation::kRelu, k::Activation::kGeluErf, k::Activation::kGeluTanh, k::Activation::kTanh, k::Activation::kSilu,
+                     k::Activation::kQuickGelu, k::Activation::kGeluClip10, k::Activation::kSigmoid, k::Activation::kRelu6,
+                     k::Activation::kRelu2, k::Activation::kLeakyRelu, k::Activation::kMish, k::Activation::kLaplace}) {
             std::vector<float> y(n), want(n);
             k::activation_f32(act, n, x.data(), y.data());
             k::ref::activation_f32(act, n, x.data(), want.data());
@@ -342,7 +350,7 @@ TEST(Gemv, EqualsAOneRowGemmBitForBit) {
             const auto bias = random_vector(n, 33), residual = random_vector(n, 34);
             std::vector<float> packed(k::packed_b_size(kk, n));
             k::pack_b(kk, n, b.data(), n, 1, packed.data());
-            for (auto act : {k::Activation::kNone, k::Activation::kGeluTanh, k::Activation::kRelu})
+            for (auto act : {k::Activation::kNone, k::Activation::kGeluTanh, k::Activation::kRelu, k::Activation::kMish})
                 for (bool extras : {false, true}) {
                     k::Epilogue ep;
                     ep.activation = act;

@@ -194,6 +194,35 @@ describe('errors', async () => {
     await assert.rejects(sf.loadPretrained(folder('bert'), { weights: 'int4' }), /weights must be 'f32'/);
   });
 
+  // An older checkpoint without tokenizer_config.json: AutoTokenizer (transformers v4) picks
+  // BertTokenizerFast from config.json's model_type, and its defaults (do_lower_case True,
+  // strip_accents None) rebuild a tokenizer.json normalizer that keeps the case, so the text is
+  // lowercased. With tokenizer_config.json's do_lower_case false it stays cased.
+  test('a BERT folder without tokenizer_config.json lowercases as BertTokenizerFast\'s defaults do', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sf-no-tokenizer-config-'));
+    try {
+      const bert = join(dir, 'bert');
+      cpSync(folder('bert'), bert, { recursive: true });
+      const tok = JSON.parse(readFileSync(join(bert, 'tokenizer.json'), 'utf8'));
+      tok.normalizer = { ...tok.normalizer, lowercase: false };
+      writeFileSync(join(bert, 'tokenizer.json'), JSON.stringify(tok));
+      const tokenConfig = JSON.parse(readFileSync(join(bert, 'tokenizer_config.json'), 'utf8'));
+      rmSync(join(bert, 'tokenizer_config.json'));
+      const m = await sf.loadPretrained(bert);
+      const [upper, lower] = m.encodeText(['Hello World', 'hello world']);
+      assert.deepEqual(upper.ids, lower.ids);
+      assert.deepEqual(upper.tokens, lower.tokens);
+      m.dispose();
+      writeFileSync(join(bert, 'tokenizer_config.json'), JSON.stringify({ ...tokenConfig, do_lower_case: false }));
+      const cased = await sf.loadPretrained(bert);
+      const [u, l] = cased.encodeText(['Hello World', 'hello world']);
+      assert.notDeepEqual(u.ids, l.ids);
+      cased.dispose();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   // SentenceTransformer cuts texts at its Transformer module's max_seq_length (all-MiniLM-L6-v2:
   // 256 of the 512 its model allows) and lowercases them first when do_lower_case says so: embed
   // does the same with a folder that has them (an explicit maxLength still rules).

@@ -35,8 +35,8 @@ function tokenizerJson(normalizer) {
   };
 }
 
-async function ids(normalizer, config, text = 'Hello café') {
-  const tok = await loadTokenizer(tokenizerJson(normalizer), config, { rows: VOCAB.length, maxPositions: 16 });
+async function ids(normalizer, config, text = 'Hello café', modelConfig = undefined) {
+  const tok = await loadTokenizer(tokenizerJson(normalizer), config, { rows: VOCAB.length, maxPositions: 16, modelConfig });
   return Array.from(tok.encodeOne(text, 16).ids);
 }
 
@@ -69,15 +69,91 @@ test('tokenize_chinese_chars: BertTokenizer sets it, MPNet (which compares only 
   assert.deepEqual(await ids({ lowercase: true }, { tokenizer_class: 'MPNetTokenizer', do_lower_case: false }), [CLS, Hello, cafeAccent, SEP]);
 });
 
+// Without tokenizer_config.json (an older checkpoint; loadPretrained then passes {}), or with one
+// that names no class, AutoTokenizer (v4) takes config.json's tokenizer_class, else the class
+// TOKENIZER_MAPPING gives its model_type: BertTokenizerFast / DistilBertTokenizerFast with their
+// defaults (do_lower_case True, strip_accents None), which rebuild a cased BertNormalizer.
+test('no tokenizer_config.json: config.json\'s model_type picks the class, whose defaults lowercase a BERT or DistilBERT normalizer', async () => {
+  const cased = { lowercase: false };
+  assert.deepEqual(await ids(cased, {}, 'Hello café', { model_type: 'bert' }), [CLS, hello, cafe, SEP]);
+  assert.deepEqual(await ids(cased, {}, 'Hello café', { model_type: 'distilbert' }), [CLS, hello, cafe, SEP]);
+  // A tokenizer_config.json without tokenizer_class: its own flags, the class from model_type.
+  assert.deepEqual(await ids({ lowercase: true }, { do_lower_case: false }, 'Hello café', { model_type: 'bert' }), [CLS, Hello, cafeAccent, SEP]);
+  // config.json's tokenizer_class comes before model_type.
+  assert.deepEqual(await ids(cased, {}, 'Hello café', { model_type: 'xlm-roberta', tokenizer_class: 'BertTokenizerFast' }), [CLS, hello, cafe, SEP]);
+  assert.deepEqual(await ids(cased, {}, 'Hello café', { model_type: 'bert', tokenizer_class: 'PreTrainedTokenizerFast' }), [CLS, Hello, cafeAccent, SEP]);
+  // tokenizer_config.json's class comes first.
+  assert.deepEqual(await ids(cased, { tokenizer_class: 'PreTrainedTokenizerFast' }, 'Hello café', { model_type: 'bert' }), [CLS, Hello, cafeAccent, SEP]);
+  // The other families' classes have no such block: tokenizer.json as written.
+  for (const model_type of ['roberta', 'xlm-roberta', 'gpt2', 'llama', 'mistral', 'qwen2', 'unknown'])
+    assert.deepEqual(await ids(cased, {}, 'Hello café', { model_type }), [CLS, Hello, cafeAccent, SEP], model_type);
+});
+
 test('files that agree, a non-BERT class and a folder without tokenizer_config.json keep tokenizer.json\'s normalizer', async () => {
   assert.deepEqual(await ids({ lowercase: false }, { tokenizer_class: 'BertTokenizer', do_lower_case: false }), [CLS, Hello, cafeAccent, SEP]);
   assert.deepEqual(await ids({ lowercase: true }, { tokenizer_class: 'BertTokenizer', do_lower_case: true }), [CLS, hello, cafe, SEP]);
   assert.deepEqual(await ids({ lowercase: true }, { tokenizer_class: 'PreTrainedTokenizerFast', do_lower_case: false }), [CLS, hello, cafe, SEP]);
   assert.deepEqual(await ids({ lowercase: true }, { tokenizer_class: 'RobertaTokenizer', do_lower_case: false }), [CLS, hello, cafe, SEP]);
   assert.deepEqual(await ids({ lowercase: true }, {}), [CLS, hello, cafe, SEP]);
+  assert.deepEqual(await ids({ lowercase: false }, {}), [CLS, Hello, cafeAccent, SEP]);  // no config.json given either
 });
 
 test('a do_lower_case that cannot be a flag is an error naming tokenizer_config.json', async () => {
   await assert.rejects(ids({}, { tokenizer_class: 'BertTokenizer', do_lower_case: 'false' }),
     (e) => e instanceof SimdformerError && /tokenizer_config\.json: do_lower_case must be true or false/.test(e.message));
+});
+
+// GPT2TokenizerFast / RobertaTokenizerFast set the top-level ByteLevel pre-tokenizer's
+// add_prefix_space from their own argument (tokenizer_config.json's, default False), as the BERT
+// classes set the normalizer. On the gpt2 and roberta fixtures' byte-level tokenizers: with a
+// prefix space "Hello" is tokenized as " Hello".
+test('add_prefix_space: GPT-2 and RoBERTa classes (named, or from model_type) replace a byte-level pre-tokenizer\'s', async () => {
+  const { readFileSync } = await import('node:fs');
+  const { join } = await import('node:path');
+  const { DATA } = await import('./helpers.mjs');
+  for (const [fixture, rows, modelType, cls] of [['gpt2', 1057, 'gpt2', 'GPT2Tokenizer'], ['roberta', 1061, 'roberta', 'RobertaTokenizerFast']]) {
+    const original = JSON.parse(readFileSync(join(DATA, 'hf', fixture, 'tokenizer.json'), 'utf8'));
+    const prefixed = { ...original, pre_tokenizer: { ...original.pre_tokenizer, add_prefix_space: true } };
+    const words = async (json, config, modelConfig) => {
+      const tok = await loadTokenizer(json, config, { rows, maxPositions: 40, modelConfig });
+      return Array.from(tok.encodeWithoutSpecialTokens('Hello world'));
+    };
+    const plain = await words(original, {}, {});
+    const spaced = await words(prefixed, {}, {});  // tokenizer.json as written
+    assert.notDeepEqual(plain, spaced, fixture);
+    // The class default False wins over tokenizer.json's true: from tokenizer_config's class, or
+    // (no tokenizer_config.json) from config.json's model_type.
+    assert.deepEqual(await words(prefixed, { tokenizer_class: cls }, {}), plain, fixture);
+    assert.deepEqual(await words(prefixed, {}, { model_type: modelType }), plain, fixture);
+    assert.deepEqual(await words(prefixed, { add_prefix_space: 0 }, { model_type: modelType }), plain, fixture);
+    // tokenizer_config.json's add_prefix_space true wins the other way.
+    assert.deepEqual(await words(original, { tokenizer_class: cls, add_prefix_space: true }, {}), spaced, fixture);
+    // A ByteLevel without the field is the Rust default true (Python's __getstate__ shows it): rebuilt to false.
+    const { add_prefix_space: _, ...bare } = original.pre_tokenizer;
+    assert.deepEqual(await words({ ...original, pre_tokenizer: bare }, { tokenizer_class: cls }, {}), plain, fixture);
+    // Classes without the block keep tokenizer.json's.
+    assert.deepEqual(await words(prefixed, { tokenizer_class: 'PreTrainedTokenizerFast' }, { model_type: modelType }), spaced, fixture);
+    assert.deepEqual(await words(prefixed, {}, { model_type: 'qwen2' }), spaced, fixture);
+  }
+});
+
+// LlamaTokenizerFast (also Mistral's, by model_type) replaces the post-processor with
+// "<bos> $A <eos>" from add_bos_token (default True) / add_eos_token (default False) and
+// tokenizer_config.json's bos_token / eos_token (defaults "<s>" / "</s>"). Here the small
+// WordPiece vocabulary's [CLS] / [SEP] play bos and eos.
+test('LlamaTokenizer: add_bos_token / add_eos_token rebuild the post-processor as LlamaTokenizerFast does', async () => {
+  const llama = (extra) => ({ tokenizer_class: 'LlamaTokenizerFast', bos_token: '[CLS]', eos_token: '[SEP]', ...extra });
+  assert.deepEqual(await ids({}, llama({})), [CLS, hello, cafe]);  // bos only: add_eos_token defaults to False
+  assert.deepEqual(await ids({}, llama({ add_eos_token: true })), [CLS, hello, cafe, SEP]);
+  assert.deepEqual(await ids({}, llama({ add_bos_token: false, add_eos_token: 1 })), [hello, cafe, SEP]);
+  assert.deepEqual(await ids({}, llama({ add_bos_token: false })), [hello, cafe]);
+  // AddedToken form; the class from config.json's model_type when tokenizer_config names none.
+  assert.deepEqual(await ids({}, { bos_token: { content: '[CLS]', special: true } }, 'Hello café', { model_type: 'mistral' }), [CLS, hello, cafe]);
+  const pair = await loadTokenizer(tokenizerJson({}), llama({ add_eos_token: true }), { rows: VOCAB.length, maxPositions: 16 });
+  const enc = pair.encodeOne(['hello', 'cafe'], 16);
+  assert.deepEqual(Array.from(enc.ids), [CLS, hello, SEP, CLS, cafe, SEP]);
+  assert.deepEqual(Array.from(enc.typeIds), [0, 0, 0, 1, 1, 1]);
+  // A bos_token the vocabulary lacks (the "<s>" default here) keeps tokenizer.json's post-processor.
+  assert.deepEqual(await ids({}, { tokenizer_class: 'LlamaTokenizer' }), [CLS, hello, cafe, SEP]);
+  assert.deepEqual(await ids({}, {}, 'Hello café', { model_type: 'llama' }), [CLS, hello, cafe, SEP]);
 });

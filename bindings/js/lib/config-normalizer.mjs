@@ -1,3 +1,7 @@
+// What transformers' (v4) fast tokenizer classes rebuild in tokenizer.json from their own
+// arguments (tokenizer_config.json's, or the class defaults): the BERT family's normalizer (here),
+// GPT-2's and RoBERTa's pre-tokenizer and Llama's post-processor (further down).
+//
 // tokenizer_config.json's normalizer options for BERT-family tokenizers, applied as Hugging Face
 // transformers (v4) applies them. BertTokenizerFast.__init__ (tokenization_bert_fast.py) reads
 // do_lower_case (default True), strip_accents (default None) and tokenize_chinese_chars
@@ -10,11 +14,18 @@
 // transformers.js uses tokenizer.json's normalizer as written. We follow Python, the reference
 // the checkpoints were trained and evaluated with.
 //
-// Scope: only when tokenizer_config.json names one of these classes (with or without "Fast")
-// and tokenizer.json's normalizer is a BertNormalizer. (Python also rebuilds for other normalizer
-// types only when they carry these fields, which BERT-family tokenizer.json files never do.)
-// A folder without tokenizer_config.json is left as it is: AutoTokenizer would pick the class
-// from config.json's model_type there, which this file does not see.
+// Which class: AutoTokenizer.from_pretrained (tokenization_auto.py, v4) takes tokenizer_config.json's
+// tokenizer_class, else config.json's tokenizer_class, else the class TOKENIZER_MAPPING gives
+// config.json's model_type (bert -> BertTokenizerFast, distilbert -> DistilBertTokenizerFast,
+// roberta / gpt2 / llama / mistral -> the classes further down; xlm-roberta and qwen2 map to
+// classes without such a block). So a folder without
+// tokenizer_config.json (older checkpoints), or with one that names no class, still gets the
+// class defaults: a BERT or DistilBERT model's normalizer lowercases (do_lower_case=True) and
+// strips accents with it (strip_accents=None) whatever tokenizer.json says.
+//
+// Scope: only when that class is one of these (with or without "Fast") and tokenizer.json's
+// normalizer is a BertNormalizer. (Python also rebuilds for other normalizer types only when they
+// carry these fields, which BERT-family tokenizer.json files never do.)
 import { fail } from './errors.mjs';
 import { describe } from './options.mjs';
 
@@ -27,6 +38,18 @@ const CLASSES = new Map([
     'RetriBert', 'Realm', 'DPRContextEncoder', 'DPRQuestionEncoder', 'DPRReader'].map((c) => [`${c}Tokenizer`, ALL]),
   ...['MPNet', 'RoFormer', 'LayoutLMv2'].map((c) => [`${c}Tokenizer`, NO_CHINESE]),
 ]);
+
+// TOKENIZER_MAPPING's class (slow name, without "Tokenizer") for the model_types whose class has
+// one of the blocks below; xlm-roberta (XLMRobertaTokenizerFast) and qwen2 (Qwen2TokenizerFast)
+// have none, like unknown types.
+const MODEL_TYPE_CLASSES = { __proto__: null, bert: 'Bert', distilbert: 'DistilBert', roberta: 'Roberta', gpt2: 'GPT2', llama: 'Llama', mistral: 'Llama' };
+
+// The class AutoTokenizer instantiates, without "Fast"; undefined when none applies.
+function tokenizerClass(config, modelConfig) {
+  for (const c of [config.tokenizer_class, modelConfig.tokenizer_class]) if (typeof c === 'string') return c.replace(/Fast$/, '');
+  const short = MODEL_TYPE_CLASSES[modelConfig.model_type];
+  return short && `${short}Tokenizer`;
+}
 
 // The Rust BertNormalizer's defaults for a field missing from tokenizer.json (serde defaults).
 const RUST_DEFAULTS = { lowercase: true, strip_accents: null, handle_chinese_chars: true };
@@ -43,22 +66,71 @@ function flag(config, key, fallback, nullable) {
 }
 
 /**
- * tokenizer.json with its BertNormalizer set from tokenizer_config.json where Hugging Face's fast
- * tokenizer class would rebuild it; the same object when nothing changes.
+ * tokenizer.json with what Hugging Face's fast tokenizer class rebuilds from tokenizer_config.json
+ * (`config`, {} when the file is absent): the BERT family's normalizer, GPT-2's and RoBERTa's
+ * pre-tokenizer, Llama's post-processor (below); the same object when nothing changes.
+ * `modelConfig` is config.json, which picks the class when tokenizer_config.json names none.
  */
-export function withConfigNormalizer(json, config) {
-  const cls = typeof config?.tokenizer_class === 'string' ? config.tokenizer_class.replace(/Fast$/, '') : null;
-  const fields = cls === null ? undefined : CLASSES.get(cls);
-  const normalizer = json.normalizer;
-  if (!fields || !normalizer || typeof normalizer !== 'object' || normalizer.type !== 'BertNormalizer') return json;
-  const wanted = {
+export function withTokenizerClass(json, config, modelConfig) {
+  const cls = tokenizerClass(config, modelConfig), fields = CLASSES.get(cls);
+  return cls === 'LlamaTokenizer' ? llamaPostProcessor(json, config)
+    : cls === 'GPT2Tokenizer' || cls === 'RobertaTokenizer' ? prefixSpace(json, config)
+      : fields ? bertNormalizer(json, config, fields) : json;
+}
+
+function bertNormalizer(json, config, fields) {
+  const all = {
     lowercase: flag(config, 'do_lower_case', true, false),
     strip_accents: flag(config, 'strip_accents', null, true),
     handle_chinese_chars: flag(config, 'tokenize_chinese_chars', true, false),
   };
-  const current = (k) => (normalizer[k] === undefined ? RUST_DEFAULTS[k] : normalizer[k]);
-  if (fields.every((k) => current(k) === wanted[k])) return json;
-  const rebuilt = { ...normalizer };
-  for (const k of fields) rebuilt[k] = wanted[k];
-  return { ...json, normalizer: rebuilt };
+  return rebuilt(json, 'normalizer', 'BertNormalizer', Object.fromEntries(fields.map((k) => [k, all[k]])), RUST_DEFAULTS);
+}
+
+// tokenizer.json with json[part], when of this type, carrying `wanted` where any of its values
+// (a field the file leaves out read as the Rust default, as Python's __getstate__ shows it)
+// differs; the same object when none does.
+function rebuilt(json, part, type, wanted, defaults) {
+  const c = json[part];
+  if (c?.type !== type || Object.keys(wanted).every((k) => (c[k] === undefined ? defaults[k] : c[k]) === wanted[k])) return json;
+  return { ...json, [part]: { ...c, ...wanted } };
+}
+
+// GPT2TokenizerFast and RobertaTokenizerFast (tokenization_gpt2_fast.py, tokenization_roberta_fast.py,
+// v4) do the same with the pre-tokenizer: their add_prefix_space (tokenizer_config.json's, default
+// False) replaces tokenizer.json's when the top-level pre-tokenizer carries a different one: a
+// ByteLevel (whose field defaults to true when the file leaves it out). A Sequence has no such field
+// at the top and is kept. So a byte-level tokenizer.json written with add_prefix_space true
+// tokenizes "Hello" as "ĠHello" only when the config says true too. The post-processor's
+// add_prefix_space and trim_offsets, which Roberta's class also resets, move offsets only, not
+// ids, and are left as written. A null add_prefix_space is left alone: Python would hand None to
+// the pre-tokenizer's constructor, never meant.
+function prefixSpace(json, config) {
+  if (config.add_prefix_space === null) return json;
+  return rebuilt(json, 'pre_tokenizer', 'ByteLevel', { add_prefix_space: flag(config, 'add_prefix_space', false, false) }, { add_prefix_space: true });
+}
+
+// LlamaTokenizerFast (tokenization_llama_fast.py, v4; Mistral's model_type maps to it too) always
+// replaces tokenizer.json's post-processor in __init__ (update_post_processor): a TemplateProcessing
+// "<bos>:0 $A:0 <eos>:0" for one text and "... <bos>:1 $B:1 <eos>:1" for a pair, each special token
+// present only when add_bos_token (default True) / add_eos_token (default False) say so, with
+// bos_token / eos_token from tokenizer_config.json (defaults "<s>" / "</s>"). So a fine-tune whose
+// tokenizer_config.json sets add_eos_token true gets "</s>" appended in Python. Where Python would
+// raise (a token that is null while asked for) or the token is not in the vocabulary (Python would
+// use the unknown token's id), tokenizer.json's post-processor is kept as written.
+function llamaPostProcessor(json, config) {
+  // {text, id}; null when not added; undefined when it cannot be (then tokenizer.json is kept).
+  const token = (key, fallback, add) => {
+    if (!flag(config, `add_${key}`, add, false)) return null;
+    const t = key in config ? config[key] : fallback, text = t?.content ?? t;
+    const id = json.added_tokens?.find((a) => a?.content === text)?.id ?? json.model?.vocab?.[text];
+    return typeof text === 'string' && Number.isSafeInteger(id) ? { text, id } : undefined;
+  };
+  const bos = token('bos_token', '<s>', true), eos = token('eos_token', '</s>', false);
+  if (bos === undefined || eos === undefined) return json;
+  const ends = (t, type_id) => (t ? [{ SpecialToken: { id: t.text, type_id } }] : []);
+  const seq = (id, type_id) => [...ends(bos, type_id), { Sequence: { id, type_id } }, ...ends(eos, type_id)];
+  const special_tokens = {};
+  for (const t of [bos, eos]) if (t) special_tokens[t.text] = { id: t.text, ids: [t.id], tokens: [t.text] };
+  return { ...json, post_processor: { type: 'TemplateProcessing', single: seq('A', 0), pair: [...seq('A', 0), ...seq('B', 1)], special_tokens } };
 }

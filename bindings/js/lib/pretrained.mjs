@@ -61,6 +61,7 @@ export async function loadPretrained(module, source, options, { localFolder }) {
       if (tokenizerJson === null) fail(`tokenizer.json is missing from ${files.label}`, 'io_error');
       const tokenizer = await loadTokenizer(tokenizerJson.value, tokenizerConfig?.value ?? {}, {
         rows: info.vocab_size, maxPositions: info.max_positions, padId: Number.isSafeInteger(info.pad_token_id) ? info.pad_token_id : undefined,
+        modelConfig: isPlainObject(config.value) ? config.value : {},
       });
       await files.loaded?.();  // only a folder that loaded is kept (cache 'browser')
       progress({ stage: 'done', loaded: 1, total: 1 });

@@ -13,7 +13,7 @@
 import { SimdformerError, fail } from './errors.mjs';
 import { describe } from './options.mjs';
 import { readList } from './text-inputs.mjs';
-import { withConfigNormalizer } from './config-normalizer.mjs';
+import { withTokenizerClass } from './config-normalizer.mjs';
 import { checkTokenizerJson } from './tokenizer-checks.mjs';
 import { byteLevelOffsets, tokenOffsets } from './token-offsets.mjs';
 import { strideWindows } from './windows.mjs';
@@ -46,16 +46,18 @@ export function tokenizersLibrary() {
 const PLACEHOLDER_A = '\u{f0000}', PLACEHOLDER_B = '\u{100000}';
 
 /**
- * Loads tokenizer.json (+ tokenizer_config.json). `rows` is the model's embedding table size:
+ * Loads tokenizer.json (+ tokenizer_config.json; `modelConfig` is config.json, which picks the
+ * tokenizer class as AutoTokenizer does when tokenizer_config.json names none). `rows` is the model's embedding table size:
  * a tokenizer that can produce an id >= rows is an error here, not a crash later.
  */
-export async function loadTokenizer(json, config, { rows, maxPositions, padId }) {
+export async function loadTokenizer(json, config, { rows, maxPositions, padId, modelConfig }) {
   const { Tokenizer, ByteLevelDecoder } = await tokenizersLibrary();
   if (!json || typeof json !== 'object' || Array.isArray(json)) fail('tokenizer.json must be a JSON object');
   checkTokenizerJson(json, rows);
-  // tokenizer_config.json's do_lower_case / strip_accents / tokenize_chinese_chars override a BERT
-  // family's normalizer, as in transformers' BertTokenizerFast (see config-normalizer.mjs).
-  json = withConfigNormalizer(json, config ?? {});
+  // What transformers' fast tokenizer class rebuilds from tokenizer_config.json (the BERT family's
+  // normalizer, GPT-2's and RoBERTa's pre-tokenizer, Llama's post-processor), with the class
+  // picked as AutoTokenizer picks it (see config-normalizer.mjs).
+  json = withTokenizerClass(json, config ?? {}, modelConfig ?? {});
   let tokenizer;
   try {
     tokenizer = new Tokenizer(json, config ?? {});

@@ -84,14 +84,22 @@ Status read_id2label(const json& id2label, TextConfig* t) {
 //    (0.5 x (1 + tanh(x * 0.7978845608 * (1 + 0.044715 x^2)))): the tanh form. gelu_fast's
 //    0.7978845608 is sqrt(2/pi) = 0.79788456080287 cut at 10 digits (2.9e-12 apart, 1/20000 of a
 //    float ulp there) and x (1 + 0.044715 x^2) is x + 0.044715 x^3 factored: the same function;
-//  - "relu"; "silu" and "swish" (nn.SiLU); "tanh" (nn.Tanh); "linear" (the identity).
+//  - "relu"; "silu" and "swish" (nn.SiLU); "tanh" (nn.Tanh); "linear" (the identity);
+//  - "quick_gelu" (x sigmoid(1.702 x)), "gelu_10" (ClippedGELUActivation(-10, 10) over the erf
+//    form), "sigmoid", "relu6", "relu2" (relu(x)^2), "leaky_relu" (nn.LeakyReLU(), slope 0.01),
+//    "mish" (nn.functional.mish) and "laplace" (LaplaceActivation's mu 0.707107, sigma 0.282095).
+// "prelu" and "xielu" carry trained parameters of their own and are refused.
 const std::pair<const char*, Activation> kHfActivations[] = {
     {"gelu", Activation::kGeluErf},          {"gelu_python", Activation::kGeluErf},
     {"gelu_new", Activation::kGeluTanh},     {"gelu_pytorch_tanh", Activation::kGeluTanh},
     {"gelu_fast", Activation::kGeluTanh},    {"gelu_accurate", Activation::kGeluTanh},
     {"relu", Activation::kRelu},             {"silu", Activation::kSilu},
     {"swish", Activation::kSilu},            {"tanh", Activation::kTanh},
-    {"linear", Activation::kNone}};
+    {"linear", Activation::kNone},           {"quick_gelu", Activation::kQuickGelu},
+    {"gelu_10", Activation::kGeluClip10},    {"sigmoid", Activation::kSigmoid},
+    {"relu6", Activation::kRelu6},           {"relu2", Activation::kRelu2},
+    {"leaky_relu", Activation::kLeakyRelu},  {"mish", Activation::kMish},
+    {"laplace", Activation::kLaplace}};
 
 // A JSON number as Python's truth reads it where HF tests a flag (`if config.flag`): 0 / 0.0 false,
 // any other number true.
@@ -239,8 +247,8 @@ Status HfConfig::activation(std::initializer_list<const char*> names, const std:
         if (j_.contains(n)) key = n;
     SF_RETURN_IF_ERROR(string(key, fallback, name));
     // Hugging Face's ACT2FN (activations.py), each name mapped to the kernel computing the same
-    // formula; a name whose formula no kernel computes (quick_gelu x sigmoid(1.702 x), gelu_10's
-    // clip, mish, relu6, relu2, sigmoid, leaky_relu, laplace, prelu) is refused, never replaced.
+    // formula; a name whose formula no kernel computes (prelu and xielu, with weights of their
+    // own) is refused, never replaced.
     for (const auto& [hf_name, act] : kHfActivations)
         if (*name == hf_name) {
             *out = act;

@@ -22,6 +22,36 @@ inline vf32 load_n(const float* p, size_t i, size_t n) {
 
 }  // namespace
 
+// The formulas of transformers' activations.py (and the torch functions it calls), in float.
+vf32 detail::activate_rare(Activation act, vf32 x) {
+    const vf32 zero(0.0f), one(1.0f);
+    switch (act) {
+        case Activation::kQuickGelu: return x / (one + simd::exp(-(vf32(1.702f) * x)));  // x sigmoid(1.702 x)
+        case Activation::kGeluClip10: return simd::min(simd::max(detail::gelu_erf(x), vf32(-10.0f)), vf32(10.0f));
+        case Activation::kSigmoid: return one / (one + simd::exp(-x));
+        case Activation::kRelu6: return simd::min(simd::max(x, zero), vf32(6.0f));
+        case Activation::kRelu2: {
+            const vf32 r = simd::max(x, zero);
+            return r * r;
+        }
+        case Activation::kLeakyRelu: return simd::select_gt(x, zero, x, x * vf32(0.01f));  // negative_slope 0.01
+        case Activation::kMish: {
+            // tanh(log(1 + e^x)) = ((1 + e^x)^2 - 1) / ((1 + e^x)^2 + 1) = t / (t + 2), t = e^x (e^x + 2):
+            // no log and no cancellation for x << 0 (t ~ 2 e^x). softplus is x beyond 20 (torch's
+            // threshold), where tanh rounds to 1 and mish is x; t would overflow from x ~ 44 on.
+            const vf32 e = simd::exp(simd::min(x, vf32(20.0f)));
+            const vf32 t = e * (e + vf32(2.0f));
+            return simd::select_gt(x, vf32(20.0f), x, x * (t / (t + vf32(2.0f))));
+        }
+        case Activation::kLaplace: {
+            // LaplaceActivation(mu=0.707107, sigma=0.282095): (x - mu) / (sigma sqrt 2), then 0.5 (1 + erf).
+            const vf32 z = (x - vf32(0.707107f)) / vf32(float(0.282095 * 1.4142135623730951));
+            return vf32(0.5f) * (one + detail::erf(z));
+        }
+        default: return x;
+    }
+}
+
 void activation_f32(Activation act, size_t n, const float* x, float* y) {
     map_f32(n, y, [&](size_t i, size_t w) { return detail::activate(act, load_n(x, i, w)); });
 }

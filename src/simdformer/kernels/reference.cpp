@@ -1,5 +1,6 @@
 // Scalar, double-accumulating twins of every kernel: the oracle the tests compare against.
 // Written for obviousness, not speed.
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <vector>
@@ -22,6 +23,14 @@ double activation(Activation act, double x) {
         }
         case Activation::kTanh: return std::tanh(x);
         case Activation::kSilu: return x / (1.0 + std::exp(-x));
+        case Activation::kQuickGelu: return x / (1.0 + std::exp(-1.702 * x));
+        case Activation::kGeluClip10: return std::min(std::max(activation(Activation::kGeluErf, x), -10.0), 10.0);
+        case Activation::kSigmoid: return 1.0 / (1.0 + std::exp(-x));
+        case Activation::kRelu6: return std::min(std::max(x, 0.0), 6.0);
+        case Activation::kRelu2: return x > 0 ? x * x : 0;
+        case Activation::kLeakyRelu: return x > 0 ? x : 0.01 * x;
+        case Activation::kMish: return x > 20 ? x : x * std::tanh(std::log1p(std::exp(x)));
+        case Activation::kLaplace: return 0.5 * (1.0 + std::erf((x - 0.707107) / (0.282095 * std::sqrt(2.0))));
     }
     return x;
 }

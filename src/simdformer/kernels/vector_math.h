@@ -90,6 +90,11 @@ inline vf32 silu(vf32 x) {
     return x / (one + simd::exp(-x));
 }
 
+// The rarer Hugging Face activations (quick_gelu, gelu_10, sigmoid, relu6, relu2, leaky_relu,
+// mish, laplace): one out-of-line copy (elementwise.cpp) called from every epilogue, so each
+// GEMM / GEMV instantiation grows by a call, not by eight inlined formulas.
+vf32 activate_rare(Activation act, vf32 x);
+
 inline vf32 activate(Activation act, vf32 x) {
     switch (act) {
         case Activation::kNone: return x;
@@ -98,8 +103,8 @@ inline vf32 activate(Activation act, vf32 x) {
         case Activation::kGeluTanh: return gelu_tanh(x);
         case Activation::kTanh: return simd::tanh(x);
         case Activation::kSilu: return silu(x);
+        default: return activate_rare(act, x);
     }
-    return x;
 }
 
 }  // namespace simdformer::kernels::detail
