@@ -99,14 +99,16 @@ constexpr size_t kGroup = 4;  // panels visited together: the widest entry above
 // short tail tile, or the main tile when there is no tail) waits on memory with nothing to
 // overlap: at 46 tokens BERT-base spent ~20 % of its time there (its 340 MB of weights stream once
 // per forward pass, ~10 ms of ~50). Only when the main part has at least kPrefetchMinRows rows:
-// below that a main tile has too few multiply-adds per k-step to hide the requests (5-token
-// texts were slower). wasm has no prefetch instruction. SIMDFORMER_GEMM_PREFETCH=0 turns it off
+// below that the main tiles have too few multiply-adds per k-step to hide the requests (idle A/B,
+// BERT-base: from 8 rows 9-token texts ran 0.90x, from 4 rows 5-token texts 0.8x; from 16 rows
+// 5-13 tokens are unchanged and 17 / 23 / 46 / 128 tokens 1.11 / 1.21 / 1.17 / 1.09x, BENCHMARKS.md
+// "Session 16"). wasm has no prefetch instruction. SIMDFORMER_GEMM_PREFETCH=0 turns it off
 // for A/B timing.
 #ifndef SIMDFORMER_GEMM_PREFETCH
 #define SIMDFORMER_GEMM_PREFETCH 1
 #endif
 #ifndef SIMDFORMER_GEMM_PREFETCH_MIN_ROWS
-#define SIMDFORMER_GEMM_PREFETCH_MIN_ROWS 8
+#define SIMDFORMER_GEMM_PREFETCH_MIN_ROWS 16
 #endif
 #if defined(__wasm__)
 constexpr bool kPrefetchB = false;
