@@ -403,7 +403,9 @@ TEST(Gpt2Adapter, ConfigKeysAreCheckedAndLegacyOnesAccepted) {
     SF_ASSERT_OK(with("\"model_type\": \"gpt2\",", ""));  // architectures: GPT2LMHeadModel decides
     EXPECT_EQ(with("\"scale_attn_by_inverse_layer_idx\": false", "\"scale_attn_by_inverse_layer_idx\": true").code(),
               StatusCode::kUnsupported);
-    EXPECT_EQ(with("\"activation_function\": \"gelu_new\"", "\"activation_function\": \"quick_gelu\"").code(),
+    // Every ACT2FN name without weights of its own loads; prelu (a trained slope) is refused.
+    SF_ASSERT_OK(with("\"activation_function\": \"gelu_new\"", "\"activation_function\": \"quick_gelu\""));
+    EXPECT_EQ(with("\"activation_function\": \"gelu_new\"", "\"activation_function\": \"prelu\"").code(),
               StatusCode::kUnsupported);
     EXPECT_EQ(with("\"n_head\": 4", "\"n_head\": 5").code(), StatusCode::kInvalidArgument);
     // Untied: lm_head.weight becomes required.
