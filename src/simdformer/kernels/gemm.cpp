@@ -327,6 +327,7 @@ void pack_a_block(size_t rows, size_t kc, const float* a, size_t lda) {
 // What one k-block of one row block shares between its tiles.
 struct BlockArgs {
     size_t n, k;        // the whole GEMM
+    size_t panels;      // of B: ceil(n / kNr)
     size_t ic, mc;      // rows [ic, ic + mc) of this block
     size_t pc, kc;      // depth [pc, pc + kc)
     const float* packed_b;
@@ -374,11 +375,10 @@ void run_group(const BlockArgs& b, const Epilogue& ep, size_t jg, size_t gp) {
             }
         return;
     }
-    const size_t panels = (b.n + kNr - 1) / kNr;
     const size_t row_tiles = kMr == 4 ? full / 4 : (full + kMr - 1) / kMr;
     const size_t pf_step = row_tiles ? (kNr * sizeof(float) + row_tiles - 1) / row_tiles : 0;
     for (size_t jp = jg; jp < jg + gp; ++jp) {
-        const bool pf_on = kPrefetchB && full >= kPrefetchMinRows && jp + gp < panels;
+        const bool pf_on = kPrefetchB && full >= kPrefetchMinRows && jp + gp < b.panels;
         const uintptr_t next = pf_on ? reinterpret_cast<uintptr_t>(b.packed_b + ((jp + gp) * b.k + b.pc) * kNr) : 0;
         for (size_t i = 0, ti = 0; i < full; ++ti) {
             const size_t rows = main_rows_at(i, full);
@@ -427,7 +427,7 @@ void gemm_f32_packed(size_t m, size_t n, size_t k, const float* a, size_t lda, c
         for (size_t ic = 0; ic < m; ic += kMc) {
             const size_t mc = std::min(kMc, m - ic);
             pack_a_block(mc, kc, a + ic * lda + pc, lda);
-            const BlockArgs b{n, k, ic, mc, pc, kc, packed_b, c, ldc};
+            const BlockArgs b{n, k, panels, ic, mc, pc, kc, packed_b, c, ldc};
             for (size_t jg = 0; jg < panels; jg += kGroup) run_group(b, ep, jg, std::min(kGroup, panels - jg));
         }
         if (k == 0) break;
