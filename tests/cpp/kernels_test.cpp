@@ -341,10 +341,12 @@ TEST(PackB, RowAndColumnPiecesEqualOneWholePack) {
 }
 
 // The one-row kernel of decoding steps gives exactly what a one-row GEMM gives, for every
-// epilogue, panel edge and depth (more than one of gemm.cpp's k-blocks included).
+// epilogue, panel edge and depth (more than one of gemm.cpp's k-blocks included). The widths
+// cover the GEMV's far-apart groups of 4 panels: none (3 panels), one group and the partial last
+// panel inside it (8 * w - 3), groups plus leftover panels (9 * w + 5: 10 panels).
 TEST(Gemv, EqualsAOneRowGemmBitForBit) {
     const size_t w = k::gemm_panel_width();
-    for (size_t n : {size_t(1), size_t(3), w, w + 1, 4 * w, 4 * w + 3, 9 * w + 5})
+    for (size_t n : {size_t(1), size_t(3), w, w + 1, 3 * w, 4 * w, 4 * w + 3, 8 * w - 3, 9 * w + 5})
         for (size_t kk : {size_t(0), size_t(1), size_t(7), size_t(64), size_t(300), size_t(513)}) {
             const auto x = random_vector(kk, 31), b = random_vector(kk * n, 32);
             const auto bias = random_vector(n, 33), residual = random_vector(n, 34);

@@ -21,19 +21,23 @@ using detail::kLanes;
 using detail::vf32;
 
 // How the weights are streamed, chosen per target by A/B timing of whole decoding steps
-// (GPT-2-small, SmolLM2-135M; BENCHMARKS.md "Session 16"). The panels of a packed B lie one
-// after the other in memory.
-// - wasm: one panel at a time, i.e. the matrix is read as one sequential stream, and 2
-//   accumulators per step. V8 ran 4 panels at once (8 accumulators, 4 streams) 1.1-1.5x slower.
-// - natively (AVX2, AVX-512): 4 panels at once (8 independent FMA chains), each stream also
-//   prefetched kPrefetchBytes ahead: the hardware prefetcher alone left the 1-thread GPT-2 step
-//   at ~35 GB/s. SSE2's panels are 32 B wide, where the prefetch measured slower: none there.
+// (GPT-2-small, SmolLM2-135M; BENCHMARKS.md "Session 16", "Session 17"). The panels of a packed
+// B lie one after the other in memory. G panels are streamed at once (G x V independent
+// accumulators), and the G panels are taken from G separate ranges of the matrix (panels j,
+// j + s, j + 2s, ... for a stride s of panels / G): G streams far apart in memory.
+// - wasm has no prefetch instruction, so the hardware prefetcher and the number of streams in
+//   flight set the bandwidth. A wasm microbenchmark on Zen 5 (Node 20 and Chromium, matrices of
+//   the SmolLM2 / GPT-2 shapes, 400 MB per round): one panel at a time ~21-28 GB/s (a plain sum
+//   of the matrix, one stream with 8 accumulators, no faster), 4 far-apart streams ~30-35 GB/s.
+//   Neighbouring panels read together are the slowest of all (2 neighbours 8.9 GB/s where one
+//   panel read 12.8 in the same loaded process): why V8 looked bad at 4 neighbouring panels and
+//   session 16 chose one panel at a time. Whole decoding steps: 1.16-1.30x over one panel.
+// - natively (AVX2, AVX-512) each stream is also prefetched kPrefetchBytes ahead: the hardware
+//   prefetcher alone left the 1-thread GPT-2 step at ~35 GB/s. SSE2's panels are 32 B wide,
+//   where the prefetch measured slower: none there. Far-apart streams 1.02-1.06x over
+//   neighbouring ones there.
 #ifndef SIMDFORMER_GEMV_GROUP
-#if defined(__wasm__)
-#define SIMDFORMER_GEMV_GROUP 1
-#else
 #define SIMDFORMER_GEMV_GROUP 4
-#endif
 #endif
 constexpr size_t kGroup = SIMDFORMER_GEMV_GROUP;  // panels streamed together
 #if defined(__wasm__)
@@ -42,12 +46,13 @@ constexpr size_t kPrefetchBytes = 0;
 constexpr size_t kPrefetchBytes = 1024;
 #endif
 
-// Panels [jp0, jp0 + G) of a packed [k, n] operand whose panels hold V vectors (V * kLanes columns).
+// Panels jp0, jp0 + stride, ..., jp0 + (G - 1) * stride of a packed [k, n] operand whose panels
+// hold V vectors (V * kLanes columns).
 template <size_t V, size_t G>
-void gemv_panels(size_t jp0, size_t n, size_t k, const float* x, const float* packed_b, float* y, const Epilogue& ep) {
+void gemv_panels(size_t jp0, size_t stride, size_t n, size_t k, const float* x, const float* packed_b, float* y, const Epilogue& ep) {
     constexpr size_t w = V * kLanes;  // panel width
     const float* panel[G];
-    for (size_t g = 0; g < G; ++g) panel[g] = packed_b + (jp0 + g) * k * w;
+    for (size_t g = 0; g < G; ++g) panel[g] = packed_b + (jp0 + g * stride) * k * w;
     vf32 acc[G][V];
     for (size_t g = 0; g < G; ++g)
         for (size_t v = 0; v < V; ++v) acc[g][v] = vf32(0.0f);
@@ -69,7 +74,7 @@ void gemv_panels(size_t jp0, size_t n, size_t k, const float* x, const float* pa
 
     const vf32 alpha(ep.alpha);
     for (size_t g = 0; g < G; ++g) {
-        const size_t col0 = (jp0 + g) * w;
+        const size_t col0 = (jp0 + g * stride) * w;
         const size_t ncols = std::min(w, n - col0);
         float out[w];
         for (size_t v = 0; v < V; ++v) {
@@ -89,9 +94,9 @@ void gemv_panels(size_t jp0, size_t n, size_t k, const float* x, const float* pa
 template <size_t V>
 void gemv(size_t n, size_t k, const float* x, const float* packed_b, float* y, const Epilogue& ep) {
     const size_t panels = (n + V * kLanes - 1) / (V * kLanes);
-    size_t jp = 0;
-    for (; jp + kGroup <= panels; jp += kGroup) gemv_panels<V, kGroup>(jp, n, k, x, packed_b, y, ep);
-    for (; jp < panels; ++jp) gemv_panels<V, 1>(jp, n, k, x, packed_b, y, ep);
+    const size_t stride = panels / kGroup;  // panels per stream; the last panels % kGroup go alone
+    for (size_t jp = 0; jp < stride; ++jp) gemv_panels<V, kGroup>(jp, stride, n, k, x, packed_b, y, ep);
+    for (size_t jp = stride * kGroup; jp < panels; ++jp) gemv_panels<V, 1>(jp, 0, n, k, x, packed_b, y, ep);
 }
 
 }  // namespace
