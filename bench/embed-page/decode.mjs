@@ -3,7 +3,8 @@
 // it) and onnxruntime-web (its wasm build, the package bench/decode.mjs runs in Node) running
 // the same bench/models decoder's decoder_with_past.onnx (or its q8 graph) the way a JavaScript
 // decoding loop does. The Node bench cannot show the relaxed-SIMD path: Node 20 has none.
-// decode.html?threads=N sets both engines' thread count (default 1); ?relaxed=off keeps
+// decode.html?threads=N sets both engines' thread count (default 1; the driver then loads one
+// engine per page, so that two thread pools never share the two cores); ?relaxed=off keeps
 // simdformer's int8 on its 8-bit k-loop. The driver (bench/decode-page.mjs) calls
 // window.decodeBench; every timing is taken here, in the page.
 import { init } from '/dist/browser.mjs';
@@ -39,32 +40,37 @@ let e = null;  // the loaded decoder: { model, session, manifest, feeds }
 window.decodeBench = {
   versions: () => ({ userAgent: navigator.userAgent, ort: ort.env.versions?.web ?? '', crossOriginIsolated: self.crossOriginIsolated }),
 
-  // Loads a bench/models decoder in both engines (weights 'f32' | 'int8': simdformer quantizes as
-  // it loads, ORT runs the q8 graph) and checks both against PyTorch before anything is timed.
-  async load(name, weights) {
+  // Loads a bench/models decoder in both engines, or only those of `engines` (2 threads: each
+  // engine alone in its page), weights 'f32' | 'int8' (simdformer quantizes as it loads, ORT runs
+  // the q8 graph), and checks each loaded engine against PyTorch before anything is timed.
+  async load(name, weights, engines = ['simdformer', 'ort']) {
     const manifest = (await (await fetch('/models/manifest.json')).json()).models.find((m) => m.name === name);
     const int8 = weights === 'int8';
-    const sf = await init({ simd: true, threads: THREADS, relaxedSimd: RELAXED });
-    if (await sf.threadsReady !== THREADS) throw new Error(`simdformer runs ${sf.threads} threads, ${THREADS} asked: ${sf.threadsNote}`);
-    const model = await sf.loadPretrained(`/models/${name}/`, int8 ? { weights: 'int8' } : {});
-    const graph = new Uint8Array(await (await fetch(`/models/${name}/${int8 ? manifest.onnx_q8 : manifest.onnx}`)).arrayBuffer());
-    const session = await ort.InferenceSession.create(graph, { executionProviders: ['wasm'], graphOptimizationLevel: 'all' });
-    const feeds = withPastFeeds(ort, manifest);
-    e = { model, session, manifest, feeds, vocab: manifest.vocab_size };
-
+    e = { manifest, vocab: manifest.vocab_size, model: null, session: null, feeds: withPastFeeds(ort, manifest) };
     const check = await fetchSafetensors(`/models/${name}/check.safetensors`);
     const promptIds = Array.from(check.prompt_ids, Number);
-    const first = await session.run(feeds(promptIds, null, promptIds.length));
     const pytorchLast = check.prompt_logits.subarray(check.prompt_logits.length - e.vocab);
-    const sfFirst = await model.generateText(promptIds, { maxNewTokens: 1, stop: [] });
-    let ortDiff = 0;
-    for (let i = 0; i < first.logits.data.length; i++) ortDiff = Math.max(ortDiff, Math.abs(first.logits.data[i] - check.prompt_logits[i]));
-    return {
-      arch: sf.arch, relaxedSimd: sf.relaxedSimd, threads: THREADS, parameterCount: model.parameterCount, vocab: e.vocab,
-      checks: { weights, ortVsPytorch: ortDiff, ortLogitsCosine: cosine(first.logits.data, check.prompt_logits),
-                firstToken: sfFirst.ids[0], pytorchFirstToken: argmax(pytorchLast),
-                ortFirstToken: argmax(first.logits.data.subarray(first.logits.data.length - e.vocab)) },
-    };
+    const checks = { weights, pytorchFirstToken: argmax(pytorchLast) };
+    let arch = '', relaxedSimd = '', parameterCount = 0;
+    if (engines.includes('simdformer')) {
+      const sf = await init({ simd: true, threads: THREADS, relaxedSimd: RELAXED });
+      if (await sf.threadsReady !== THREADS) throw new Error(`simdformer runs ${sf.threads} threads, ${THREADS} asked: ${sf.threadsNote}`);
+      e.model = await sf.loadPretrained(`/models/${name}/`, int8 ? { weights: 'int8' } : {});
+      ({ arch, relaxedSimd } = sf);
+      parameterCount = e.model.parameterCount;
+      checks.firstToken = (await e.model.generateText(promptIds, { maxNewTokens: 1, stop: [] })).ids[0];
+    }
+    if (engines.includes('ort')) {
+      const graph = new Uint8Array(await (await fetch(`/models/${name}/${int8 ? manifest.onnx_q8 : manifest.onnx}`)).arrayBuffer());
+      e.session = await ort.InferenceSession.create(graph, { executionProviders: ['wasm'], graphOptimizationLevel: 'all' });
+      const first = await e.session.run(e.feeds(promptIds, null, promptIds.length));
+      let ortDiff = 0;
+      for (let i = 0; i < first.logits.data.length; i++) ortDiff = Math.max(ortDiff, Math.abs(first.logits.data[i] - check.prompt_logits[i]));
+      checks.ortVsPytorch = ortDiff;
+      checks.ortLogitsCosine = cosine(first.logits.data, check.prompt_logits);
+      checks.ortFirstToken = argmax(first.logits.data.subarray(first.logits.data.length - e.vocab));
+    }
+    return { arch, relaxedSimd, threads: THREADS, parameterCount, vocab: e.vocab, checks };
   },
 
   // Step times (ms) of `steps` steps after a prompt: simdformer's first step consumes the prompt's
@@ -103,8 +109,8 @@ window.decodeBench = {
   },
 
   async unload() {
-    e.model.dispose();
-    await e.session.release();
+    e.model?.dispose();
+    await e.session?.release();
     e = null;
   },
 };
