@@ -90,7 +90,10 @@ constexpr size_t kGroup = 4;  // panels visited together: the widest entry above
 // kTail[t]). The short tiles run first over each group of panels and stream 2 or 4 panels at
 // once, which is what memory bandwidth needs when the weights come from memory: without them the
 // addon's 5-token texts took 1.25x as long, although the kernel alone (weights in cache) was
-// faster. In wasm the main part is tiles of 2 rows x 2 panels; natively, with kMr = 4, tiles of
+// faster. A group's 4 panels come from 4 ranges of the matrix far apart (panel_group): 4
+// neighbouring panels streamed together are the slowest read pattern in wasm (gemv.cpp); far
+// apart, MiniLM-L6-shaped 5-token texts ran 1.04-1.10x faster in Chromium and Node (23 tokens
+// 1.01-1.03x, 46 and 128 unchanged; natively unchanged, BENCHMARKS.md "Session 17"). In wasm the main part is tiles of 2 rows x 2 panels; natively, with kMr = 4, tiles of
 // 4 rows x 1 panel, and with kMr > 4 it is cut into as few one-panel tiles of at most kMr rows as
 // hold it, of heights that differ by at most one (124 rows with kMr = 14: 7 x 14 + 2 x 13):
 // tiles of 4 to kMr rows occur.
@@ -147,10 +150,12 @@ struct TileArgs {
     size_t kc;              // depth of this k-block
     const float* a;         // packed rows of this tile: element (r, p) at a[p * rows + r]
     const float* panel;     // [kc, kNr] packed block of B of the tile's first panel
-    size_t panel_stride;    // floats from one panel to the next (k * kNr)
+    size_t panel_stride;    // floats from one of the tile's panels to the next (a multiple of k * kNr)
+    size_t col_stride;      // columns of C from one of the tile's panels to the next (kNr, or more
+                            // for a group of far-apart panels)
     float* c;               // [rows, ncols] at the tile's first element, row stride ldc
     size_t ldc;
-    size_t ncols;           // valid columns from the tile's first one (G * kNr except at the right edge)
+    size_t ncols;           // columns of C from the tile's first one to the right edge
     bool first, last;       // first k-block: start from zero; last: apply the epilogue
     const float* bias;      // [ncols] at the tile's first column, or null
     const float* residual;  // at the tile's first element, or null
@@ -180,12 +185,12 @@ inline void store_floats(const float* in, size_t ncols, float* p) {
 }
 
 // Columns of panel g of a tile that are inside C.
-inline size_t panel_cols(const TileArgs& t, size_t g) { return std::min(kNr, t.ncols - g * kNr); }
+inline size_t panel_cols(const TileArgs& t, size_t g) { return std::min(kNr, t.ncols - g * t.col_stride); }
 
 // row = act(alpha * row + bias) + residual for one kNr-wide row piece (row r, panel g of the tile);
 // past the right edge bias and residual read as zeros.
 inline void epilogue_row(const TileArgs& t, const Epilogue& ep, size_t r, size_t g, float* row) {
-    const size_t ncols = panel_cols(t, g), col = g * kNr;
+    const size_t ncols = panel_cols(t, g), col = g * t.col_stride;
     const bool full = ncols >= kNr;  // inside C: bias and residual are read in place
     float bias_tmp[kNr], res_tmp[kNr];
     const float* bias = t.bias ? t.bias + col : nullptr;
@@ -228,7 +233,7 @@ template <size_t R, size_t G>
     float rows[R][G][kNr];
     if (!t.first)  // partial sums of earlier k-blocks
         SIMDFORMER_UNROLL_ROWS for (size_t r = 0; r < R; ++r)
-            for (size_t g = 0; g < G; ++g) load_floats(t.c + r * t.ldc + g * kNr, panel_cols(t, g), rows[r][g]);
+            for (size_t g = 0; g < G; ++g) load_floats(t.c + r * t.ldc + g * t.col_stride, panel_cols(t, g), rows[r][g]);
     vf32 acc[R * G * kNrVecs];  // accumulator (r, g, v) at acc[(r * G + g) * kNrVecs + v]
     SIMDFORMER_UNROLL_ROWS for (size_t r = 0; r < R; ++r)
         for (size_t g = 0; g < G; ++g)
@@ -282,7 +287,7 @@ template <size_t R, size_t G>
     SIMDFORMER_UNROLL_ROWS for (size_t r = 0; r < R; ++r)
         for (size_t g = 0; g < G; ++g) {
             if (t.last) epilogue_row(t, ep, r, g, rows[r][g]);
-            store_floats(rows[r][g], panel_cols(t, g), t.c + r * t.ldc + g * kNr);
+            store_floats(rows[r][g], panel_cols(t, g), t.c + r * t.ldc + g * t.col_stride);
         }
 }
 
@@ -327,7 +332,6 @@ void pack_a_block(size_t rows, size_t kc, const float* a, size_t lda) {
 // What one k-block of one row block shares between its tiles.
 struct BlockArgs {
     size_t n, k;        // the whole GEMM
-    size_t panels;      // of B: ceil(n / kNr)
     size_t ic, mc;      // rows [ic, ic + mc) of this block
     size_t pc, kc;      // depth [pc, pc + kc)
     const float* packed_b;
@@ -335,14 +339,23 @@ struct BlockArgs {
     size_t ldc;
 };
 
-// The tile of rows [ic + i, ic + i + rows) over panels starting at jp.
-TileArgs tile_args(const BlockArgs& b, const Epilogue& ep, size_t i, size_t jp) {
-    const size_t row = b.ic + i, col0 = jp * kNr;
+// A group of panels visited together: panels first, first + stride, ..., first + (count - 1) *
+// stride. The groups of a GEMM (panel_group below) take their panels from kGroup ranges of the
+// matrix far apart in memory, so that the tiles that stream several panels at once read separate
+// streams: neighbouring panels read together are the slowest pattern in wasm (gemv.cpp).
+struct PanelGroup {
+    size_t first, count, stride;
+};
+
+// The tile of rows [ic + i, ic + i + rows) over the panels of `g` from member `idx` on.
+TileArgs tile_args(const BlockArgs& b, const Epilogue& ep, size_t i, const PanelGroup& g, size_t idx) {
+    const size_t row = b.ic + i, jp = g.first + idx * g.stride, col0 = jp * kNr;
     TileArgs t{};
     t.kc = b.kc;
     t.a = g_a_block + i * b.kc;
     t.panel = b.packed_b + (jp * b.k + b.pc) * kNr;
-    t.panel_stride = b.k * kNr;
+    t.panel_stride = g.stride * b.k * kNr;
+    t.col_stride = g.stride * kNr;
     t.c = b.c + row * b.ldc + col0;
     t.ldc = b.ldc;
     t.ncols = b.n - col0;
@@ -354,37 +367,39 @@ TileArgs tile_args(const BlockArgs& b, const Epilogue& ep, size_t i, size_t jp) 
     return t;
 }
 
-// Panels [jg, jg + gp) (gp <= kGroup) of one block. The short tiles of the last rows go first:
-// they read the group's panels together, several streams at once, which is what memory
-// bandwidth needs (one stream at a time reached a third of it); the main tiles then visit one
-// panel at a time, from cache, while every main tile streams past it.
-void run_group(const BlockArgs& b, const Epilogue& ep, size_t jg, size_t gp) {
+// The panels of one block, group by group (`next` is the group after `g`, or null). The short
+// tiles of the last rows go first: they read the group's panels together, several streams at
+// once, which is what memory bandwidth needs (one stream at a time reached a third of it); the
+// main tiles then visit one panel at a time (wasm: two), from cache, while every main tile
+// streams past it.
+void run_group(const BlockArgs& b, const Epilogue& ep, const PanelGroup& g, const PanelGroup* next) {
     const size_t full = full_rows(b.mc);
     for (size_t i = full; i < b.mc;) {
         const size_t rows = tile_rows_at(i, b.mc), width = tile_panels(rows);
-        for (size_t jp = jg; jp < jg + gp;)
-            jp += run_tile(rows, std::min(width, jg + gp - jp), tile_args(b, ep, i, jp), ep);
+        for (size_t idx = 0; idx < g.count;)
+            idx += run_tile(rows, std::min(width, g.count - idx), tile_args(b, ep, i, g, idx), ep);
         i += rows;
     }
     if constexpr (kMain.panels > 1) {
         // wasm: 2 x 2 tiles, and 2 x 1 on the last panel of an odd group
-        for (size_t jp = jg; jp < jg + gp; jp += kMain.panels)
+        for (size_t idx = 0; idx < g.count; idx += kMain.panels)
             for (size_t i = 0; i < full; i += kMain.rows) {
-                if (jp + kMain.panels <= jg + gp) tile_inline<kMain.rows, kMain.panels>(tile_args(b, ep, i, jp), ep);
-                else run_tile(kMain.rows, jg + gp - jp, tile_args(b, ep, i, jp), ep);
+                if (idx + kMain.panels <= g.count) tile_inline<kMain.rows, kMain.panels>(tile_args(b, ep, i, g, idx), ep);
+                else run_tile(kMain.rows, g.count - idx, tile_args(b, ep, i, g, idx), ep);
             }
         return;
     }
     const size_t row_tiles = kMr == 4 ? full / 4 : (full + kMr - 1) / kMr;
     const size_t pf_step = row_tiles ? (kNr * sizeof(float) + row_tiles - 1) / row_tiles : 0;
-    for (size_t jp = jg; jp < jg + gp; ++jp) {
-        const bool pf_on = kPrefetchB && full >= kPrefetchMinRows && jp + gp < b.panels;
-        const uintptr_t next = pf_on ? reinterpret_cast<uintptr_t>(b.packed_b + ((jp + gp) * b.k + b.pc) * kNr) : 0;
+    for (size_t idx = 0; idx < g.count; ++idx) {
+        // The main tiles over member idx prefetch member idx of the next group.
+        const bool pf_on = kPrefetchB && full >= kPrefetchMinRows && next && idx < next->count;
+        const uintptr_t pf_panel = pf_on ? reinterpret_cast<uintptr_t>(b.packed_b + ((next->first + idx * next->stride) * b.k + b.pc) * kNr) : 0;
         for (size_t i = 0, ti = 0; i < full; ++ti) {
             const size_t rows = main_rows_at(i, full);
-            TileArgs t = tile_args(b, ep, i, jp);
-            if (next) {
-                t.prefetch = next + ti * pf_step * b.kc;
+            TileArgs t = tile_args(b, ep, i, g, idx);
+            if (pf_panel) {
+                t.prefetch = pf_panel + ti * pf_step * b.kc;
                 t.prefetch_step = pf_step;
             }
             // kMr = 4: always the first branch, the tile called directly as before
@@ -393,6 +408,15 @@ void run_group(const BlockArgs& b, const Epilogue& ep, size_t jg, size_t gp) {
             i += rows;
         }
     }
+}
+
+// Group j of a GEMM over `panels` panels: for j < stride = panels / kGroup, panels j, j + stride,
+// j + 2 stride, j + 3 stride; then the last panels % kGroup panels as one group of neighbours.
+inline size_t panel_group_count(size_t panels) { return panels / kGroup + (panels % kGroup != 0); }
+inline PanelGroup panel_group(size_t panels, size_t j) {
+    const size_t stride = panels / kGroup;
+    if (j < stride) return {j, kGroup, stride};
+    return {stride * kGroup, panels % kGroup, 1};
 }
 
 }  // namespace
@@ -427,8 +451,12 @@ void gemm_f32_packed(size_t m, size_t n, size_t k, const float* a, size_t lda, c
         for (size_t ic = 0; ic < m; ic += kMc) {
             const size_t mc = std::min(kMc, m - ic);
             pack_a_block(mc, kc, a + ic * lda + pc, lda);
-            const BlockArgs b{n, k, panels, ic, mc, pc, kc, packed_b, c, ldc};
-            for (size_t jg = 0; jg < panels; jg += kGroup) run_group(b, ep, jg, std::min(kGroup, panels - jg));
+            const BlockArgs b{n, k, ic, mc, pc, kc, packed_b, c, ldc};
+            const size_t groups = panel_group_count(panels);
+            for (size_t j = 0; j < groups; ++j) {
+                const PanelGroup g = panel_group(panels, j), next = j + 1 < groups ? panel_group(panels, j + 1) : PanelGroup{};
+                run_group(b, ep, g, j + 1 < groups ? &next : nullptr);
+            }
         }
         if (k == 0) break;
     }
