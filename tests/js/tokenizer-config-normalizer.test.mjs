@@ -84,8 +84,10 @@ test('no tokenizer_config.json: config.json\'s model_type picks the class, whose
   assert.deepEqual(await ids(cased, {}, 'Hello café', { model_type: 'bert', tokenizer_class: 'PreTrainedTokenizerFast' }), [CLS, Hello, cafeAccent, SEP]);
   // tokenizer_config.json's class comes first.
   assert.deepEqual(await ids(cased, { tokenizer_class: 'PreTrainedTokenizerFast' }, 'Hello café', { model_type: 'bert' }), [CLS, Hello, cafeAccent, SEP]);
-  // The other families' classes have no such block: tokenizer.json as written.
-  for (const model_type of ['roberta', 'xlm-roberta', 'gpt2', 'llama', 'mistral', 'qwen2', 'unknown'])
+  // The other families' classes have no such block: tokenizer.json as written. (llama and
+  // mistral are left out: their class adds "<s>" / "</s>", which this vocabulary lacks, as new
+  // tokens; see the LlamaTokenizer tests below.)
+  for (const model_type of ['roberta', 'xlm-roberta', 'gpt2', 'qwen2', 'unknown'])
     assert.deepEqual(await ids(cased, {}, 'Hello café', { model_type }), [CLS, Hello, cafeAccent, SEP], model_type);
 });
 
@@ -148,12 +150,60 @@ test('LlamaTokenizer: add_bos_token / add_eos_token rebuild the post-processor a
   assert.deepEqual(await ids({}, llama({ add_bos_token: false, add_eos_token: 1 })), [hello, cafe, SEP]);
   assert.deepEqual(await ids({}, llama({ add_bos_token: false })), [hello, cafe]);
   // AddedToken form; the class from config.json's model_type when tokenizer_config names none.
-  assert.deepEqual(await ids({}, { bos_token: { content: '[CLS]', special: true } }, 'Hello café', { model_type: 'mistral' }), [CLS, hello, cafe]);
+  assert.deepEqual(await ids({}, { bos_token: { content: '[CLS]', special: true }, eos_token: '[SEP]' }, 'Hello café', { model_type: 'mistral' }), [CLS, hello, cafe]);
   const pair = await loadTokenizer(tokenizerJson({}), llama({ add_eos_token: true }), { rows: VOCAB.length, maxPositions: 16 });
   const enc = pair.encodeOne(['hello', 'cafe'], 16);
   assert.deepEqual(Array.from(enc.ids), [CLS, hello, SEP, CLS, cafe, SEP]);
   assert.deepEqual(Array.from(enc.typeIds), [0, 0, 0, 1, 1, 1]);
-  // A bos_token the vocabulary lacks (the "<s>" default here) keeps tokenizer.json's post-processor.
-  assert.deepEqual(await ids({}, { tokenizer_class: 'LlamaTokenizer' }), [CLS, hello, cafe, SEP]);
-  assert.deepEqual(await ids({}, {}, 'Hello café', { model_type: 'llama' }), [CLS, hello, cafe, SEP]);
+});
+
+// What LlamaTokenizerFast.update_post_processor uses for a bos / eos the vocabulary lacks: its
+// bos_token_id (convert_tokens_to_ids, tokenization_utils_fast.py) after
+// PreTrainedTokenizerFast.__init__ (v4.34+) added every special token that is not an added token
+// yet; the Rust AddedVocabulary.add_tokens gives a missing one a new id: the model vocabulary's
+// size, or one past the largest added id when that is beyond it. bos gets its id before eos
+// (all_special_tokens_extended's order). So the unknown token's id is never used.
+test('LlamaTokenizer: a bos / eos the vocabulary lacks becomes an added special token with a new id, as PreTrainedTokenizerFast.__init__ adds it', async () => {
+  const [bos, eos] = [VOCAB.length, VOCAB.length + 1];  // "<s>", "</s>" (the class defaults) get 11, 12
+  const wide = { rows: VOCAB.length + 2, maxPositions: 16 };
+  const enc = async (config, text, modelConfig) => Array.from((await loadTokenizer(tokenizerJson({}), config, { ...wide, modelConfig })).encodeOne(text, 16).ids);
+  assert.deepEqual(await enc({ tokenizer_class: 'LlamaTokenizer' }, 'Hello café'), [bos, hello, cafe]);
+  assert.deepEqual(await enc({}, 'Hello café', { model_type: 'llama' }), [bos, hello, cafe]);
+  assert.deepEqual(await enc({ tokenizer_class: 'LlamaTokenizerFast', add_eos_token: true }, 'hello'), [bos, hello, eos]);
+  // Added tokens match in the text as one token, as Python's do.
+  assert.deepEqual(await enc({ tokenizer_class: 'LlamaTokenizer' }, 'hello </s>'), [bos, hello, eos]);
+  // Only eos missing: it takes the first new id.
+  assert.deepEqual(await enc({ tokenizer_class: 'LlamaTokenizer', bos_token: '[CLS]', add_eos_token: true }, 'hello'), [CLS, hello, bos]);
+  // An added token already beyond the vocabulary: the new id follows it.
+  const json = tokenizerJson({});
+  json.added_tokens.push({ id: 20, content: '<extra>', single_word: false, lstrip: false, rstrip: false, normalized: false, special: true });
+  const far = await loadTokenizer(json, { tokenizer_class: 'LlamaTokenizer', add_eos_token: true }, { rows: 23, maxPositions: 16 });
+  assert.deepEqual(Array.from(far.encodeOne('hello', 16).ids), [21, hello, 22]);
+  // The new ids must have rows in the embedding table (Python would index past it in the forward pass).
+  await assert.rejects(loadTokenizer(tokenizerJson({}), { tokenizer_class: 'LlamaTokenizer' }, { rows: VOCAB.length, maxPositions: 16 }),
+    (e) => e instanceof SimdformerError && /13 tokens.*11 rows/.test(e.message));
+  // None asked for: update_post_processor raises ValueError; None not asked for is simply left out.
+  await assert.rejects(loadTokenizer(tokenizerJson({}), { tokenizer_class: 'LlamaTokenizer', bos_token: null }, wide),
+    (e) => e instanceof SimdformerError && /add_bos_token = True but bos_token = None/.test(e.message));
+  await assert.rejects(loadTokenizer(tokenizerJson({}), { tokenizer_class: 'LlamaTokenizer', bos_token: '[CLS]', eos_token: null, add_eos_token: true }, wide),
+    (e) => e instanceof SimdformerError && /add_eos_token = True but eos_token = None/.test(e.message));
+  assert.deepEqual(await enc({ tokenizer_class: 'LlamaTokenizer', bos_token: null, eos_token: null, add_bos_token: false }, 'hello'), [hello]);
+});
+
+// token_to_id looks in the model's vocabulary whatever its type (the Rust Model trait): a Unigram
+// model keeps [piece, score] pairs, the id being the index. Here <s> / </s> are pieces of a
+// Unigram vocabulary and not added tokens, so the lookup must find them there.
+test('LlamaTokenizer: bos / eos ids are looked up in a Unigram vocabulary ([piece, score] list) too', async () => {
+  const { readFileSync } = await import('node:fs');
+  const json = JSON.parse(readFileSync(new URL('../data/hf/xlmr_tokcls/tokenizer.json', import.meta.url), 'utf8'));
+  json.added_tokens = json.added_tokens.filter((t) => t.content !== '<s>' && t.content !== '</s>');
+  json.post_processor = null;
+  const rows = json.model.vocab.length;
+  const tok = await loadTokenizer(json, { tokenizer_class: 'LlamaTokenizerFast', add_eos_token: true }, { rows, maxPositions: 32 });
+  const r = tok.encodeOne('the lazy dog', 32);
+  assert.deepEqual([r.ids[0], r.ids.at(-1)], [0, 2]);  // <s> is piece 0, </s> piece 2
+  assert.deepEqual([r.tokens[0], r.tokens.at(-1)], ['<s>', '</s>']);
+  // A bos the Unigram vocabulary lacks takes the vocabulary's size as its new id.
+  const missing = await loadTokenizer(json, { tokenizer_class: 'LlamaTokenizerFast', bos_token: '<bos>' }, { rows: rows + 1, maxPositions: 32 });
+  assert.equal(missing.encodeOne('the', 32).ids[0], rows);
 });

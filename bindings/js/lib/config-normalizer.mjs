@@ -115,22 +115,82 @@ function prefixSpace(json, config) {
 // "<bos>:0 $A:0 <eos>:0" for one text and "... <bos>:1 $B:1 <eos>:1" for a pair, each special token
 // present only when add_bos_token (default True) / add_eos_token (default False) say so, with
 // bos_token / eos_token from tokenizer_config.json (defaults "<s>" / "</s>"). So a fine-tune whose
-// tokenizer_config.json sets add_eos_token true gets "</s>" appended in Python. Where Python would
-// raise (a token that is null while asked for) or the token is not in the vocabulary (Python would
-// use the unknown token's id), tokenizer.json's post-processor is kept as written.
+// tokenizer_config.json sets add_eos_token true gets "</s>" appended in Python.
+// The ids are self.bos_token_id / eos_token_id: convert_tokens_to_ids (tokenization_utils_fast.py),
+// i.e. the backend's token_to_id, which looks in the added tokens, then in the model's vocabulary
+// (a BPE / WordPiece / WordLevel vocab object, a Unigram list of [piece, score] whose index is the
+// id). It would fall back to the unknown token's id, but never gets there: PreTrainedTokenizerFast
+// .__init__ (v4.34+, which runs before update_post_processor) first adds every special token that
+// is not an added token yet through add_tokens, and the Rust AddedVocabulary.add_tokens gives a
+// token the model's vocabulary lacks a new id: the model's vocabulary size, or one past the largest
+// added id when that is already beyond it. So a bos / eos the vocabulary lacks becomes an added
+// special token (matched in text as one token) with that new id, and the template uses it; an id
+// the embedding table lacks is then refused by the vocabulary check, where Python would fail in
+// the forward pass. A null token that is asked for raises ValueError("add_bos_token = True but
+// bos_token = None") there, and fails here too.
 function llamaPostProcessor(json, config) {
-  // {text, id}; null when not added; undefined when it cannot be (then tokenizer.json is kept).
-  const token = (key, fallback, add) => {
-    if (!flag(config, `add_${key}`, add, false)) return null;
-    const t = key in config ? config[key] : fallback, text = t?.content ?? t;
-    const id = json.added_tokens?.find((a) => a?.content === text)?.id ?? json.model?.vocab?.[text];
-    return typeof text === 'string' && Number.isSafeInteger(id) ? { text, id } : undefined;
+  // The special tokens' text: the config's (a string or an AddedToken object), the class default
+  // when the key is absent, null for None.
+  const text = (key, fallback) => {
+    const t = key in config ? config[key] : fallback;
+    if (t === null || t === undefined) return null;
+    const c = typeof t === 'string' ? t : t?.content;
+    return typeof c === 'string' ? c : fail(`tokenizer_config.json: ${key} must be a string, an AddedToken object or null, got ${describe(t)}`);
   };
-  const bos = token('bos_token', '<s>', true), eos = token('eos_token', '</s>', false);
-  if (bos === undefined || eos === undefined) return json;
+  const bosText = text('bos_token', '<s>'), eosText = text('eos_token', '</s>');
+  const addBos = flag(config, 'add_bos_token', true, false), addEos = flag(config, 'add_eos_token', false, false);
+  if (addBos && bosText === null) fail('tokenizer_config.json: add_bos_token = True but bos_token = None (LlamaTokenizerFast raises ValueError)');
+  if (addEos && eosText === null) fail('tokenizer_config.json: add_eos_token = True but eos_token = None (LlamaTokenizerFast raises ValueError)');
+  // bos before eos, the order of all_special_tokens_extended, in which the new ids are handed out
+  json = withAddedSpecialTokens(json, [bosText, eosText].filter((t) => t !== null));
+  const token = (t, add) => (add ? { text: t, id: tokenToId(json, t) } : null);
+  const bos = token(bosText, addBos), eos = token(eosText, addEos);
   const ends = (t, type_id) => (t ? [{ SpecialToken: { id: t.text, type_id } }] : []);
   const seq = (id, type_id) => [...ends(bos, type_id), { Sequence: { id, type_id } }, ...ends(eos, type_id)];
   const special_tokens = {};
   for (const t of [bos, eos]) if (t) special_tokens[t.text] = { id: t.text, ids: [t.id], tokens: [t.text] };
   return { ...json, post_processor: { type: 'TemplateProcessing', single: seq('A', 0), pair: [...seq('A', 0), ...seq('B', 1)], special_tokens } };
+}
+
+// The model's own vocabulary (tokenizer.json "model"): token -> id, and its size (get_vocab_size):
+// an object for BPE / WordPiece / WordLevel, a list of [piece, score] for Unigram.
+function modelVocabId(model, token) {
+  const vocab = model?.vocab;
+  if (Array.isArray(vocab)) {
+    const i = vocab.findIndex((entry) => Array.isArray(entry) && entry[0] === token);
+    return i >= 0 ? i : undefined;
+  }
+  const id = vocab && typeof vocab === 'object' && Object.hasOwn(vocab, token) ? vocab[token] : undefined;
+  return Number.isSafeInteger(id) ? id : undefined;
+}
+
+function modelVocabSize(model) {
+  const vocab = model?.vocab;
+  return Array.isArray(vocab) ? vocab.length : vocab && typeof vocab === 'object' ? Object.keys(vocab).length : 0;
+}
+
+/** The backend's token_to_id: an added token's id, else the model vocabulary's; undefined if neither. */
+export function tokenToId(json, token) {
+  const added = Array.isArray(json.added_tokens) ? json.added_tokens.find((a) => a?.content === token) : undefined;
+  return Number.isSafeInteger(added?.id) ? added.id : modelVocabId(json.model, token);
+}
+
+// tokenizer.json with `tokens` (special tokens' texts) added as PreTrainedTokenizerFast.__init__
+// adds the special tokens that are not added tokens yet (AddedToken(text, special=True):
+// normalized False, no strips), with the ids the Rust AddedVocabulary.add_tokens gives: the
+// model vocabulary's id when it has the token, else a new one (see llamaPostProcessor).
+function withAddedSpecialTokens(json, tokens) {
+  const added = Array.isArray(json.added_tokens) ? [...json.added_tokens] : [];
+  const before = added.length;
+  for (const content of tokens) {
+    if (content === '' || added.some((a) => a?.content === content)) continue;
+    let id = modelVocabId(json.model, content);
+    if (id === undefined) {
+      const size = modelVocabSize(json.model);
+      const max = added.reduce((m, a) => (Number.isSafeInteger(a?.id) && a.id > m ? a.id : m), -1);
+      id = max < 0 ? size : max >= size || size === 0 ? max + 1 : size;
+    }
+    added.push({ id, content, single_word: false, lstrip: false, rstrip: false, normalized: false, special: true });
+  }
+  return added.length === before ? json : { ...json, added_tokens: added };
 }
