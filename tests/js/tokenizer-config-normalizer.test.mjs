@@ -207,3 +207,44 @@ test('LlamaTokenizer: bos / eos ids are looked up in a Unigram vocabulary ([piec
   const missing = await loadTokenizer(json, { tokenizer_class: 'LlamaTokenizerFast', bos_token: '<bos>' }, { rows: rows + 1, maxPositions: 32 });
   assert.equal(missing.encodeOne('the', 32).ids[0], rows);
 });
+
+// RobertaTokenizerFast.__init__ (tokenization_roberta_fast.py, v4) compares the post-processor's
+// state (RobertaProcessing: add_prefix_space, trim_offsets) with its own arguments
+// (tokenizer_config.json's; defaults False / True) and rebuilds it when either differs; GPT-2's
+// class leaves the post-processor alone. Offsets then follow the Rust process_offsets
+// (processors/byte_level.rs): trim_offsets false keeps "Ġworld"'s space; with the pre-tokenizer
+// adding a prefix space, add_prefix_space false on the post-processor trims the first token's
+// added space off its span (the first character of the text with it: Python gives (1, n)),
+// while true keeps it. Ids never change.
+test('RobertaTokenizer: trim_offsets / add_prefix_space rebuild the post-processor, and offsets follow it', async () => {
+  const { readFileSync } = await import('node:fs');
+  const roberta = JSON.parse(readFileSync(new URL('../data/hf/roberta/tokenizer.json', import.meta.url), 'utf8'));
+  const rows = JSON.parse(readFileSync(new URL('../data/hf/roberta/config.json', import.meta.url), 'utf8')).vocab_size;
+  const encode = async (json, config, modelConfig) => (await loadTokenizer(json, config, { rows, maxPositions: 40, modelConfig })).encodeOne('Hello, world!', 40);
+  const world = async (json, config, modelConfig) => (await encode(json, config, modelConfig)).offsets[5];  // <s> H ell o , Ġworld ! </s>
+  const cls = 'RobertaTokenizer';
+  assert.deepEqual(await world(roberta, { tokenizer_class: cls }), [7, 12]);
+  assert.deepEqual(await world(roberta, { tokenizer_class: cls, trim_offsets: false }), [6, 12]);
+  assert.deepEqual(await world(roberta, { tokenizer_class: cls, trim_offsets: 0 }), [6, 12]);  // Python's 0 == False
+  assert.deepEqual(await world(roberta, { trim_offsets: false }, { model_type: 'roberta' }), [6, 12]);
+  // Classes without the block keep tokenizer.json's post-processor, whatever the config says.
+  assert.deepEqual(await world(roberta, { tokenizer_class: 'PreTrainedTokenizerFast', trim_offsets: false }), [7, 12]);
+  assert.deepEqual(await world(roberta, { tokenizer_class: 'GPT2Tokenizer', trim_offsets: false }), [7, 12]);
+  // The class default (trim_offsets True) wins over a tokenizer.json that says false.
+  const untrimmed = { ...roberta, post_processor: { ...roberta.post_processor, trim_offsets: false } };
+  assert.deepEqual(await world(untrimmed, { tokenizer_class: 'PreTrainedTokenizerFast' }), [6, 12]);
+  assert.deepEqual(await world(untrimmed, {}, { model_type: 'roberta' }), [7, 12]);
+  // Ids stay.
+  assert.deepEqual(Array.from((await encode(roberta, { tokenizer_class: cls, trim_offsets: false })).ids),
+    Array.from((await encode(roberta, { tokenizer_class: cls })).ids));
+  // add_prefix_space: the pre-tokenizer adds the space; the post-processor's flag decides whether
+  // the first token's span keeps it (both set by the class from tokenizer_config.json).
+  const prefixed = { ...roberta, pre_tokenizer: { ...roberta.pre_tokenizer, add_prefix_space: true } };
+  const first = async (json, config) => (await encode(json, config)).offsets[1];
+  const withPrefix = await encode(prefixed, { tokenizer_class: 'PreTrainedTokenizerFast' });
+  assert.ok(withPrefix.tokens[1].startsWith('\u0120'), withPrefix.tokens[1]);
+  const end = withPrefix.offsets[1][1];
+  assert.deepEqual(await first(prefixed, { tokenizer_class: 'PreTrainedTokenizerFast' }), [1, end]);  // as written: add_prefix_space false
+  assert.deepEqual(await first(roberta, { tokenizer_class: cls, add_prefix_space: true }), [0, end]);  // both rebuilt to true
+  assert.deepEqual(await first({ ...prefixed, post_processor: { ...roberta.post_processor, add_prefix_space: true } }, { tokenizer_class: 'PreTrainedTokenizerFast' }), [0, end]);
+});

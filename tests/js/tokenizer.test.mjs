@@ -72,13 +72,45 @@ for (const [name, kind] of Object.entries(CASES)) {
           const token = r.tokens[i].replace(/^##/, '').replaceAll('\u2581', '');
           // Whole-character tokens (not byte fragments, not [UNK]) read back as themselves.
           if (kind !== 'byte-level BPE' && token !== '[UNK]' && token !== '') assert.equal(fold(piece), fold(token), `token ${r.tokens[i]}`);
-          // A token of spaces only (a lone Ġ) has the empty span at its end, as HF's trim_offsets.
+          // A token of spaces only (a lone Ġ) has the empty span at its end under RoBERTa's
+          // trim_offsets, its space under GPT-2's ByteLevel post-processor (trim_offsets false).
           if (kind === 'byte-level BPE') assert.ok(piece.length > 0 || /^\u0120+$/.test(r.tokens[i]), `token ${r.tokens[i]} has text`);
         });
       }
     });
   });
 }
+
+// The post-processor decides whether byte-level offsets are trimmed (the Rust library's
+// processors/byte_level.rs process_offsets, called by a ByteLevel or RobertaProcessing
+// post-processor with trim_offsets): GPT-2's tokenizer.json (like Llama 3's and Qwen2's) has a
+// ByteLevel post-processor with trim_offsets false, so "Ġworld" spans the space before "world" and
+// a lone "Ġ" its space; RoBERTa's RobertaProcessing has trim_offsets true, so they do not.
+test('byte-level offsets keep the spaces unless the post-processor trims them (trim_offsets)', async () => {
+  const text = 'Hello, world!';
+  const gpt2 = (await load('gpt2')).encodeOne(text, 40);
+  assert.deepEqual(gpt2.tokens, ['H', 'ell', 'o', ',', '\u0120world', '!']);
+  assert.deepEqual(gpt2.offsets, [[0, 1], [1, 4], [4, 5], [5, 6], [6, 12], [12, 13]]);
+  const roberta = (await load('roberta')).encodeOne(text, 40);
+  assert.deepEqual(roberta.offsets, [[0, 0], [0, 1], [1, 4], [4, 5], [5, 6], [7, 12], [12, 13], [0, 0]]);
+  // Lone spaces: untrimmed they are their own space; trimmed, the empty span at their end.
+  const spaced = 'testing   spaces ';
+  const g = (await load('gpt2')).encodeOne(spaced, 40), r = (await load('roberta')).encodeOne(spaced, 40);
+  const pieces = (e, t) => e.tokens.map((tok, i) => [tok, t.slice(...e.offsets[i])]);
+  assert.deepEqual(pieces(g, spaced).slice(-6), [['\u0120', ' '], ['\u0120', ' '], ['\u0120sp', ' sp'], ['ace', 'ace'], ['s', 's'], ['\u0120', ' ']]);
+  assert.deepEqual(pieces(r, spaced).slice(-7, -1), [['\u0120', ''], ['\u0120', ''], ['\u0120sp', 'sp'], ['ace', 'ace'], ['s', 's'], ['\u0120', '']]);
+  assert.deepEqual(r.offsets.at(-2), [spaced.length, spaced.length]);
+  // A window's first token is the first of its Encoding (overflowing windows are trimmed on their
+  // own): with add_prefix_space on the post-processor, its one leading space is kept.
+  const json = read('roberta', 'tokenizer.json');
+  json.post_processor = { ...json.post_processor, add_prefix_space: true };
+  const windowed = await loadTokenizer(json, {}, { rows: read('roberta', 'config.json').vocab_size, maxPositions: 40 });
+  const windows = windowed.encodeTextWindows(text, 6, 0);  // 4 content tokens each: [H ell o ,] [Ġworld !]
+  assert.deepEqual(windows[1].tokens, ['<s>', '\u0120world', '!', '</s>']);
+  assert.deepEqual(windows[1].offsets[1], [6, 12]);
+  // In the whole text it is not first: trimmed.
+  assert.deepEqual(windowed.encodeOne(text, 40).offsets[5], [7, 12]);
+});
 
 test('offsets of tokens holding parts of one character all give that character', async () => {
   const tok = await load('roberta');

@@ -74,8 +74,9 @@ function flag(config, key, fallback, nullable) {
 export function withTokenizerClass(json, config, modelConfig) {
   const cls = tokenizerClass(config, modelConfig), fields = CLASSES.get(cls);
   return cls === 'LlamaTokenizer' ? llamaPostProcessor(json, config)
-    : cls === 'GPT2Tokenizer' || cls === 'RobertaTokenizer' ? prefixSpace(json, config)
-      : fields ? bertNormalizer(json, config, fields) : json;
+    : cls === 'GPT2Tokenizer' ? prefixSpace(json, config)
+      : cls === 'RobertaTokenizer' ? robertaPostProcessor(prefixSpace(json, config), config)
+        : fields ? bertNormalizer(json, config, fields) : json;
 }
 
 function bertNormalizer(json, config, fields) {
@@ -87,12 +88,12 @@ function bertNormalizer(json, config, fields) {
   return rebuilt(json, 'normalizer', 'BertNormalizer', Object.fromEntries(fields.map((k) => [k, all[k]])), RUST_DEFAULTS);
 }
 
-// tokenizer.json with json[part], when of this type, carrying `wanted` where any of its values
+// tokenizer.json with json[part], when of this type (or one of these types), carrying `wanted` where any of its values
 // (a field the file leaves out read as the Rust default, as Python's __getstate__ shows it)
 // differs; the same object when none does.
 function rebuilt(json, part, type, wanted, defaults) {
   const c = json[part];
-  if (c?.type !== type || Object.keys(wanted).every((k) => (c[k] === undefined ? defaults[k] : c[k]) === wanted[k])) return json;
+  if (!(Array.isArray(type) ? type.includes(c?.type) : c?.type === type) || Object.keys(wanted).every((k) => (c[k] === undefined ? defaults[k] : c[k]) === wanted[k])) return json;
   return { ...json, [part]: { ...c, ...wanted } };
 }
 
@@ -101,13 +102,26 @@ function rebuilt(json, part, type, wanted, defaults) {
 // False) replaces tokenizer.json's when the top-level pre-tokenizer carries a different one: a
 // ByteLevel (whose field defaults to true when the file leaves it out). A Sequence has no such field
 // at the top and is kept. So a byte-level tokenizer.json written with add_prefix_space true
-// tokenizes "Hello" as "ĠHello" only when the config says true too. The post-processor's
-// add_prefix_space and trim_offsets, which Roberta's class also resets, move offsets only, not
-// ids, and are left as written. A null add_prefix_space is left alone: Python would hand None to
-// the pre-tokenizer's constructor, never meant.
+// tokenizes "Hello" as "ĠHello" only when the config says true too. A null add_prefix_space is
+// left alone: Python would hand None to the pre-tokenizer's constructor, never meant.
 function prefixSpace(json, config) {
   if (config.add_prefix_space === null) return json;
   return rebuilt(json, 'pre_tokenizer', 'ByteLevel', { add_prefix_space: flag(config, 'add_prefix_space', false, false) }, { add_prefix_space: true });
+}
+
+// RobertaTokenizerFast.__init__ (not GPT-2's) does the same with the post-processor: when its state
+// (__getstate__: a RobertaProcessing or ByteLevel, whose fields default to true when the file
+// leaves them out) has an add_prefix_space or trim_offsets other than the class's arguments
+// (tokenizer_config.json's; defaults False / True), it is rebuilt with them. They move offsets
+// only, not ids (trimByteLevelSpans in token-offsets.mjs): trim_offsets false keeps the space
+// before a word in its token's span; add_prefix_space keeps the first token's single leading
+// space. Post-processors without the fields (TemplateProcessing, a Sequence) are kept; a null is
+// left alone, as for the pre-tokenizer.
+function robertaPostProcessor(json, config) {
+  const wanted = {};
+  if (config.add_prefix_space !== null) wanted.add_prefix_space = flag(config, 'add_prefix_space', false, false);
+  if (config.trim_offsets !== null) wanted.trim_offsets = flag(config, 'trim_offsets', true, false);
+  return rebuilt(json, 'post_processor', ['RobertaProcessing', 'ByteLevel'], wanted, { add_prefix_space: true, trim_offsets: true });
 }
 
 // LlamaTokenizerFast (tokenization_llama_fast.py, v4; Mistral's model_type maps to it too) always

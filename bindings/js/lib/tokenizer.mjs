@@ -15,7 +15,7 @@ import { describe } from './options.mjs';
 import { readList } from './text-inputs.mjs';
 import { withTokenizerClass } from './config-normalizer.mjs';
 import { checkTokenizerJson } from './tokenizer-checks.mjs';
-import { byteLevelOffsets, tokenOffsets } from './token-offsets.mjs';
+import { byteLevelSpans, tokenOffsets, trimByteLevelSpans } from './token-offsets.mjs';
 import { strideWindows } from './windows.mjs';
 
 let library = null;
@@ -88,6 +88,7 @@ export class TextTokenizer {
   #templates;
   #byteDecoder;
   #metaspace;
+  #trims;
 
   constructor(tokenizer, json, config, byteLevel, { rows, maxPositions, padId }) {
     this.#tokenizer = tokenizer;
@@ -136,6 +137,7 @@ export class TextTokenizer {
     const symbolByte = byteLevel?.byte_decoder;
     this.#byteDecoder = json.decoder?.type === 'ByteLevel' ? symbolByte : null;
     this.#metaspace = usesType(json.pre_tokenizer, 'Metaspace');
+    this.#trims = trimSteps(json.post_processor);
     const added = new Set((json.added_tokens ?? []).map((t) => t.content));
     this.#tokenBytes = symbolByte ? (token) => (added.has(token) ? new TextEncoder().encode(token)
       : Uint8Array.from(token, (c) => Number(symbolByte[c]))) : null;
@@ -304,6 +306,11 @@ export class TextTokenizer {
   // offsets, sequenceIds and wordIds (null where a part has none), length.
   #fill(template, a, b) {
     const out = { tokens: [], ids: [], typeIds: [], offsets: [], sequenceIds: [], wordIds: [] };
+    const parts = new Map();
+    const offsets = (part) => {
+      if (!parts.has(part)) parts.set(part, this.#offsets(part));
+      return parts.get(part);
+    };
     template.tokens.forEach((t, i) => {
       const [from, sequence] = t === PLACEHOLDER_A ? [a, 0] : t === PLACEHOLDER_B ? [b, 1] : [null, null];
       const n = from ? from.ids.length : 1;
@@ -311,7 +318,7 @@ export class TextTokenizer {
         out.tokens.push(from ? from.tokens[k] : t);
         out.ids.push(from ? from.ids[k] : template.ids[i]);
         out.typeIds.push(template.typeIds[i]);
-        out.offsets.push(from ? from.offsets[k] : [0, 0]);
+        out.offsets.push(from ? offsets(from)[k] : [0, 0]);
         out.sequenceIds.push(sequence);
         out.wordIds.push(from?.words ? from.words[k] : null);
       }
@@ -330,10 +337,24 @@ export class TextTokenizer {
   #content(text, { words = false } = {}) {
     if (typeof text !== 'string') fail(`text must be a string, got ${text === null ? 'null' : typeof text}`);
     const { ids, tokens } = this.#library('encode the text', () => this.#tokenizer.encode(text, { add_special_tokens: false }));
-    const offsets = (this.#tokenBytes && byteLevelOffsets(text, tokens.map(this.#tokenBytes)))
-      ?? tokenOffsets(text, tokens.map((t) => (t === this.#unkToken ? null : this.#surface(t))));
-    if (this.#metaspace) alignLoneMetaspace(text, tokens, offsets);
-    return { ids, tokens, offsets, words: words ? this.#wordIds(text, tokens) : null };
+    const bytes = this.#tokenBytes && byteLevelSpans(text, tokens.map(this.#tokenBytes));
+    let offsets = null;
+    if (!bytes) {
+      offsets = tokenOffsets(text, tokens.map((t) => (t === this.#unkToken ? null : this.#surface(t))));
+      if (this.#metaspace) alignLoneMetaspace(text, tokens, offsets);
+    }
+    return { ids, tokens, offsets, spans: bytes?.spans ?? null, units: bytes?.units ?? null, words: words ? this.#wordIds(text, tokens) : null };
+  }
+
+  // The offsets of one part (a text, or the window of it that truncation or a stride keeps), in
+  // UTF-16 units: exact byte-level spans go through the post-processor's trim_offsets as the Rust
+  // library applies it, on the part's Encoding after truncation (so a window's first token is
+  // "first"); the located ones (tokenOffsets) are already final.
+  #offsets(part) {
+    if (!part.spans) return part.offsets;
+    let spans = part.spans;
+    for (const addPrefixSpace of this.#trims) spans = trimByteLevelSpans(spans, part.tokens, addPrefixSpace);
+    return spans.map(part.units);
   }
 
   // Per token, the index of the pre-tokenizer's split it came from (the Rust Encoding's word ids):
@@ -395,7 +416,20 @@ function alignLoneMetaspace(text, tokens, offsets) {
 
 // Tokens [from, to) of a content encoding.
 function slice(c, from, to) {
-  return { ids: c.ids.slice(from, to), tokens: c.tokens.slice(from, to), offsets: c.offsets.slice(from, to), words: c.words ? c.words.slice(from, to) : null };
+  return {
+    ids: c.ids.slice(from, to), tokens: c.tokens.slice(from, to), offsets: c.offsets ? c.offsets.slice(from, to) : null,
+    spans: c.spans ? c.spans.slice(from, to) : null, units: c.units, words: c.words ? c.words.slice(from, to) : null,
+  };
+}
+
+// The post-processors that trim offsets (processors/byte_level.rs process_offsets: a ByteLevel or
+// RobertaProcessing with trim_offsets, alone or in a Sequence, each applied in turn): their
+// add_prefix_space each. Fields left out are the Rust defaults (true). Other post-processors
+// (TemplateProcessing, BertProcessing) leave offsets as the model gave them.
+function trimSteps(pp) {
+  const list = pp?.type === 'Sequence' && Array.isArray(pp.processors) ? pp.processors : [pp];
+  return list.filter((p) => (p?.type === 'ByteLevel' || p?.type === 'RobertaProcessing') && p.trim_offsets !== false)
+    .map((p) => p.add_prefix_space !== false);
 }
 
 function tokenIdOf(tokenizer, token) {
