@@ -149,6 +149,9 @@ test('LlamaTokenizer: add_bos_token / add_eos_token rebuild the post-processor a
   assert.deepEqual(await ids({}, llama({ add_eos_token: true })), [CLS, hello, cafe, SEP]);
   assert.deepEqual(await ids({}, llama({ add_bos_token: false, add_eos_token: 1 })), [hello, cafe, SEP]);
   assert.deepEqual(await ids({}, llama({ add_bos_token: false })), [hello, cafe]);
+  // null is None, false to update_post_processor's truth tests (not an error).
+  assert.deepEqual(await ids({}, llama({ add_eos_token: null })), [CLS, hello, cafe]);
+  assert.deepEqual(await ids({}, llama({ add_bos_token: null, add_eos_token: true })), [hello, cafe, SEP]);
   // AddedToken form; the class from config.json's model_type when tokenizer_config names none.
   assert.deepEqual(await ids({}, { bos_token: { content: '[CLS]', special: true }, eos_token: '[SEP]' }, 'Hello café', { model_type: 'mistral' }), [CLS, hello, cafe]);
   const pair = await loadTokenizer(tokenizerJson({}), llama({ add_eos_token: true }), { rows: VOCAB.length, maxPositions: 16 });

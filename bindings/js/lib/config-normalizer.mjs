@@ -152,7 +152,10 @@ function llamaPostProcessor(json, config) {
     return typeof c === 'string' ? c : fail(`tokenizer_config.json: ${key} must be a string, an AddedToken object or null, got ${describe(t)}`);
   };
   const bosText = text('bos_token', '<s>'), eosText = text('eos_token', '</s>');
-  const addBos = flag(config, 'add_bos_token', true, false), addEos = flag(config, 'add_eos_token', false, false);
+  // A null add_bos_token / add_eos_token is None, which update_post_processor tests for truth:
+  // no token (transformers' own Llama configs write "add_eos_token": null).
+  const add = (key, fallback) => (config[key] === null ? false : flag(config, key, fallback, false));
+  const addBos = add('add_bos_token', true), addEos = add('add_eos_token', false);
   if (addBos && bosText === null) fail('tokenizer_config.json: add_bos_token = True but bos_token = None (LlamaTokenizerFast raises ValueError)');
   if (addEos && eosText === null) fail('tokenizer_config.json: add_eos_token = True but eos_token = None (LlamaTokenizerFast raises ValueError)');
   // bos before eos, the order of all_special_tokens_extended, in which the new ids are handed out
