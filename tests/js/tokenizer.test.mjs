@@ -155,6 +155,41 @@ test('byte-fallback tokens (SentencePiece BPE, as Llama 2 / Mistral write it) ge
   assert.deepEqual([5, 6].map((i) => text.slice(...r.offsets[i])), ['é', 'é']);
 });
 
+// Where SentencePiece-style tokenizers turn each space into ▁ in place (Llama 2's and Mistral's
+// Prepend + Replace normalizer, a Metaspace pre-tokenizer), the Rust NormalizedString keeps a
+// replaced space's own position (a one-to-one replace) and gives the prepended ▁ the first
+// character's (NormalizedString.prepend): so HF's offsets of "▁world" take in the space before
+// it, a lone "▁" is its one space, and the first word starts at 0. After a WhitespaceSplit (XLM-R's
+// Sequence) the spaces are gone and each ▁ shares its word's first character (tested above).
+test('a ▁ that stands for a space spans that space (Llama 2 / Mistral normalizer, Metaspace pre-tokenizer)', async () => {
+  const pieces = ['<unk>', '<s>', '</s>', '\u2581', 'h', 'i', '\u2581h', '\u2581hi', 'hi'];
+  const json = {
+    version: '1.0', truncation: null, padding: null,
+    added_tokens: [0, 1, 2].map((id) => ({ id, content: pieces[id], single_word: false, lstrip: false, rstrip: false, normalized: false, special: true })),
+    normalizer: { type: 'Sequence', normalizers: [{ type: 'Prepend', prepend: '\u2581' }, { type: 'Replace', pattern: { String: ' ' }, content: '\u2581' }] },
+    pre_tokenizer: null,
+    post_processor: { type: 'TemplateProcessing', single: [{ SpecialToken: { id: '<s>', type_id: 0 } }, { Sequence: { id: 'A', type_id: 0 } }],
+      pair: [{ SpecialToken: { id: '<s>', type_id: 0 } }, { Sequence: { id: 'A', type_id: 0 } }, { SpecialToken: { id: '<s>', type_id: 1 } }, { Sequence: { id: 'B', type_id: 1 } }],
+      special_tokens: { '<s>': { id: '<s>', ids: [1], tokens: ['<s>'] } } },
+    decoder: { type: 'Sequence', decoders: [{ type: 'Replace', pattern: { String: '\u2581' }, content: ' ' }, { type: 'Fuse' }, { type: 'Strip', content: ' ', start: 1, stop: 0 }] },
+    model: { type: 'BPE', dropout: null, unk_token: '<unk>', continuing_subword_prefix: null, end_of_word_suffix: null, fuse_unk: true, byte_fallback: false,
+      vocab: Object.fromEntries(pieces.map((p, i) => [p, i])), merges: ['\u2581 h', '\u2581h i', 'h i'] },
+  };
+  const config = { tokenizer_class: 'PreTrainedTokenizerFast' };
+  const cases = async (tokenizerJson) => {
+    const tok = await loadTokenizer(tokenizerJson, config, { rows: pieces.length, maxPositions: 40 });
+    const at = (text) => { const r = tok.encodeOne(text, 40); return r.tokens.slice(1).map((t, i) => [t, r.offsets[i + 1]]); };
+    assert.deepEqual(at('hi hi'), [['\u2581hi', [0, 2]], ['\u2581hi', [2, 5]]]);
+    assert.deepEqual(at('hi  hi'), [['\u2581hi', [0, 2]], ['\u2581', [2, 3]], ['\u2581hi', [3, 6]]]);
+    return at;
+  };
+  const legacy = await cases(json);
+  // A leading space: the prepended ▁ and that space's ▁ both stand at the space.
+  assert.deepEqual(legacy(' hi'), [['\u2581', [0, 1]], ['\u2581hi', [0, 3]]]);
+  // The same with a Metaspace pre-tokenizer (tokenizers >= 0.14's Llama files) instead of the normalizer.
+  await cases({ ...json, normalizer: null, pre_tokenizer: { type: 'Metaspace', replacement: '\u2581', prepend_scheme: 'first', split: false } });
+});
+
 test('pairs are truncated longest-first, as the Rust tokenizers library does', async () => {
   const tok = await load('bert');
   const pair = ['How old are you?', 'I am six years old.'];  // 5 + 8 content tokens, 3 specials

@@ -172,3 +172,35 @@ export function trimByteLevelSpans(spans, tokens, addPrefixSpace) {
     return [start, end];
   });
 }
+
+/**
+ * Exact spans for SentencePiece-style tokenizers whose spaces become ▁ inside the text (Llama 2 /
+ * Mistral: a Prepend("▁") + Replace(" ", "▁") normalizer, or a Metaspace pre-tokenizer not preceded
+ * by a whitespace split): the Rust NormalizedString keeps each replaced space's own place
+ * (a one-to-one replace) and gives a prepended ▁ the first character's place (prepend), so
+ * "▁world" spans the space before "world" too. When the tokens spell the text so rewritten (with or
+ * without the one prepended ▁), -> [start, end) in UTF-16 units per token; else null (byte
+ * fallback, an unknown piece, another normalizer: the caller locates the tokens instead).
+ */
+export function metaspaceOffsets(text, tokens) {
+  const joined = tokens.join('');
+  const replaced = text.replaceAll(' ', '\u2581');
+  const prepended = joined.length === replaced.length + 1 && joined === `\u2581${replaced}`;
+  if (!prepended && joined !== replaced) return null;
+  // per UTF-16 unit of `joined`: the [start, end) of the text's code point it stands for
+  const starts = [], ends = [];
+  const firstWidth = text.length === 0 ? 0 : text.codePointAt(0) > 0xffff ? 2 : 1;
+  if (prepended) { starts.push(0); ends.push(firstWidth); }
+  for (let i = 0; i < text.length;) {
+    const width = text.codePointAt(i) > 0xffff ? 2 : 1;
+    for (let k = 0; k < width; k++) { starts.push(i); ends.push(i + width); }
+    i += width;
+  }
+  const offsets = [];
+  let at = 0;
+  for (const t of tokens) {
+    offsets.push(t.length === 0 ? [starts[at] ?? text.length, starts[at] ?? text.length] : [starts[at], ends[at + t.length - 1]]);
+    at += t.length;
+  }
+  return offsets;
+}

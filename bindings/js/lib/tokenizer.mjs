@@ -15,7 +15,7 @@ import { describe } from './options.mjs';
 import { readList } from './text-inputs.mjs';
 import { withTokenizerClass } from './config-normalizer.mjs';
 import { checkTokenizerJson } from './tokenizer-checks.mjs';
-import { byteLevelSpans, tokenOffsets, trimByteLevelSpans } from './token-offsets.mjs';
+import { byteLevelSpans, metaspaceOffsets, tokenOffsets, trimByteLevelSpans } from './token-offsets.mjs';
 import { strideWindows } from './windows.mjs';
 
 let library = null;
@@ -88,6 +88,7 @@ export class TextTokenizer {
   #templates;
   #byteDecoder;
   #metaspace;
+  #spacesReplaced;
   #trims;
 
   constructor(tokenizer, json, config, byteLevel, { rows, maxPositions, padId }) {
@@ -137,6 +138,7 @@ export class TextTokenizer {
     const symbolByte = byteLevel?.byte_decoder;
     this.#byteDecoder = json.decoder?.type === 'ByteLevel' ? symbolByte : null;
     this.#metaspace = usesType(json.pre_tokenizer, 'Metaspace');
+    this.#spacesReplaced = spacesReplaced(json);
     this.#trims = trimSteps(json.post_processor);
     const added = new Set((json.added_tokens ?? []).map((t) => t.content));
     this.#tokenBytes = symbolByte ? (token) => (added.has(token) ? new TextEncoder().encode(token)
@@ -339,7 +341,8 @@ export class TextTokenizer {
     const { ids, tokens } = this.#library('encode the text', () => this.#tokenizer.encode(text, { add_special_tokens: false }));
     const bytes = this.#tokenBytes && byteLevelSpans(text, tokens.map(this.#tokenBytes));
     let offsets = null;
-    if (!bytes) {
+    if (!bytes) offsets = this.#spacesReplaced ? metaspaceOffsets(text, tokens) : null;
+    if (!bytes && !offsets) {
       offsets = tokenOffsets(text, tokens.map((t) => (t === this.#unkToken ? null : this.#surface(t))));
       if (this.#metaspace) alignLoneMetaspace(text, tokens, offsets);
     }
@@ -420,6 +423,20 @@ function slice(c, from, to) {
     ids: c.ids.slice(from, to), tokens: c.tokens.slice(from, to), offsets: c.offsets ? c.offsets.slice(from, to) : null,
     spans: c.spans ? c.spans.slice(from, to) : null, units: c.units, words: c.words ? c.words.slice(from, to) : null,
   };
+}
+
+// Whether the text's spaces become ▁ in place (so a ▁ token's span takes in its space): a
+// Replace(" " -> "▁") normalizer (Llama 2's, Mistral's tokenizer.json), or a Metaspace
+// pre-tokenizer with no whitespace split before it (after WhitespaceSplit, as XLM-R's, the spaces
+// are gone and each word's ▁ is prepended to it, sharing its first character's place).
+function spacesReplaced(json) {
+  const list = (node, key) => (node?.type === 'Sequence' && Array.isArray(node[key]) ? node[key] : node ? [node] : []);
+  const replaces = list(json.normalizer, 'normalizers')
+    .some((n) => n?.type === 'Replace' && n.pattern?.String === ' ' && n.content === '\u2581');
+  const pre = list(json.pre_tokenizer, 'pretokenizers');
+  const metaspace = pre.findIndex((p) => p?.type === 'Metaspace');
+  const splitsFirst = pre.slice(0, Math.max(metaspace, 0)).some((p) => ['WhitespaceSplit', 'Whitespace', 'BertPreTokenizer', 'Split'].includes(p?.type));
+  return replaces || (metaspace >= 0 && !splitsFirst);
 }
 
 // The post-processors that trim offsets (processors/byte_level.rs process_offsets: a ByteLevel or
