@@ -182,9 +182,10 @@ test('LlamaTokenizer: a bos / eos the vocabulary lacks becomes an added special 
   json.added_tokens.push({ id: 20, content: '<extra>', single_word: false, lstrip: false, rstrip: false, normalized: false, special: true });
   const far = await loadTokenizer(json, { tokenizer_class: 'LlamaTokenizer', add_eos_token: true }, { rows: 23, maxPositions: 16 });
   assert.deepEqual(Array.from(far.encodeOne('hello', 16).ids), [21, hello, 22]);
-  // The new ids must have rows in the embedding table (Python would index past it in the forward pass).
+  // A new id the template puts in every text must have a row in the embedding table (Python
+  // would index past it in the forward pass of every text).
   await assert.rejects(loadTokenizer(tokenizerJson({}), { tokenizer_class: 'LlamaTokenizer' }, { rows: VOCAB.length, maxPositions: 16 }),
-    (e) => e instanceof SimdformerError && /13 tokens.*11 rows/.test(e.message));
+    (e) => e instanceof SimdformerError && /special token '<s>' is not in tokenizer.json's vocabulary: transformers adds it as token 11, .* 11 rows/.test(e.message));
   // None asked for: update_post_processor raises ValueError; None not asked for is simply left out.
   await assert.rejects(loadTokenizer(tokenizerJson({}), { tokenizer_class: 'LlamaTokenizer', bos_token: null }, wide),
     (e) => e instanceof SimdformerError && /add_bos_token = True but bos_token = None/.test(e.message));
@@ -250,4 +251,30 @@ test('RobertaTokenizer: trim_offsets / add_prefix_space rebuild the post-process
   assert.deepEqual(await first(prefixed, { tokenizer_class: 'PreTrainedTokenizerFast' }), [1, end]);  // as written: add_prefix_space false
   assert.deepEqual(await first(roberta, { tokenizer_class: cls, add_prefix_space: true }), [0, end]);  // both rebuilt to true
   assert.deepEqual(await first({ ...prefixed, post_processor: { ...roberta.post_processor, add_prefix_space: true } }, { tokenizer_class: 'PreTrainedTokenizerFast' }), [0, end]);
+});
+
+// PreTrainedTokenizerFast.__init__ (tokenization_utils_fast.py, v4.34+) adds every special token
+// (all_special_tokens_extended: bos, eos, unk, sep, pad, cls, mask, then additional_special_tokens;
+// tokenizer_config.json's, else the class defaults) that is not an added token yet: one in the
+// model's vocabulary keeps its id but is now matched in text as one token; one it lacks gets a new
+// id (the Rust AddedVocabulary.add_tokens), in that order. A new id past the embedding table only
+// fails where it is used (Python loads such a folder and fails in the forward pass of a text with it).
+test('special tokens of tokenizer_config.json that tokenizer.json lacks are added as PreTrainedTokenizerFast.__init__ adds them', async () => {
+  const json = tokenizerJson({});
+  json.added_tokens = json.added_tokens.filter((t) => t.content !== '[SEP]');  // [SEP] only in the model's vocabulary now
+  const bert = { tokenizer_class: 'BertTokenizerFast' };
+  const enc = async (config, text, rows = VOCAB.length) => Array.from((await loadTokenizer(json, config, { rows, maxPositions: 16 })).encodeOne(text, 16).ids);
+  // "[SEP]" written in the text: WordPiece pieces before, one token (its vocabulary id) once added.
+  assert.deepEqual(await enc({ tokenizer_class: 'PreTrainedTokenizerFast' }, 'hello [SEP]'), [CLS, hello, 1, 1, 1, SEP]);  // [, sep, ] are unknown
+  assert.deepEqual(await enc(bert, 'hello [SEP]'), [CLS, hello, SEP, SEP]);  // BertTokenizerFast's default sep_token
+  // New ids in all_special_tokens_extended's order, after the vocabulary: eos 11, then pad 12.
+  const config = { tokenizer_class: 'PreTrainedTokenizerFast', pad_token: '<pad>', eos_token: '<eos>', additional_special_tokens: ['<x>', { content: '<eos>' }] };
+  assert.deepEqual(await enc(config, 'hello <pad><eos> <x>', 14), [CLS, hello, 12, 11, 13, SEP]);
+  // Past the embedding table: loads (nothing uses them), and a text that holds one is refused.
+  const tok = await loadTokenizer(json, config, { rows: VOCAB.length, maxPositions: 16 });
+  assert.deepEqual(Array.from(tok.encodeOne('hello', 16).ids), [CLS, hello, SEP]);
+  assert.throws(() => tok.encodeOne('hello <x>', 16), (e) => e instanceof SimdformerError && /'<x>', a special token tokenizer.json lacks: transformers adds it as token 13, .* 11 rows/.test(e.message));
+  // None is none; anything but a string or an AddedToken object is refused, as transformers refuses it.
+  assert.deepEqual(await enc({ tokenizer_class: 'PreTrainedTokenizerFast', pad_token: null }, 'hello'), [CLS, hello, SEP]);
+  await assert.rejects(loadTokenizer(json, { pad_token: 5 }, { rows: VOCAB.length, maxPositions: 16 }), (e) => e instanceof SimdformerError && /pad_token must be a string/.test(e.message));
 });

@@ -73,6 +73,7 @@ function flag(config, key, fallback, nullable) {
  */
 export function withTokenizerClass(json, config, modelConfig) {
   const cls = tokenizerClass(config, modelConfig), fields = CLASSES.get(cls);
+  json = withAddedSpecialTokens(json, specialTokens(config, cls));
   return cls === 'LlamaTokenizer' ? llamaPostProcessor(json, config)
     : cls === 'GPT2Tokenizer' ? prefixSpace(json, config)
       : cls === 'RobertaTokenizer' ? robertaPostProcessor(prefixSpace(json, config), config)
@@ -134,13 +135,10 @@ function robertaPostProcessor(json, config) {
 // i.e. the backend's token_to_id, which looks in the added tokens, then in the model's vocabulary
 // (a BPE / WordPiece / WordLevel vocab object, a Unigram list of [piece, score] whose index is the
 // id). It would fall back to the unknown token's id, but never gets there: PreTrainedTokenizerFast
-// .__init__ (v4.34+, which runs before update_post_processor) first adds every special token that
-// is not an added token yet through add_tokens, and the Rust AddedVocabulary.add_tokens gives a
-// token the model's vocabulary lacks a new id: the model's vocabulary size, or one past the largest
-// added id when that is already beyond it. So a bos / eos the vocabulary lacks becomes an added
-// special token (matched in text as one token) with that new id, and the template uses it; an id
-// the embedding table lacks is then refused by the vocabulary check, where Python would fail in
-// the forward pass. A null token that is asked for raises ValueError("add_bos_token = True but
+// .__init__ (which runs before update_post_processor) has added bos and eos (withAddedSpecialTokens
+// below), a new id for one the vocabulary lacks, and the template uses it; the tokenizer refuses
+// such an id past the embedding table at load (every text would have it), where Python would fail
+// in the forward pass. A null token that is asked for raises ValueError("add_bos_token = True but
 // bos_token = None") there, and fails here too.
 function llamaPostProcessor(json, config) {
   // The special tokens' text: the config's (a string or an AddedToken object), the class default
@@ -158,8 +156,7 @@ function llamaPostProcessor(json, config) {
   const addBos = add('add_bos_token', true), addEos = add('add_eos_token', false);
   if (addBos && bosText === null) fail('tokenizer_config.json: add_bos_token = True but bos_token = None (LlamaTokenizerFast raises ValueError)');
   if (addEos && eosText === null) fail('tokenizer_config.json: add_eos_token = True but eos_token = None (LlamaTokenizerFast raises ValueError)');
-  // bos before eos, the order of all_special_tokens_extended, in which the new ids are handed out
-  json = withAddedSpecialTokens(json, [bosText, eosText].filter((t) => t !== null));
+  // (bos and eos are added tokens by now: withAddedSpecialTokens)
   const token = (t, add) => (add ? { text: t, id: tokenToId(json, t) } : null);
   const bos = token(bosText, addBos), eos = token(eosText, addEos);
   const ends = (t, type_id) => (t ? [{ SpecialToken: { id: t.text, type_id } }] : []);
@@ -192,22 +189,64 @@ export function tokenToId(json, token) {
   return Number.isSafeInteger(added?.id) ? added.id : modelVocabId(json.model, token);
 }
 
-// tokenizer.json with `tokens` (special tokens' texts) added as PreTrainedTokenizerFast.__init__
-// adds the special tokens that are not added tokens yet (AddedToken(text, special=True):
-// normalized False, no strips), with the ids the Rust AddedVocabulary.add_tokens gives: the
-// model vocabulary's id when it has the token, else a new one (see llamaPostProcessor).
+// The special-token attributes in all_special_tokens_extended's order (SPECIAL_TOKENS_ATTRIBUTES,
+// tokenization_utils_base.py), and the defaults of the classes whose __init__ we read (a key
+// absent from tokenizer_config.json takes them; PreTrainedTokenizerFast and unknown classes have
+// none). RobertaTokenizerFast wraps a string mask_token as AddedToken(lstrip=True).
+const SPECIAL_KEYS = ['bos_token', 'eos_token', 'unk_token', 'sep_token', 'pad_token', 'cls_token', 'mask_token'];
+const BERT_DEFAULTS = { unk_token: '[UNK]', sep_token: '[SEP]', pad_token: '[PAD]', cls_token: '[CLS]', mask_token: '[MASK]' };
+const CLASS_DEFAULTS = {
+  __proto__: null,
+  BertTokenizer: BERT_DEFAULTS,
+  DistilBertTokenizer: BERT_DEFAULTS,
+  RobertaTokenizer: { bos_token: '<s>', eos_token: '</s>', sep_token: '</s>', cls_token: '<s>', unk_token: '<unk>', pad_token: '<pad>', mask_token: '<mask>' },
+  GPT2Tokenizer: { unk_token: '<|endoftext|>', bos_token: '<|endoftext|>', eos_token: '<|endoftext|>' },
+  LlamaTokenizer: { bos_token: '<s>', eos_token: '</s>', unk_token: '<unk>' },
+};
+
+// The special tokens the class holds, in order, each once (by text), as AddedToken fields:
+// tokenizer_config.json's (a string, or an AddedToken object whose flags are kept), else the
+// class default; null / None is none. A string becomes AddedToken(text, special=True): not
+// normalized, no strips.
+function specialTokens(config, cls) {
+  const defaults = CLASS_DEFAULTS[cls] ?? {};
+  const out = [], seen = new Set();
+  const take = (key, t) => {
+    if (t === null || t === undefined) return;
+    if (typeof t !== 'string' && (typeof t?.content !== 'string')) fail(`tokenizer_config.json: ${key} must be a string, an AddedToken object or null, got ${describe(t)}`);
+    const content = typeof t === 'string' ? t : t.content;
+    if (seen.has(content)) return;
+    seen.add(content);
+    const f = (name, fallback) => (typeof t === 'object' && typeof t[name] === 'boolean' ? t[name] : fallback);
+    const lstrip = cls === 'RobertaTokenizer' && key === 'mask_token' && typeof t === 'string';
+    out.push({ content, single_word: f('single_word', false), lstrip: f('lstrip', lstrip), rstrip: f('rstrip', false), normalized: f('normalized', false), special: true });
+  };
+  for (const key of SPECIAL_KEYS) take(key, key in config ? config[key] : defaults[key]);
+  if (Array.isArray(config.additional_special_tokens)) for (const t of config.additional_special_tokens) take('additional_special_tokens', t);
+  return out;
+}
+
+// tokenizer.json with the special tokens added as PreTrainedTokenizerFast.__init__ (v4.34+,
+// tokenization_utils_fast.py) adds every one that is not an added token yet (by text), through
+// the Rust AddedVocabulary.add_tokens: the model vocabulary's id when it has the token (it is then
+// matched in text as one token), else a new id: the model vocabulary's size, or one past the
+// largest added id when that is already beyond it. The new ones are listed under NEW_TOKENS, so
+// the tokenizer can tell them from tokenizer.json's own (see TextTokenizer).
+export const NEW_TOKENS = Symbol('special tokens added with new ids');
 function withAddedSpecialTokens(json, tokens) {
   const added = Array.isArray(json.added_tokens) ? [...json.added_tokens] : [];
-  const before = added.length;
-  for (const content of tokens) {
-    if (content === '' || added.some((a) => a?.content === content)) continue;
-    let id = modelVocabId(json.model, content);
+  const before = added.length, fresh = [];
+  for (const token of tokens) {
+    if (token.content === '' || added.some((a) => a?.content === token.content)) continue;
+    let id = modelVocabId(json.model, token.content);
     if (id === undefined) {
       const size = modelVocabSize(json.model);
       const max = added.reduce((m, a) => (Number.isSafeInteger(a?.id) && a.id > m ? a.id : m), -1);
       id = max < 0 ? size : max >= size || size === 0 ? max + 1 : size;
+      fresh.push({ id, content: token.content });
     }
-    added.push({ id, content, single_word: false, lstrip: false, rstrip: false, normalized: false, special: true });
+    added.push({ id, ...token });
   }
-  return added.length === before ? json : { ...json, added_tokens: added };
+  if (added.length === before) return json;
+  return { ...json, added_tokens: added, [NEW_TOKENS]: [...(json[NEW_TOKENS] ?? []), ...fresh] };
 }

@@ -13,7 +13,7 @@
 import { SimdformerError, fail } from './errors.mjs';
 import { describe } from './options.mjs';
 import { readList } from './text-inputs.mjs';
-import { withTokenizerClass } from './config-normalizer.mjs';
+import { NEW_TOKENS, withTokenizerClass } from './config-normalizer.mjs';
 import { checkTokenizerJson } from './tokenizer-checks.mjs';
 import { byteLevelSpans, metaspaceOffsets, tokenOffsets, trimByteLevelSpans } from './token-offsets.mjs';
 import { strideWindows } from './windows.mjs';
@@ -90,13 +90,19 @@ export class TextTokenizer {
   #metaspace;
   #spacesReplaced;
   #trims;
+  #beyond;
 
   constructor(tokenizer, json, config, byteLevel, { rows, maxPositions, padId }) {
     this.#tokenizer = tokenizer;
     this.#rows = rows;
+    // Special tokens of tokenizer_config.json that tokenizer.json lacks get new ids, as transformers
+    // adds them (config-normalizer.mjs); one past the embedding table is refused where it is used:
+    // at load when the post-processor adds it to every text, else when a text holds it (Python
+    // loads such a folder and fails in the forward pass of a text that has the token).
+    this.#beyond = new Map((json[NEW_TOKENS] ?? []).filter((t) => t.id >= rows).map((t) => [t.id, t.content]));
     let maxId = -1;
-    for (const id of tokenizer.get_vocab(true).values()) if (id > maxId) maxId = id;
-    /** Number of ids the tokenizer can produce (largest id + 1). */
+    for (const id of tokenizer.get_vocab(true).values()) if (id > maxId && !this.#beyond.has(id)) maxId = id;
+    /** Number of ids the tokenizer can produce (largest id + 1; special tokens past the embedding table aside). */
     this.vocabSize = maxId + 1;
     if (this.vocabSize > rows) {
       fail(`tokenizer.json has ${this.vocabSize} tokens (ids up to ${maxId}) but the model's embedding table has ${rows} rows`);
@@ -225,6 +231,9 @@ export class TextTokenizer {
       if (t === PLACEHOLDER_A || t === PLACEHOLDER_B) return -1;
       const id = this.#tokenizer.token_to_id(t);
       if (id === undefined) fail(`tokenizer.json's post-processor adds '${t}', which is not in its vocabulary`, 'unsupported');
+      if (this.#beyond.has(id)) {
+        fail(`the special token '${t}' is not in tokenizer.json's vocabulary: transformers adds it as token ${id}, and the post-processor puts it in every text, but the model's embedding table has ${this.#rows} rows`);
+      }
       return id;
     });
     return { tokens, typeIds, ids, specials: tokens.length - (pair ? 2 : 1) };
@@ -339,6 +348,10 @@ export class TextTokenizer {
   #content(text, { words = false } = {}) {
     if (typeof text !== 'string') fail(`text must be a string, got ${text === null ? 'null' : typeof text}`);
     const { ids, tokens } = this.#library('encode the text', () => this.#tokenizer.encode(text, { add_special_tokens: false }));
+    if (this.#beyond.size) {
+      const id = ids.find((i) => this.#beyond.has(i));
+      if (id !== undefined) fail(`the text holds '${this.#beyond.get(id)}', a special token tokenizer.json lacks: transformers adds it as token ${id}, but the model's embedding table has ${this.#rows} rows`);
+    }
     const bytes = this.#tokenBytes && byteLevelSpans(text, tokens.map(this.#tokenBytes));
     let offsets = null;
     if (!bytes) offsets = this.#spacesReplaced ? metaspaceOffsets(text, tokens) : null;
