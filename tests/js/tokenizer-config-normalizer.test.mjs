@@ -278,3 +278,29 @@ test('special tokens of tokenizer_config.json that tokenizer.json lacks are adde
   assert.deepEqual(await enc({ tokenizer_class: 'PreTrainedTokenizerFast', pad_token: null }, 'hello'), [CLS, hello, SEP]);
   await assert.rejects(loadTokenizer(json, { pad_token: 5 }, { rows: VOCAB.length, maxPositions: 16 }), (e) => e instanceof SimdformerError && /pad_token must be a string/.test(e.message));
 });
+
+// PreTrainedTokenizerFast.__init__ first adds the entries of tokenizer_config.json's
+// added_tokens_decoder that tokenizer.json lacks (by index order, with their flags); the ids are
+// the Rust add_tokens' (the vocabulary's, or a new one), not the indices.
+test('added_tokens_decoder entries tokenizer.json lacks are added (before the special tokens), as PreTrainedTokenizerFast.__init__ does', async () => {
+  const json = tokenizerJson({});
+  const config = {
+    tokenizer_class: 'PreTrainedTokenizerFast', eos_token: '<eos>',
+    added_tokens_decoder: {
+      12: { content: '<b>', lstrip: false, normalized: false, rstrip: false, single_word: false, special: true },
+      11: { content: '<a>', lstrip: false, normalized: false, rstrip: false, single_word: false, special: false },
+      4: { content: 'hello', lstrip: false, normalized: false, rstrip: false, single_word: false, special: true },
+      2: { content: '[CLS]', lstrip: false, normalized: false, rstrip: false, single_word: false, special: true },
+    },
+  };
+  const tok = await loadTokenizer(json, config, { rows: 14, maxPositions: 16 });
+  // hello keeps its vocabulary id (now an added token); <a>, <b> get 11, 12 by index order; <eos> 13.
+  assert.deepEqual(Array.from(tok.encodeOne('<b>hello<a> <eos>', 16).ids), [CLS, 12, hello, 11, 13, SEP]);
+  assert.equal(tok.decode([11, 12, 13], { skipSpecialTokens: true }), '<a>');  // <a> is not special
+  // An entry whose text tokenizer.json has with other flags: same id, the entry's flags (the Rust
+  // AddedToken compares every field). normalized true: "[CLS]" matches the lowercased text's "[cls]".
+  const cls = (flags) => ({ tokenizer_class: 'PreTrainedTokenizerFast', added_tokens_decoder: { 2: { content: '[CLS]', lstrip: false, rstrip: false, single_word: false, special: true, ...flags } } });
+  const enc = async (config) => Array.from((await loadTokenizer(tokenizerJson({}), config, { rows: VOCAB.length, maxPositions: 16 })).encodeOne('hello [cls]', 16).ids);
+  assert.deepEqual(await enc(cls({ normalized: false })), [CLS, hello, 1, 1, 1, SEP]);  // as tokenizer.json has it: [ cls ] unknown
+  assert.deepEqual(await enc(cls({ normalized: true })), [CLS, hello, CLS, SEP]);
+});

@@ -73,7 +73,11 @@ function flag(config, key, fallback, nullable) {
  */
 export function withTokenizerClass(json, config, modelConfig) {
   const cls = tokenizerClass(config, modelConfig), fields = CLASSES.get(cls);
-  json = withAddedSpecialTokens(json, specialTokens(config, cls));
+  // added_tokens_decoder's first, then the special tokens (a decoder token that is one of them is
+  // special whatever its flag: is_special in __init__)
+  const special = specialTokens(config, cls), texts = new Set(special.map((t) => t.content));
+  const decoder = decoderTokens(config).map((t) => (texts.has(t.content) ? { ...t, special: true } : t));
+  json = withAddedSpecialTokens(json, [...decoder, ...special], decoder.length);
   return cls === 'LlamaTokenizer' ? llamaPostProcessor(json, config)
     : cls === 'GPT2Tokenizer' ? prefixSpace(json, config)
       : cls === 'RobertaTokenizer' ? robertaPostProcessor(prefixSpace(json, config), config)
@@ -226,6 +230,24 @@ function specialTokens(config, cls) {
   return out;
 }
 
+// tokenizer_config.json's added_tokens_decoder ({"<index>": AddedToken fields}), by index: the
+// tokens PreTrainedTokenizerFast.__init__ adds first unless tokenizer.json has the same token
+// (repr: text and flags). The Rust add_tokens (tokenizers >= 0.14, AddedToken compared on every
+// field) keeps the id of a text it has and takes the new flags (lstrip, normalized, ...); a text it
+// lacks gets the vocabulary's id or a new one, not the index.
+function decoderTokens(config) {
+  const decoder = config.added_tokens_decoder;
+  if (decoder === null || typeof decoder !== 'object' || Array.isArray(decoder)) return [];
+  return Object.entries(decoder)
+    .filter(([index, t]) => /^\d+$/.test(index) && typeof t?.content === 'string')
+    .sort((a, b) => Number(a[0]) - Number(b[0]))
+    .map(([, t]) => {
+      const f = (name, fallback) => (typeof t[name] === 'boolean' ? t[name] : fallback);
+      return { content: t.content, single_word: f('single_word', false), lstrip: f('lstrip', false), rstrip: f('rstrip', false),
+        normalized: f('normalized', !f('special', false)), special: f('special', false) };
+    });
+}
+
 // tokenizer.json with the special tokens added as PreTrainedTokenizerFast.__init__ (v4.34+,
 // tokenization_utils_fast.py) adds every one that is not an added token yet (by text), through
 // the Rust AddedVocabulary.add_tokens: the model vocabulary's id when it has the token (it is then
@@ -233,11 +255,23 @@ function specialTokens(config, cls) {
 // largest added id when that is already beyond it. The new ones are listed under NEW_TOKENS, so
 // the tokenizer can tell them from tokenizer.json's own (see TextTokenizer).
 export const NEW_TOKENS = Symbol('special tokens added with new ids');
-function withAddedSpecialTokens(json, tokens) {
+// The first `flagged` tokens (added_tokens_decoder's) replace the flags of a token of the same
+// text; the others are skipped when the text is there.
+const FLAGS = ['single_word', 'lstrip', 'rstrip', 'normalized', 'special'];
+function withAddedSpecialTokens(json, tokens, flagged = 0) {
   const added = Array.isArray(json.added_tokens) ? [...json.added_tokens] : [];
   const before = added.length, fresh = [];
-  for (const token of tokens) {
-    if (token.content === '' || added.some((a) => a?.content === token.content)) continue;
+  let changed = false;
+  for (const [k, token] of tokens.entries()) {
+    if (token.content === '') continue;
+    const at = added.findIndex((a) => a?.content === token.content);
+    if (at >= 0) {
+      if (k < flagged && FLAGS.some((f) => (added[at][f] ?? false) !== token[f])) {
+        added[at] = { ...added[at], ...token, id: added[at].id };
+        changed = true;
+      }
+      continue;
+    }
     let id = modelVocabId(json.model, token.content);
     if (id === undefined) {
       const size = modelVocabSize(json.model);
@@ -247,6 +281,6 @@ function withAddedSpecialTokens(json, tokens) {
     }
     added.push({ id, ...token });
   }
-  if (added.length === before) return json;
+  if (added.length === before && !changed) return json;
   return { ...json, added_tokens: added, [NEW_TOKENS]: [...(json[NEW_TOKENS] ?? []), ...fresh] };
 }
