@@ -142,8 +142,10 @@ function robertaPostProcessor(json, config) {
 // .__init__ (which runs before update_post_processor) has added bos and eos (withAddedSpecialTokens
 // below), a new id for one the vocabulary lacks, and the template uses it; the tokenizer refuses
 // such an id past the embedding table at load (every text would have it), where Python would fail
-// in the forward pass. A null token that is asked for raises ValueError("add_bos_token = True but
-// bos_token = None") there, and fails here too.
+// in the forward pass. (Before v4.34 the tokens were added only after __init__, by
+// sanitize_special_tokens in _from_pretrained, so update_post_processor did get the unknown
+// token's id; we follow the current v4.) A null token that is asked for raises
+// ValueError("add_bos_token = True but bos_token = None") there, and fails here too.
 function llamaPostProcessor(json, config) {
   // The special tokens' text: the config's (a string or an AddedToken object), the class default
   // when the key is absent, null for None.
