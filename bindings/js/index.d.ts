@@ -423,8 +423,12 @@ export interface ModelInfo {
   eos_token_id: number | null;
   /** Every end-of-sequence id (Llama 3 lists several); generateText stops at any by default. */
   eos_token_ids: number[];
-  /** Special-token ids of the config outside the vocabulary (only generation would use them), as written. */
-  unused_token_ids: Record<string, unknown>;
+  /**
+   * Special-token ids of the config outside the vocabulary (only generation would use them), as
+   * written: a number, or for a key holding a list (eos_token_id: [...]) the list of every one of
+   * its ids outside the vocabulary.
+   */
+  unused_token_ids: Record<string, number | number[]>;
   hidden_act: string;
   /** RMSNorm's eps for Llama, Qwen2 and Mistral. */
   layer_norm_eps: number;
@@ -478,6 +482,8 @@ export interface EncodedText {
   /**
    * [start, end) of each token in the JS string (UTF-16 code units) of the text it came from:
    * text.slice(start, end) is the token's text. Special tokens added around the text: [0, 0].
+   * Byte-level tokenizers keep the space before a word in its span unless their post-processor
+   * trims offsets (RoBERTa's trim_offsets; GPT-2's, Llama 3's and Qwen2's do not), as in Hugging Face.
    */
   offsets: [number, number][];
   /** 0 = first text, 1 = second text of a pair, null = an added special token. */
@@ -810,7 +816,7 @@ export interface GenerateTextOptions {
   topP?: number;
   /** Seed of the sampler (SplitMix64): the same seed repeats a run. Default: random, reported in the result. */
   seed?: number;
-  /** Token ids and/or texts that end a continuation (up to 1024 different ids). Default: the eos tokens (give them too when you set stop). */
+  /** Token ids and/or texts that end a continuation (up to 1024 different ids). Default: the eos tokens, model.eosTokenIds (give them too when you set stop). */
   stop?: number | string | readonly (number | string)[];
   /** Every token as it is chosen. Returning false stops all prompts; throwing rejects with that error; a promise is awaited. */
   onToken?: (event: TokenEvent) => void | boolean | Promise<void | boolean>;
@@ -878,6 +884,11 @@ export declare class TextModel {
   attentionSteps(input: string, options?: { layer?: number; head?: number; maxLength?: number }): AttentionSteps;
   /** Whether the folder has a chat template (tokenizer_config.json "chat_template" or chat_template.jinja). */
   readonly hasChatTemplate: boolean;
+  /**
+   * The ids generateText stops at by default, any of them: generation_config.json's eos_token_id
+   * (one or a list, as Llama 3 gives it), else config.json's. Give them with your own `stop` to keep them.
+   */
+  readonly eosTokenIds: number[];
   /** A conversation rendered by the chat template, as transformers' apply_chat_template (tokenize: its ids). */
   applyChatTemplate(messages: readonly ChatMessage[], options: ChatTemplateOptions & { tokenize: true }): Promise<Int32Array>;
   applyChatTemplate(messages: readonly ChatMessage[], options?: ChatTemplateOptions & { tokenize?: false }): Promise<string>;

@@ -540,7 +540,7 @@ TEST(HfConfig, GenerationOnlyTokenIdsOutsideTheVocabularyAreAcceptedAndReported)
 TEST(HfConfig, GenerationTokenIdListsAreAccepted) {
     const auto info_of = [](const Model& m) { return nlohmann::json::parse(m.info_json()); };
     {
-        std::string config = replaced(read_text(hf_path("gpt2/config.json")), "\"eos_token_id\": 1056", "\"eos_token_id\": [1056, 7, 50256]");
+        std::string config = replaced(read_text(hf_path("gpt2/config.json")), "\"eos_token_id\": 1056", "\"eos_token_id\": [1056, 50257, 7, 50256]");
         config = replaced(config, "\"bos_token_id\": 1056", "\"bos_token_id\": [1056]");
         auto m = load_bytes(config, to_file(fixture_tensors("gpt2")));
         SF_ASSERT_OK(m.status());
@@ -548,7 +548,18 @@ TEST(HfConfig, GenerationTokenIdListsAreAccepted) {
         EXPECT_EQ(info["eos_token_id"], 1056) << json_text(info);
         EXPECT_EQ(info["eos_token_ids"], nlohmann::json({1056, 7})) << json_text(info);
         EXPECT_EQ(info["bos_token_id"], 1056) << json_text(info);
-        EXPECT_EQ(info["unused_token_ids"], nlohmann::json({{"eos_token_id", 50256}})) << json_text(info);
+        // Every id of the list outside the vocabulary, as a list (not only the last one).
+        EXPECT_EQ(info["unused_token_ids"], nlohmann::json({{"eos_token_id", {50257, 50256}}})) << json_text(info);
+    }
+    {
+        // Llama 3's list on a small vocabulary: none inside, all three reported; no eos at all.
+        const std::string config = replaced(read_text(hf_path("gpt2/config.json")), "\"eos_token_id\": 1056", "\"eos_token_id\": [128001, 128008, 128009]");
+        auto m = load_bytes(config, to_file(fixture_tensors("gpt2")));
+        SF_ASSERT_OK(m.status());
+        const nlohmann::json info = info_of(m.value());
+        EXPECT_TRUE(info["eos_token_id"].is_null()) << json_text(info);
+        EXPECT_EQ(info["eos_token_ids"], nlohmann::json::array()) << json_text(info);
+        EXPECT_EQ(info["unused_token_ids"], nlohmann::json({{"eos_token_id", {128001, 128008, 128009}}})) << json_text(info);
     }
     {
         const std::string config = replaced(read_text(hf_path("bert/config.json")), "\"pad_token_id\": 0", "\"pad_token_id\": [0], \"eos_token_id\": [102, 101]");

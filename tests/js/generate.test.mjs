@@ -296,6 +296,44 @@ describe('models that break generation', async () => {
     }
   });
 
+  // HF's generate() stops a sequence at any id of GenerationConfig.eos_token_id (EosTokenCriteria,
+  // generation/stopping_criteria.py: isin(last token, eos ids)); generation_config.json's list
+  // comes first, config.json's (a list too, for Llama 3) otherwise. The CLI's --stop texts are
+  // added to those ids, as stop_strings add to eos_token_id.
+  test('a list of eos ids stops at any of them, from generation_config.json or config.json; model.eosTokenIds lists them; --stop keeps them', async () => {
+    const ids = Array.from(expected.ids), first = (k) => ids.indexOf(ids[k]);  // where the k-th id first appears
+    const unused = Array.from({ length: 1057 }, (_, i) => i).filter((id) => !ids.includes(id));
+    const fromGeneration = [unused[0], ids[2], unused[1]];
+    const dirs = [
+      gpt2Copy((dir) => writeFileSync(join(dir, 'generation_config.json'), JSON.stringify({ eos_token_id: fromGeneration }))),
+      gpt2Copy((dir) => {
+        const config = JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8'));
+        writeFileSync(join(dir, 'config.json'), JSON.stringify({ ...config, eos_token_id: [unused[2], ids[5], 50256] }));
+      }),
+    ];
+    try {
+      const a = await sf.loadPretrained(dirs[0]);
+      assert.deepEqual(a.eosTokenIds, fromGeneration);
+      const r = await a.generateText(prompt, { maxNewTokens: 8 });
+      assert.deepEqual(Array.from(r.ids), ids.slice(0, first(2) + 1));
+      assert.equal(r.finishReason, 'stop');
+      // Given with a stop text, they still stop (the text never appears).
+      assert.deepEqual((await a.generateText(prompt, { maxNewTokens: 8, stop: [...a.eosTokenIds, 'never there'] })).ids, r.ids);
+      a.dispose();
+      const b = await sf.loadPretrained(dirs[1]);
+      assert.deepEqual(b.eosTokenIds, [unused[2], ids[5]]);  // 50256 is outside the 1057-token vocabulary
+      assert.deepEqual(b.info.eos_token_ids, [unused[2], ids[5]]);
+      assert.deepEqual(Array.from((await b.generateText(prompt, { maxNewTokens: 8 })).ids), ids.slice(0, first(5) + 1));
+      b.dispose();
+      const cli = spawnSync(process.execPath, [join(DIST, 'cli.mjs'), 'generate', '--json', '--model', dirs[0], '--prompt', prompt,
+        '--max-new-tokens', '8', '--stop', 'never there'], { encoding: 'utf8' });
+      assert.equal(cli.status, 0, cli.stderr);
+      assert.deepEqual(JSON.parse(cli.stdout).results[0].ids, Array.from(r.ids));
+    } finally {
+      for (const d of dirs) rmSync(d, { recursive: true, force: true });
+    }
+  });
+
   // (Weights holding NaN are refused at load; finite ones can still overflow.)
   test('activations that overflow: the step whose logits are NaN rejects, saying so (not token 0 forever); greedy and sampling', async () => {
     // ln_f's gains of 3e38 make its output +-Infinity, and the LM head's sums Infinity - Infinity.

@@ -171,8 +171,10 @@ for (const simd of [true, false]) {
     });
 
     test('named templates, special tokens and a template given in the call', async () => {
+      // The fixture's own class: without one, model_type llama picks LlamaTokenizerFast, which adds
+      // "<s>" / "</s>" (not in this vocabulary) as new tokens past the embedding table's rows.
       const tokenizerConfig = {
-        bos_token: { content: '<s>', __type: 'AddedToken' }, eos_token: '</s>',
+        tokenizer_class: 'GPT2Tokenizer', bos_token: { content: '<s>', __type: 'AddedToken' }, eos_token: '</s>',
         chat_template: [
           { name: 'default', template: '{{ bos_token }}{% for m in messages %}[{{ m.role }}] {{ m.content }}{{ eos_token }}{% endfor %}' },
           { name: 'tool_use', template: 'tools: {{ tools | length }}' },

@@ -223,6 +223,40 @@ describe('errors', async () => {
     }
   });
 
+  // PreTrainedTokenizerBase._from_pretrained (transformers v4.34+) reads special_tokens_map.json
+  // only for a legacy tokenizer_config.json, one without "added_tokens_decoder": then the map's
+  // special tokens replace the config's. A config saved with added_tokens_decoder keeps its own.
+  // Seen here in the Llama class's bos (its post-processor) and in a chat template's bos/eos.
+  test('a legacy tokenizer_config.json (no added_tokens_decoder) takes its special tokens from special_tokens_map.json', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sf-special-tokens-map-'));
+    try {
+      const llama = join(dir, 'llama');
+      cpSync(folder('llama_gqa'), llama, { recursive: true });
+      const map = JSON.parse(readFileSync(join(llama, 'special_tokens_map.json'), 'utf8'));
+      assert.equal(map.bos_token, '<|endoftext|>');
+      const legacy = { tokenizer_class: 'LlamaTokenizerFast', bos_token: '<s>', eos_token: '</s>', chat_template: '{{ bos_token }}|{{ eos_token }}' };
+      writeFileSync(join(llama, 'tokenizer_config.json'), JSON.stringify(legacy));
+      const m = await sf.loadPretrained(llama);
+      const endoftext = m.tokenizer.encodeOne('<|endoftext|>', 8).ids.at(-1);
+      assert.equal(m.encodeText('hi').ids[0], endoftext);  // the map's bos, added by the rebuilt post-processor
+      assert.equal(await m.applyChatTemplate([{ role: 'user', content: 'hi' }]), '<|endoftext|>|<|endoftext|>');
+      m.dispose();
+      // Saved by a recent transformers: the config's own "<s>", which this vocabulary lacks, so it
+      // becomes a new token (id 1057) past the embedding table's 1057 rows, in every text.
+      writeFileSync(join(llama, 'tokenizer_config.json'), JSON.stringify({ ...legacy, added_tokens_decoder: {} }));
+      await assert.rejects(sf.loadPretrained(llama), (e) => e instanceof SimdformerError && /'<s>' .* token 1057, .* 1057 rows/.test(e.message));
+      // additional_special_tokens of both are kept, each once.
+      writeFileSync(join(llama, 'tokenizer_config.json'), JSON.stringify({ tokenizer_class: 'GPT2Tokenizer', additional_special_tokens: ['<|endoftext|>'],
+        chat_template: '{{ additional_special_tokens | length }}' }));
+      writeFileSync(join(llama, 'special_tokens_map.json'), JSON.stringify({ ...map, additional_special_tokens: [{ content: '<|endoftext|>' }, 'x'] }));
+      const g = await sf.loadPretrained(llama);
+      assert.equal(await g.applyChatTemplate([{ role: 'user', content: 'hi' }]), '2');
+      g.dispose();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   // SentenceTransformer cuts texts at its Transformer module's max_seq_length (all-MiniLM-L6-v2:
   // 256 of the 512 its model allows) and lowercases them first when do_lower_case says so: embed
   // does the same with a folder that has them (an explicit maxLength still rules).

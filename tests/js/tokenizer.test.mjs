@@ -72,13 +72,45 @@ for (const [name, kind] of Object.entries(CASES)) {
           const token = r.tokens[i].replace(/^##/, '').replaceAll('\u2581', '');
           // Whole-character tokens (not byte fragments, not [UNK]) read back as themselves.
           if (kind !== 'byte-level BPE' && token !== '[UNK]' && token !== '') assert.equal(fold(piece), fold(token), `token ${r.tokens[i]}`);
-          // A token of spaces only (a lone Ġ) has the empty span at its end, as HF's trim_offsets.
+          // A token of spaces only (a lone Ġ) has the empty span at its end under RoBERTa's
+          // trim_offsets, its space under GPT-2's ByteLevel post-processor (trim_offsets false).
           if (kind === 'byte-level BPE') assert.ok(piece.length > 0 || /^\u0120+$/.test(r.tokens[i]), `token ${r.tokens[i]} has text`);
         });
       }
     });
   });
 }
+
+// The post-processor decides whether byte-level offsets are trimmed (the Rust library's
+// processors/byte_level.rs process_offsets, called by a ByteLevel or RobertaProcessing
+// post-processor with trim_offsets): GPT-2's tokenizer.json (like Llama 3's and Qwen2's) has a
+// ByteLevel post-processor with trim_offsets false, so "Ġworld" spans the space before "world" and
+// a lone "Ġ" its space; RoBERTa's RobertaProcessing has trim_offsets true, so they do not.
+test('byte-level offsets keep the spaces unless the post-processor trims them (trim_offsets)', async () => {
+  const text = 'Hello, world!';
+  const gpt2 = (await load('gpt2')).encodeOne(text, 40);
+  assert.deepEqual(gpt2.tokens, ['H', 'ell', 'o', ',', '\u0120world', '!']);
+  assert.deepEqual(gpt2.offsets, [[0, 1], [1, 4], [4, 5], [5, 6], [6, 12], [12, 13]]);
+  const roberta = (await load('roberta')).encodeOne(text, 40);
+  assert.deepEqual(roberta.offsets, [[0, 0], [0, 1], [1, 4], [4, 5], [5, 6], [7, 12], [12, 13], [0, 0]]);
+  // Lone spaces: untrimmed they are their own space; trimmed, the empty span at their end.
+  const spaced = 'testing   spaces ';
+  const g = (await load('gpt2')).encodeOne(spaced, 40), r = (await load('roberta')).encodeOne(spaced, 40);
+  const pieces = (e, t) => e.tokens.map((tok, i) => [tok, t.slice(...e.offsets[i])]);
+  assert.deepEqual(pieces(g, spaced).slice(-6), [['\u0120', ' '], ['\u0120', ' '], ['\u0120sp', ' sp'], ['ace', 'ace'], ['s', 's'], ['\u0120', ' ']]);
+  assert.deepEqual(pieces(r, spaced).slice(-7, -1), [['\u0120', ''], ['\u0120', ''], ['\u0120sp', 'sp'], ['ace', 'ace'], ['s', 's'], ['\u0120', '']]);
+  assert.deepEqual(r.offsets.at(-2), [spaced.length, spaced.length]);
+  // A window's first token is the first of its Encoding (overflowing windows are trimmed on their
+  // own): with add_prefix_space on the post-processor, its one leading space is kept.
+  const json = read('roberta', 'tokenizer.json');
+  json.post_processor = { ...json.post_processor, add_prefix_space: true };
+  const windowed = await loadTokenizer(json, {}, { rows: read('roberta', 'config.json').vocab_size, maxPositions: 40 });
+  const windows = windowed.encodeTextWindows(text, 6, 0);  // 4 content tokens each: [H ell o ,] [Ġworld !]
+  assert.deepEqual(windows[1].tokens, ['<s>', '\u0120world', '!', '</s>']);
+  assert.deepEqual(windows[1].offsets[1], [6, 12]);
+  // In the whole text it is not first: trimmed.
+  assert.deepEqual(windowed.encodeOne(text, 40).offsets[5], [7, 12]);
+});
 
 test('offsets of tokens holding parts of one character all give that character', async () => {
   const tok = await load('roberta');
@@ -121,6 +153,41 @@ test('byte-fallback tokens (SentencePiece BPE, as Llama 2 / Mistral write it) ge
   // what this checks: the bytes' own places are.)
   assert.deepEqual(r.offsets.slice(1, 4), [[0, 2], [2, 3], [3, 5]]);
   assert.deepEqual([5, 6].map((i) => text.slice(...r.offsets[i])), ['é', 'é']);
+});
+
+// Where SentencePiece-style tokenizers turn each space into ▁ in place (Llama 2's and Mistral's
+// Prepend + Replace normalizer, a Metaspace pre-tokenizer), the Rust NormalizedString keeps a
+// replaced space's own position (a one-to-one replace) and gives the prepended ▁ the first
+// character's (NormalizedString.prepend): so HF's offsets of "▁world" take in the space before
+// it, a lone "▁" is its one space, and the first word starts at 0. After a WhitespaceSplit (XLM-R's
+// Sequence) the spaces are gone and each ▁ shares its word's first character (tested above).
+test('a ▁ that stands for a space spans that space (Llama 2 / Mistral normalizer, Metaspace pre-tokenizer)', async () => {
+  const pieces = ['<unk>', '<s>', '</s>', '\u2581', 'h', 'i', '\u2581h', '\u2581hi', 'hi'];
+  const json = {
+    version: '1.0', truncation: null, padding: null,
+    added_tokens: [0, 1, 2].map((id) => ({ id, content: pieces[id], single_word: false, lstrip: false, rstrip: false, normalized: false, special: true })),
+    normalizer: { type: 'Sequence', normalizers: [{ type: 'Prepend', prepend: '\u2581' }, { type: 'Replace', pattern: { String: ' ' }, content: '\u2581' }] },
+    pre_tokenizer: null,
+    post_processor: { type: 'TemplateProcessing', single: [{ SpecialToken: { id: '<s>', type_id: 0 } }, { Sequence: { id: 'A', type_id: 0 } }],
+      pair: [{ SpecialToken: { id: '<s>', type_id: 0 } }, { Sequence: { id: 'A', type_id: 0 } }, { SpecialToken: { id: '<s>', type_id: 1 } }, { Sequence: { id: 'B', type_id: 1 } }],
+      special_tokens: { '<s>': { id: '<s>', ids: [1], tokens: ['<s>'] } } },
+    decoder: { type: 'Sequence', decoders: [{ type: 'Replace', pattern: { String: '\u2581' }, content: ' ' }, { type: 'Fuse' }, { type: 'Strip', content: ' ', start: 1, stop: 0 }] },
+    model: { type: 'BPE', dropout: null, unk_token: '<unk>', continuing_subword_prefix: null, end_of_word_suffix: null, fuse_unk: true, byte_fallback: false,
+      vocab: Object.fromEntries(pieces.map((p, i) => [p, i])), merges: ['\u2581 h', '\u2581h i', 'h i'] },
+  };
+  const config = { tokenizer_class: 'PreTrainedTokenizerFast' };
+  const cases = async (tokenizerJson) => {
+    const tok = await loadTokenizer(tokenizerJson, config, { rows: pieces.length, maxPositions: 40 });
+    const at = (text) => { const r = tok.encodeOne(text, 40); return r.tokens.slice(1).map((t, i) => [t, r.offsets[i + 1]]); };
+    assert.deepEqual(at('hi hi'), [['\u2581hi', [0, 2]], ['\u2581hi', [2, 5]]]);
+    assert.deepEqual(at('hi  hi'), [['\u2581hi', [0, 2]], ['\u2581', [2, 3]], ['\u2581hi', [3, 6]]]);
+    return at;
+  };
+  const legacy = await cases(json);
+  // A leading space: the prepended ▁ and that space's ▁ both stand at the space.
+  assert.deepEqual(legacy(' hi'), [['\u2581', [0, 1]], ['\u2581hi', [0, 3]]]);
+  // The same with a Metaspace pre-tokenizer (tokenizers >= 0.14's Llama files) instead of the normalizer.
+  await cases({ ...json, normalizer: null, pre_tokenizer: { type: 'Metaspace', replacement: '\u2581', prepend_scheme: 'first', split: false } });
 });
 
 test('pairs are truncated longest-first, as the Rust tokenizers library does', async () => {

@@ -160,8 +160,9 @@ async function textGenerate(sf, a, { out, write, progress }) {
   if (a.system !== undefined && !a.chat) throw new UsageError('--system goes with --chat (the prompt is then a user message)');
   const model = await sf.loadPretrained(a.model, { onProgress: progress });
   try {
-    const eos = model.info.eos_token_ids ?? (Number.isSafeInteger(model.info.eos_token_id) ? [model.info.eos_token_id] : []);
-    const stop = a.stop ? [...eos, ...a.stop] : undefined;
+    // --stop adds to the model's eos ids (generation_config.json's, as the default stops), as
+    // HF's stop_strings add to eos_token_id.
+    const stop = a.stop ? [...model.eosTokenIds, ...a.stop] : undefined;
     // --chat: each prompt is a user message (after the --system one), rendered by the model's chat template.
     const conversation = (text) => [...(a.system !== undefined ? [{ role: 'system', content: a.system }] : []), { role: 'user', content: text }];
     const inputs = a.chat ? prompts.map(conversation) : prompts;

@@ -46,9 +46,10 @@ export async function loadPretrained(module, source, options, { localFolder }) {
     const config = await jsonFile(files, 'config.json', { required: true });
     const weights = await openWeights(files);
     const tokenizerJson = await jsonFile(files, 'tokenizer.json');
-    const tokenizerConfig = await jsonFile(files, 'tokenizer_config.json');
+    const tokenizerConfigFile = await jsonFile(files, 'tokenizer_config.json');
     const pooling = await sentenceTransformersPooling(files);
-    if (tokenizerConfig !== null && !isPlainObject(tokenizerConfig.value)) fail(`tokenizer_config.json in ${files.label} must be a JSON object`);
+    if (tokenizerConfigFile !== null && !isPlainObject(tokenizerConfigFile.value)) fail(`tokenizer_config.json in ${files.label} must be a JSON object`);
+    const tokenizerConfig = await withSpecialTokensMap(files, tokenizerConfigFile);
     // Only a language model's folder is asked for its generation files (each absent file is a
     // request, and a 404 in a browser's console).
     const generates = generatesText(config.value);
@@ -128,6 +129,32 @@ async function jsonFile(files, name, { required = false, namedBy } = {}) {
   }
   if (jsonDepthExceeds(value, MAX_JSON_DEPTH)) fail(`${name} in ${files.label} nests deeper than ${MAX_JSON_DEPTH} levels`);
   return { text, value };
+}
+
+// tokenizer_config.json as transformers (v4.34+) hands it to the tokenizer class:
+// PreTrainedTokenizerBase._from_pretrained reads special_tokens_map.json only for a legacy
+// tokenizer_config.json (one without "added_tokens_decoder", or none at all), and then every key
+// the map gives replaces the config's (its additional_special_tokens are appended to the config's,
+// each once). A folder saved by a recent transformers has added_tokens_decoder, and the map is not
+// read (nor asked for: each absent file is a request, and a 404 in a browser's console).
+// -> {value} (the same object when nothing changes), or null without either file.
+async function withSpecialTokensMap(files, tokenizerConfig) {
+  if (tokenizerConfig !== null && 'added_tokens_decoder' in tokenizerConfig.value) return tokenizerConfig;
+  const map = await jsonFile(files, 'special_tokens_map.json');
+  if (map === null) return tokenizerConfig;
+  if (!isPlainObject(map.value)) fail(`special_tokens_map.json in ${files.label} must be a JSON object`);
+  const value = { ...tokenizerConfig?.value };
+  for (const [key, token] of Object.entries(map.value)) {
+    if (key === 'additional_special_tokens' && Array.isArray(token)) {
+      const list = Array.isArray(value[key]) ? [...value[key]] : [];
+      const text = (t) => (isPlainObject(t) ? t.content : t);
+      for (const t of token) if (!list.some((x) => text(x) === text(t))) list.push(t);
+      value[key] = list;
+    } else {
+      value[key] = token;
+    }
+  }
+  return { value };
 }
 
 // A config.json whose model generates text: a decoder's model_type or a ...ForCausalLM /

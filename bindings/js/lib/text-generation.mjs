@@ -110,9 +110,12 @@ function readPrompts(input, tokenizer, info) {
   return { prompts, batch: true };
 }
 
-// The ids generation stops at by default: generation_config.json's eos ids, else config.json's
-// (every one of a list, as Llama 3 gives them).
-function defaultStopIds(info, generation) {
+/**
+ * The ids generation stops at by default: generation_config.json's eos ids, else config.json's
+ * (every one of a list, as Llama 3 gives them): GenerationConfig's eos_token_id, which HF's
+ * generate() (EosTokenCriteria) stops at, any of them. Those outside the vocabulary are dropped.
+ */
+export function defaultStopIds(info, generation) {
   if (generation?.eosTokenIds) return generation.eosTokenIds.filter((id) => id < info.vocab_size);
   if (Array.isArray(info.eos_token_ids)) return info.eos_token_ids;
   return Number.isSafeInteger(info.eos_token_id) ? [info.eos_token_id] : [];

@@ -24,7 +24,7 @@ import { runInLengthGroups } from './length-groups.mjs';
 import { l2Normalize, pool, softmaxTopK } from './pooling.mjs';
 import * as tasks from './task-heads.mjs';
 import { textItems } from './text-inputs.mjs';
-import { generateText } from './text-generation.mjs';
+import { defaultStopIds, generateText } from './text-generation.mjs';
 import { renderChat } from './chat-template.mjs';
 
 export class TextModel {
@@ -301,6 +301,12 @@ export class TextModel {
 
   /** Whether the folder has a chat template (tokenizer_config.json or chat_template.jinja). */
   get hasChatTemplate() { return this.#chat !== null; }
+
+  /**
+   * The ids generateText stops at by default (any of them): generation_config.json's eos_token_id
+   * (one or a list), else config.json's; a copy. Give them with your own `stop` to keep them.
+   */
+  get eosTokenIds() { return [...defaultStopIds(this.#info, this.#generation)]; }
 
   // What the task calls of task-heads.mjs need of the model.
   #taskContext() {

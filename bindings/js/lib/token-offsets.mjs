@@ -5,8 +5,10 @@
 // tokenizer normalizers do (BertNormalizer's lowercasing and accent stripping, NFKC, ...).
 //
 // Offsets are [start, end) in UTF-16 code units of the JS string, so text.slice(start, end) is the
-// token's text. They exclude surrounding whitespace (as Hugging Face's trim_offsets: true); a
-// byte-level token of spaces only gets the empty span at its end, as there.
+// token's text. tokenOffsets() excludes surrounding whitespace (as Hugging Face's trim_offsets:
+// true); a byte-level token of spaces only gets the empty span at its end, as there. Byte-level
+// tokenizers whose bytes spell the text get exact spans instead (byteLevelSpans), trimmed only
+// when their post-processor says so (trimByteLevelSpans), as in the Rust library.
 // Tokens whose text cannot be located (an unknown-word token, a byte-level token holding part of
 // a multi-byte character) span the text between their neighbours; several such tokens in a row
 // share that span, as Hugging Face gives every byte of a character the character's offsets --
@@ -97,13 +99,18 @@ export function tokenOffsets(text, surfaces) {
 }
 
 /**
- * Exact offsets for byte-level tokenizers (GPT-2, RoBERTa): tokenBytes[k] are the UTF-8 bytes
- * token k stands for. When the tokens' bytes spell the text (or the text after one added prefix
- * space), each token gets the characters its bytes belong to, so the tokens holding the pieces of
- * one multi-byte character all get that character. Returns null when the bytes do not spell the
- * text (e.g. spaces stripped around a special token); the caller then uses tokenOffsets().
+ * Exact spans for byte-level tokenizers (GPT-2, RoBERTa, Llama 3, Qwen2): tokenBytes[k] are the
+ * UTF-8 bytes token k stands for. When the tokens' bytes spell the text (or the text after one
+ * added prefix space), -> {spans, units}: spans[k] = [start, end) in bytes of the text, as the Rust
+ * library's Encoding holds them before any post-processor: the bytes of every character a token
+ * has a byte of (so the tokens holding the pieces of one multi-byte character all get that
+ * character), the added prefix space counting as the first character (NormalizedString.prepend
+ * aligns it with that character). units(span) turns a span into [start, end) in UTF-16 code units
+ * of the text, as the library's byte -> char conversion does. Whether spaces are then trimmed is
+ * the post-processor's business (trimByteLevelSpans). Returns null when the bytes do not spell
+ * the text (e.g. spaces stripped around a special token); the caller then uses tokenOffsets().
  */
-export function byteLevelOffsets(text, tokenBytes) {
+export function byteLevelSpans(text, tokenBytes) {
   const encoded = new TextEncoder().encode(text);
   const total = tokenBytes.reduce((n, b) => n + b.length, 0);
   const shift = total === encoded.length + 1 && tokenBytes[0]?.[0] === 0x20 ? 1 : 0;  // add_prefix_space
@@ -115,29 +122,85 @@ export function byteLevelOffsets(text, tokenBytes) {
       p++;
     }
   }
-  // byte index -> [start, end) of the UTF-16 code unit(s) of the character holding it
-  const unitStart = new Int32Array(encoded.length), unitEnd = new Int32Array(encoded.length);
+  // byte index -> [start, end) of the UTF-16 code unit(s) and of the bytes of the character holding it
+  const n = encoded.length;
+  const unitStart = new Int32Array(n), unitEnd = new Int32Array(n), byteStart = new Int32Array(n), byteEnd = new Int32Array(n);
   for (let i = 0, b = 0; i < text.length;) {
     const cp = text.codePointAt(i);
     const width = cp > 0xffff ? 2 : 1;
-    const n = cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4;
-    for (let k = 0; k < n; k++, b++) { unitStart[b] = i; unitEnd[b] = i + width; }
+    const size = cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4;
+    for (let k = 0; k < size; k++) { unitStart[b + k] = i; unitEnd[b + k] = i + width; byteStart[b + k] = b; byteEnd[b + k] = b + size; }
+    b += size;
+    i += width;
+  }
+  const spans = [];
+  let at = -shift;  // byte position in `encoded` (-1: the added prefix space, aligned with byte 0's character)
+  for (const bytes of tokenBytes) {
+    const from = Math.max(at, 0), to = at + bytes.length;
+    at = to;
+    // the prefix space alone: the first character's bytes
+    spans.push(to <= 0 ? [0, byteEnd[0]] : [byteStart[from], byteEnd[to - 1]]);
+  }
+  const units = ([b0, b1]) => {
+    if (b0 >= b1) return b0 < n ? [unitStart[b0], unitStart[b0]] : [text.length, text.length];
+    return [unitStart[b0], unitEnd[b1 - 1]];
+  };
+  return { spans, units };
+}
+
+const isTrimmedSpace = (c) => c === '\u0120' || /^\s$/u.test(c);  // Ġ (the space byte) or whitespace
+
+/**
+ * The ByteLevel / RobertaProcessing post-processor's trim_offsets (process_offsets of the Rust
+ * library, processors/byte_level.rs), on the byte spans of one text's tokens (tokens: their
+ * strings; index 0 is the first token of the part, as in a truncated or overflowing Encoding):
+ * leading spaces (Ġ or whitespace characters of the token string) move the start right, trailing
+ * ones the end left, never past each other; with addPrefixSpace, a single leading space of the
+ * first token (index 0, or a span starting at 0) is kept, being the one the pre-tokenizer added.
+ */
+export function trimByteLevelSpans(spans, tokens, addPrefixSpace) {
+  return spans.map(([start, end], i) => {
+    const chars = Array.from(tokens[i]);
+    let leading = 0, trailing = 0;
+    while (leading < chars.length && isTrimmedSpace(chars[leading])) leading++;
+    while (trailing < chars.length && isTrimmedSpace(chars[chars.length - 1 - trailing])) trailing++;
+    if (leading > 0) {
+      if ((i === 0 || start === 0) && addPrefixSpace && leading === 1) leading = 0;
+      start = Math.min(start + leading, end);
+    }
+    if (trailing > 0 && end >= trailing) end = Math.max(end - trailing, start);
+    return [start, end];
+  });
+}
+
+/**
+ * Exact spans for SentencePiece-style tokenizers whose spaces become ▁ inside the text (Llama 2 /
+ * Mistral: a Prepend("▁") + Replace(" ", "▁") normalizer, or a Metaspace pre-tokenizer not preceded
+ * by a whitespace split): the Rust NormalizedString keeps each replaced space's own place
+ * (a one-to-one replace) and gives a prepended ▁ the first character's place (prepend), so
+ * "▁world" spans the space before "world" too. When the tokens spell the text so rewritten (with or
+ * without the one prepended ▁), -> [start, end) in UTF-16 units per token; else null (byte
+ * fallback, an unknown piece, another normalizer: the caller locates the tokens instead).
+ */
+export function metaspaceOffsets(text, tokens) {
+  const joined = tokens.join('');
+  const replaced = text.replaceAll(' ', '\u2581');
+  const prepended = joined.length === replaced.length + 1 && joined === `\u2581${replaced}`;
+  if (!prepended && joined !== replaced) return null;
+  // per UTF-16 unit of `joined`: the [start, end) of the text's code point it stands for
+  const starts = [], ends = [];
+  const firstWidth = text.length === 0 ? 0 : text.codePointAt(0) > 0xffff ? 2 : 1;
+  if (prepended) { starts.push(0); ends.push(firstWidth); }
+  for (let i = 0; i < text.length;) {
+    const width = text.codePointAt(i) > 0xffff ? 2 : 1;
+    for (let k = 0; k < width; k++) { starts.push(i); ends.push(i + width); }
     i += width;
   }
   const offsets = [];
-  let at = -shift;  // byte position in `encoded`
-  for (const bytes of tokenBytes) {
-    let from = Math.max(at, 0), to = at + bytes.length;
-    at = to;
-    if (to <= from) { offsets.push([0, 0]); continue; }  // only the added prefix space
-    // trim spaces at both ends, as the ByteLevel post-processor's trim_offsets does (it counts the
-    // space symbol only: a newline token keeps its span); a token of spaces only is left empty
-    // at its end ([end, end])
-    let f = from, t = to;
-    while (f < t && encoded[f] === 0x20) f++;
-    while (t > f && encoded[t - 1] === 0x20) t--;
-    if (f === t) { offsets.push([unitEnd[to - 1], unitEnd[to - 1]]); continue; }
-    offsets.push([unitStart[f], unitEnd[t - 1]]);
+  let at = 0;
+  for (const t of tokens) {
+    offsets.push(t.length === 0 ? [starts[at] ?? text.length, starts[at] ?? text.length] : [starts[at], ends[at + t.length - 1]]);
+    at += t.length;
   }
   return offsets;
 }

@@ -13,9 +13,9 @@
 import { SimdformerError, fail } from './errors.mjs';
 import { describe } from './options.mjs';
 import { readList } from './text-inputs.mjs';
-import { withTokenizerClass } from './config-normalizer.mjs';
+import { NEW_TOKENS, withTokenizerClass } from './config-normalizer.mjs';
 import { checkTokenizerJson } from './tokenizer-checks.mjs';
-import { byteLevelOffsets, tokenOffsets } from './token-offsets.mjs';
+import { byteLevelSpans, metaspaceOffsets, tokenOffsets, trimByteLevelSpans } from './token-offsets.mjs';
 import { strideWindows } from './windows.mjs';
 
 let library = null;
@@ -88,13 +88,21 @@ export class TextTokenizer {
   #templates;
   #byteDecoder;
   #metaspace;
+  #spacesReplaced;
+  #trims;
+  #beyond;
 
   constructor(tokenizer, json, config, byteLevel, { rows, maxPositions, padId }) {
     this.#tokenizer = tokenizer;
     this.#rows = rows;
+    // Special tokens of tokenizer_config.json that tokenizer.json lacks get new ids, as transformers
+    // adds them (config-normalizer.mjs); one past the embedding table is refused where it is used:
+    // at load when the post-processor adds it to every text, else when a text holds it (Python
+    // loads such a folder and fails in the forward pass of a text that has the token).
+    this.#beyond = new Map((json[NEW_TOKENS] ?? []).filter((t) => t.id >= rows).map((t) => [t.id, t.content]));
     let maxId = -1;
-    for (const id of tokenizer.get_vocab(true).values()) if (id > maxId) maxId = id;
-    /** Number of ids the tokenizer can produce (largest id + 1). */
+    for (const id of tokenizer.get_vocab(true).values()) if (id > maxId && !this.#beyond.has(id)) maxId = id;
+    /** Number of ids the tokenizer can produce (largest id + 1; special tokens past the embedding table aside). */
     this.vocabSize = maxId + 1;
     if (this.vocabSize > rows) {
       fail(`tokenizer.json has ${this.vocabSize} tokens (ids up to ${maxId}) but the model's embedding table has ${rows} rows`);
@@ -136,6 +144,8 @@ export class TextTokenizer {
     const symbolByte = byteLevel?.byte_decoder;
     this.#byteDecoder = json.decoder?.type === 'ByteLevel' ? symbolByte : null;
     this.#metaspace = usesType(json.pre_tokenizer, 'Metaspace');
+    this.#spacesReplaced = spacesReplaced(json);
+    this.#trims = trimSteps(json.post_processor);
     const added = new Set((json.added_tokens ?? []).map((t) => t.content));
     this.#tokenBytes = symbolByte ? (token) => (added.has(token) ? new TextEncoder().encode(token)
       : Uint8Array.from(token, (c) => Number(symbolByte[c]))) : null;
@@ -221,6 +231,9 @@ export class TextTokenizer {
       if (t === PLACEHOLDER_A || t === PLACEHOLDER_B) return -1;
       const id = this.#tokenizer.token_to_id(t);
       if (id === undefined) fail(`tokenizer.json's post-processor adds '${t}', which is not in its vocabulary`, 'unsupported');
+      if (this.#beyond.has(id)) {
+        fail(`the special token '${t}' is not in tokenizer.json's vocabulary: transformers adds it as token ${id}, and the post-processor puts it in every text, but the model's embedding table has ${this.#rows} rows`);
+      }
       return id;
     });
     return { tokens, typeIds, ids, specials: tokens.length - (pair ? 2 : 1) };
@@ -304,6 +317,11 @@ export class TextTokenizer {
   // offsets, sequenceIds and wordIds (null where a part has none), length.
   #fill(template, a, b) {
     const out = { tokens: [], ids: [], typeIds: [], offsets: [], sequenceIds: [], wordIds: [] };
+    const parts = new Map();
+    const offsets = (part) => {
+      if (!parts.has(part)) parts.set(part, this.#offsets(part));
+      return parts.get(part);
+    };
     template.tokens.forEach((t, i) => {
       const [from, sequence] = t === PLACEHOLDER_A ? [a, 0] : t === PLACEHOLDER_B ? [b, 1] : [null, null];
       const n = from ? from.ids.length : 1;
@@ -311,7 +329,7 @@ export class TextTokenizer {
         out.tokens.push(from ? from.tokens[k] : t);
         out.ids.push(from ? from.ids[k] : template.ids[i]);
         out.typeIds.push(template.typeIds[i]);
-        out.offsets.push(from ? from.offsets[k] : [0, 0]);
+        out.offsets.push(from ? offsets(from)[k] : [0, 0]);
         out.sequenceIds.push(sequence);
         out.wordIds.push(from?.words ? from.words[k] : null);
       }
@@ -330,10 +348,29 @@ export class TextTokenizer {
   #content(text, { words = false } = {}) {
     if (typeof text !== 'string') fail(`text must be a string, got ${text === null ? 'null' : typeof text}`);
     const { ids, tokens } = this.#library('encode the text', () => this.#tokenizer.encode(text, { add_special_tokens: false }));
-    const offsets = (this.#tokenBytes && byteLevelOffsets(text, tokens.map(this.#tokenBytes)))
-      ?? tokenOffsets(text, tokens.map((t) => (t === this.#unkToken ? null : this.#surface(t))));
-    if (this.#metaspace) alignLoneMetaspace(text, tokens, offsets);
-    return { ids, tokens, offsets, words: words ? this.#wordIds(text, tokens) : null };
+    if (this.#beyond.size) {
+      const id = ids.find((i) => this.#beyond.has(i));
+      if (id !== undefined) fail(`the text holds '${this.#beyond.get(id)}', a special token tokenizer.json lacks: transformers adds it as token ${id}, but the model's embedding table has ${this.#rows} rows`);
+    }
+    const bytes = this.#tokenBytes && byteLevelSpans(text, tokens.map(this.#tokenBytes));
+    let offsets = null;
+    if (!bytes) offsets = this.#spacesReplaced ? metaspaceOffsets(text, tokens) : null;
+    if (!bytes && !offsets) {
+      offsets = tokenOffsets(text, tokens.map((t) => (t === this.#unkToken ? null : this.#surface(t))));
+      if (this.#metaspace) alignLoneMetaspace(text, tokens, offsets);
+    }
+    return { ids, tokens, offsets, spans: bytes?.spans ?? null, units: bytes?.units ?? null, words: words ? this.#wordIds(text, tokens) : null };
+  }
+
+  // The offsets of one part (a text, or the window of it that truncation or a stride keeps), in
+  // UTF-16 units: exact byte-level spans go through the post-processor's trim_offsets as the Rust
+  // library applies it, on the part's Encoding after truncation (so a window's first token is
+  // "first"); the located ones (tokenOffsets) are already final.
+  #offsets(part) {
+    if (!part.spans) return part.offsets;
+    let spans = part.spans;
+    for (const addPrefixSpace of this.#trims) spans = trimByteLevelSpans(spans, part.tokens, addPrefixSpace);
+    return spans.map(part.units);
   }
 
   // Per token, the index of the pre-tokenizer's split it came from (the Rust Encoding's word ids):
@@ -395,7 +432,34 @@ function alignLoneMetaspace(text, tokens, offsets) {
 
 // Tokens [from, to) of a content encoding.
 function slice(c, from, to) {
-  return { ids: c.ids.slice(from, to), tokens: c.tokens.slice(from, to), offsets: c.offsets.slice(from, to), words: c.words ? c.words.slice(from, to) : null };
+  return {
+    ids: c.ids.slice(from, to), tokens: c.tokens.slice(from, to), offsets: c.offsets ? c.offsets.slice(from, to) : null,
+    spans: c.spans ? c.spans.slice(from, to) : null, units: c.units, words: c.words ? c.words.slice(from, to) : null,
+  };
+}
+
+// Whether the text's spaces become ▁ in place (so a ▁ token's span takes in its space): a
+// Replace(" " -> "▁") normalizer (Llama 2's, Mistral's tokenizer.json), or a Metaspace
+// pre-tokenizer with no whitespace split before it (after WhitespaceSplit, as XLM-R's, the spaces
+// are gone and each word's ▁ is prepended to it, sharing its first character's place).
+function spacesReplaced(json) {
+  const list = (node, key) => (node?.type === 'Sequence' && Array.isArray(node[key]) ? node[key] : node ? [node] : []);
+  const replaces = list(json.normalizer, 'normalizers')
+    .some((n) => n?.type === 'Replace' && n.pattern?.String === ' ' && n.content === '\u2581');
+  const pre = list(json.pre_tokenizer, 'pretokenizers');
+  const metaspace = pre.findIndex((p) => p?.type === 'Metaspace');
+  const splitsFirst = pre.slice(0, Math.max(metaspace, 0)).some((p) => ['WhitespaceSplit', 'Whitespace', 'BertPreTokenizer', 'Split'].includes(p?.type));
+  return replaces || (metaspace >= 0 && !splitsFirst);
+}
+
+// The post-processors that trim offsets (processors/byte_level.rs process_offsets: a ByteLevel or
+// RobertaProcessing with trim_offsets, alone or in a Sequence, each applied in turn): their
+// add_prefix_space each. Fields left out are the Rust defaults (true). Other post-processors
+// (TemplateProcessing, BertProcessing) leave offsets as the model gave them.
+function trimSteps(pp) {
+  const list = pp?.type === 'Sequence' && Array.isArray(pp.processors) ? pp.processors : [pp];
+  return list.filter((p) => (p?.type === 'ByteLevel' || p?.type === 'RobertaProcessing') && p.trim_offsets !== false)
+    .map((p) => p.add_prefix_space !== false);
 }
 
 function tokenIdOf(tokenizer, token) {

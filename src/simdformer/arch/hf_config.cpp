@@ -179,11 +179,15 @@ Status HfConfig::generation_token_ids(const char* name, size_t hi, int64_t fallb
         return Status::ok();
     }
     if (it->size() > 1024) return Status::invalid(cat({quoted(name), " lists ", it->size(), " ids (at most 1024)"}));
+    // The ids outside the vocabulary are reported as one list under the key, in the config's
+    // order ({"eos_token_id": [128256, 128257]}): a list stays a list, every one of its ids kept.
+    nlohmann::json outside = nlohmann::json::array();
     for (const nlohmann::json& id : *it) {
         if (!id.is_number_integer()) return Status::invalid(cat({quoted(name), " must list integers, not ", json_text(id)}));
         if (integer_below(id, hi)) all->push_back(id.get<int64_t>());
-        else unused->push_back({name, id});
+        else outside.push_back(id);
     }
+    if (!outside.empty()) unused->push_back({name, std::move(outside)});
     *out = all->empty() ? -1 : all->front();
     return Status::ok();
 }

@@ -36,7 +36,7 @@ public:
                                std::vector<std::pair<std::string, nlohmann::json>>* unused) const;
     // The same for a key that may also hold a list of ids (Llama 3's eos_token_id [128001,
     // 128008, 128009]: generation stops at any): *out the first one in the vocabulary, *all every
-    // one there, the others reported in *unused.
+    // one there, the others reported in *unused as one entry holding the list of them.
     Status generation_token_ids(const char* name, size_t hi, int64_t fallback, int64_t* out, std::vector<int64_t>* all,
                                 std::vector<std::pair<std::string, nlohmann::json>>* unused) const;
     // A finite number in (0, hi].

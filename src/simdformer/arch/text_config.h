@@ -85,7 +85,8 @@ struct TextConfig {
     std::vector<std::string> labels;
     std::string problem_type;          // "", regression, single_label_classification, multi_label_classification
     // Special-token ids of the config that lie outside the vocabulary and so are none here
-    // (HfConfig::generation_token_id): name and value as written, reported by info_json().
+    // (HfConfig::generation_token_id): name and value as written, reported by info_json(); for a
+    // key holding a list, the list of every id of it outside the vocabulary.
     std::vector<std::pair<std::string, nlohmann::json>> unused_token_ids;
 };
 
