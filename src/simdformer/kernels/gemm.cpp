@@ -33,7 +33,7 @@ namespace {
 using detail::kLanes;
 using detail::vf32;
 
-constexpr size_t kNrVecs = kLanes == 1 ? 4 : 2;  // the scalar build uses 4x4 scalar tiles
+constexpr size_t kNrVecs = detail::kPanelVecs;  // the scalar build uses 4x4 scalar tiles
 constexpr size_t kNr = kNrVecs * kLanes;          // columns per panel
 constexpr size_t kKc = 1024;  // k-block: every BERT/GPT-2 projection but the FFN output is one block
 constexpr size_t kMc = 128;   // rows of A packed at a time (kMc x kKc floats = 512 KiB per thread)

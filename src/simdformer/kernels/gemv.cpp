@@ -46,6 +46,27 @@ constexpr size_t kPrefetchBytes = 0;
 constexpr size_t kPrefetchBytes = 1024;
 #endif
 
+// The epilogue of one panel's columns [col0, col0 + w) of y (those inside n), as gemm.cpp's tile
+// applies it, element by element, zero-filled past the edge. Out of line: inlined once per panel
+// of a group, with the activations, it cost 0.5 KB gzip in wasm and runs once per k rows.
+template <size_t V>
+[[gnu::noinline]] void finish_panel(const vf32* acc, size_t col0, size_t n, float* y, const Epilogue& ep) {
+    constexpr size_t w = V * kLanes;
+    const size_t ncols = std::min(w, n - col0);
+    const vf32 alpha(ep.alpha);
+    float out[w];
+    for (size_t v = 0; v < V; ++v) {
+        vf32 t = acc[v] * alpha;
+        const size_t c = v * kLanes;
+        const size_t valid = c < ncols ? std::min(kLanes, ncols - c) : 0;
+        if (ep.bias) t = t + detail::load_partial(ep.bias + col0 + c, valid, 0.0f);
+        t = detail::activate(ep.activation, t);
+        if (ep.residual) t = t + detail::load_partial(ep.residual + col0 + c, valid, 0.0f);
+        simd::store(out + c, t);
+    }
+    std::copy(out, out + ncols, y + col0);
+}
+
 // Panels jp0, jp0 + stride, ..., jp0 + (G - 1) * stride of a packed [k, n] operand whose panels
 // hold V vectors (V * kLanes columns).
 template <size_t V, size_t G>
@@ -72,23 +93,7 @@ void gemv_panels(size_t jp0, size_t stride, size_t n, size_t k, const float* x, 
             for (size_t v = 0; v < V; ++v) acc[g][v] = simd::fma(a, simd::load(panel[g] + p * w + v * kLanes), acc[g][v]);
     }
 
-    const vf32 alpha(ep.alpha);
-    for (size_t g = 0; g < G; ++g) {
-        const size_t col0 = (jp0 + g * stride) * w;
-        const size_t ncols = std::min(w, n - col0);
-        float out[w];
-        for (size_t v = 0; v < V; ++v) {
-            // The epilogue of gemm.cpp's tile, element by element: zero-filled past the edge.
-            vf32 t = acc[g][v] * alpha;
-            const size_t c = v * kLanes;
-            const size_t valid = c < ncols ? std::min(kLanes, ncols - c) : 0;
-            if (ep.bias) t = t + detail::load_partial(ep.bias + col0 + c, valid, 0.0f);
-            t = detail::activate(ep.activation, t);
-            if (ep.residual) t = t + detail::load_partial(ep.residual + col0 + c, valid, 0.0f);
-            simd::store(out + c, t);
-        }
-        std::copy(out, out + ncols, y + col0);
-    }
+    for (size_t g = 0; g < G; ++g) finish_panel<V>(acc[g], (jp0 + g * stride) * w, n, y, ep);
 }
 
 template <size_t V>
@@ -102,14 +107,10 @@ void gemv(size_t n, size_t k, const float* x, const float* packed_b, float* y, c
 }  // namespace
 
 void gemv_f32_packed(size_t n, size_t k, const float* x, const float* packed_b, float* y, const Epilogue& ep) {
-    // The panel width is gemm.cpp's choice; every width it may pick has an instance here.
-    switch (gemm_panel_width() / kLanes) {
-        case 1: gemv<1>(n, k, x, packed_b, y, ep); break;
-        case 2: gemv<2>(n, k, x, packed_b, y, ep); break;
-        case 3: gemv<3>(n, k, x, packed_b, y, ep); break;
-        case 4: gemv<4>(n, k, x, packed_b, y, ep); break;
-        default: gemm_f32_packed(1, n, k, x, k, packed_b, y, n, ep); break;
-    }
+    // One instance, of the panel width gemm.cpp packs (detail::kPanelVecs); four were compiled
+    // for widths no build uses (+0.5 KB gzip once each streamed 4 panels).
+    static_assert(detail::kPanelVecs * kGroup <= 16, "the accumulators of a group fit the vector registers");
+    gemv<detail::kPanelVecs>(n, k, x, packed_b, y, ep);
 }
 
 }  // namespace simdformer::kernels

@@ -12,6 +12,11 @@ namespace simdformer::kernels::detail {
 using simd::kLanes;
 using simd::vf32;
 
+// Vectors per panel of a packed B (gemm.cpp's pack_b): 2 (8 columns in SIMD128 and SSE2, 16 in
+// AVX2, 32 in AVX-512), 4 scalars in the scalar build (its 4 x 4 tiles). The GEMM and the GEMV
+// both read that layout, so it is one constant.
+constexpr size_t kPanelVecs = kLanes == 1 ? 4 : 2;
+
 // Loads n < kLanes floats, filling the remaining lanes with `fill`. Tails go through the same
 // vector code as full vectors, so every element sees identical arithmetic.
 inline vf32 load_partial(const float* p, size_t n, float fill) {
