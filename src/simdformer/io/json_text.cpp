@@ -5,6 +5,7 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "simdformer/io/decimal.h"
 #include "simdformer/io/number_text.h"
 
 namespace simdformer {
@@ -407,7 +408,36 @@ std::string float_text(float f) {
         out += '-';
         f = -f;
     }
-    append_js_decimal(out, shortest_float_decimal(f));
+    const Decimal d = shortest_float_decimal(f);
+    // Grisu2 keeps strictly inside the halfway points to the neighbouring floats, but a decimal
+    // exactly on one reads back as f when f's significand is even (strtof rounds the tie to it):
+    // 67115500 for 67115504.0f. Such a shorter decimal is d rounded to fewer digits: the first
+    // that reads back as f, if any.
+    for (int k = 1; k < d.length; ++k) {
+        Decimal r;
+        r.length = k;
+        r.exponent = d.exponent + (d.length - k);
+        std::memcpy(r.digits, d.digits, size_t(k));
+        if (d.digits[k] >= '5') {  // half up, carrying
+            int i = k - 1;
+            while (i >= 0 && r.digits[i] == '9') r.digits[i--] = '0';
+            if (i >= 0) {
+                ++r.digits[i];
+            } else {  // 99.. -> 100..: one digit, one decade up
+                r.digits[0] = '1';
+                r.length = 1;
+                r.exponent += k;
+            }
+        }
+        std::string text(r.digits, size_t(r.length));
+        text.append(1, 'e');
+        append_decimal(text, uint64_t(std::abs(r.exponent)), r.exponent < 0);
+        if (parse_float(text.c_str(), nullptr) == f) {
+            append_js_decimal(out, r);
+            return out;
+        }
+    }
+    append_js_decimal(out, d);
     return out;
 }
 
