@@ -432,7 +432,10 @@ std::string float_text(float f) {
         std::string text(r.digits, size_t(r.length));
         text.append(1, 'e');
         append_decimal(text, uint64_t(std::abs(r.exponent)), r.exponent < 0);
-        if (parse_float(text.c_str(), nullptr) == f) {
+        // Read as a double, then rounded to float: a decimal exactly on a halfway point is a
+        // double (25 significant bits), so the float's tie to even is strtof's; parse_float would
+        // keep a second instantiation of the decimal parser in every wasm build (+331 B gzip).
+        if (static_cast<float>(parse_double(text.c_str(), nullptr)) == f) {
             append_js_decimal(out, r);
             return out;
         }
