@@ -122,14 +122,3 @@ void* __wrap_emscripten_builtin_memalign(size_t alignment, size_t size) { return
 void __wrap_emscripten_builtin_free(void* ptr) { release(ptr); }
 
 }  // extern "C"
-
-#if defined(__EMSCRIPTEN_PTHREADS__)
-// Not an allocator entry point, but the allocator's doing: the pthreads libc's sbrk.c, which
-// emmalloc grows the heap with, also defines brk(), which prints "brk() is not theadsafe yet"
-// with printf and aborts. Nothing calls brk, yet that one reference linked libc's printf and with
-// it stdout's FILE, which pthread_create's set-up of the stdio locks keeps alive (__stdio_write,
-// the fd_write import and its proxying to the main thread). This printf is found first, so libc's
-// is never linked: the threads module writes nothing to stdout (nothing in it prints; -Wl,--wrap
-// cannot do this under LTO, where the archive's bitcode still names libc's printf).
-extern "C" int printf(const char*, ...) { return -1; }
-#endif

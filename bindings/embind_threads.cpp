@@ -7,6 +7,7 @@
 
 #include <string>
 
+#include "entry/numbers.h"
 #include "simdformer/threads.h"
 
 namespace simdformer::bindings {
@@ -15,7 +16,7 @@ namespace {
 std::string set_threads_op(double n) {
     // JS numbers: only exact integers in range reach the size_t conversion.
     if (!(n >= 1 && n <= 64) || n != static_cast<double>(static_cast<int>(n)))
-        return std::string("invalid_argument\tthreads must be an integer in [1, 64], got ") + std::to_string(n);
+        return std::string("invalid_argument\tthreads must be an integer in [1, 64], got ") + simdformer::entry::js_text(n);
     const Status s = set_threads(static_cast<size_t>(n));
     return s.is_ok() ? std::string() : std::string(status_code_name(s.code())) + "\t" + s.message();
 }

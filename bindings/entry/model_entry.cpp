@@ -81,7 +81,7 @@ Status integer_or_default(Number v, const char* what, int64_t* out) {
 
 // A real number (a sampler setting): finite; its range is the core's to check.
 Status finite(Number v, const char* what, float* out) {
-    if (!std::isfinite(v)) return Status::invalid(cat({what, " must be a finite number, not ", std::to_string(v)}));
+    if (!std::isfinite(v)) return Status::invalid(cat({what, " must be a finite number, not ", js_text(v)}));
     *out = float(v);
     return Status::ok();
 }

@@ -1,22 +1,14 @@
 #include "numbers.h"
 
 #include <cmath>
-#include <cstdio>
+
+#include "simdformer/io/number_text.h"
 
 namespace simdformer::entry {
 namespace {
 
 // wasm: narrowed further to the memory's current size by arena().
 Arena g_arena{1, UINT64_MAX};
-
-// A JavaScript number as JavaScript would print it (NaN, Infinity, 4294967301, 1.5).
-std::string js_text(Number v) {
-    if (std::isnan(v)) return "NaN";
-    if (std::isinf(v)) return v > 0 ? "Infinity" : "-Infinity";
-    char text[32];
-    std::snprintf(text, sizeof text, "%.17g", v);
-    return text;
-}
 
 std::string str(uint64_t v) { return std::to_string(v); }
 
@@ -33,6 +25,8 @@ Arena arena() {
 }
 
 void set_arena(uint64_t begin, uint64_t end) { g_arena = Arena{begin, end}; }
+
+std::string js_text(Number v) { return number_text(v); }
 
 Status integer(Number v, const char* what, uint64_t lo, uint64_t hi, uint64_t* out) {
     // Compared as doubles first: converting NaN, infinities or values >= 2^64 to an integer type
@@ -112,9 +106,7 @@ std::string quoted(std::string_view text) {
     for (size_t i = 0; i < text.size() && i < 40; ++i) {
         const unsigned char c = static_cast<unsigned char>(text[i]);
         if (c < 0x20 || c == 0x7f) {
-            char esc[8];
-            std::snprintf(esc, sizeof esc, "\\x%02x", c);
-            out += esc;
+            out.append("\\x").append(1, "0123456789abcdef"[c >> 4]).append(1, "0123456789abcdef"[c & 15]);
         } else {
             out += char(c);
         }

@@ -39,6 +39,9 @@ Arena arena();
 // valid, and its random addresses would write over the fuzzer's own heap.
 void set_arena(uint64_t begin, uint64_t end);
 
+// v as JavaScript prints a number (NaN, Infinity, 4294967301, 1.5): simdformer::number_text.
+std::string js_text(Number v);
+
 // "<what> must be an integer in [lo, hi], not <v>": v is an exact integer in [lo, hi]
 // (hi <= 2^53). A NaN, an infinity, a fraction, a negative or a value above hi is an error.
 Status integer(Number v, const char* what, uint64_t lo, uint64_t hi, uint64_t* out);

@@ -127,7 +127,7 @@ int set_thread_count(Number n) {
     return guarded("setThreads", [&]() -> Status {
         // JS numbers: only exact integers in range reach the size_t conversion.
         if (!(n >= 1 && n <= 64) || n != std::floor(n))
-            return Status::invalid("threads must be an integer in [1, 64], got " + std::to_string(n));
+            return Status::invalid("threads must be an integer in [1, 64], got " + js_text(n));
         return simdformer::set_threads(size_t(n));
     });
 }

@@ -2,6 +2,7 @@
 // bytes for every kind of value, and an error for the same invalid UTF-8. This is the one binary
 // that links dump(); the library and the bindings call json_text().
 #include "simdformer/io/json_text.h"
+#include "simdformer/io/number_text.h"
 #include "test_util.h"
 
 #include <gtest/gtest.h>
@@ -9,11 +10,14 @@
 #include <cfloat>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <random>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace simdformer {
@@ -242,6 +246,80 @@ TEST(JsonText, NestedValues) {
         "torch_dtype": "float32", "tie_word_embeddings": true, "eos_token_id": [1, 2], "big": 18446744073709551615,
         "neg": -9223372036854775808, "zh": "\u4e2d\u6587", "esc": "\u0000\u001f\"\\/"})");
     EXPECT_TRUE(same_text(config));
+}
+
+// number_text: JavaScript's String(number) (ECMA-262 Number::toString), as node prints these.
+TEST(NumberText, AsJavaScriptWritesNumbers) {
+    const std::pair<double, const char*> cases[] = {
+        {0.0, "0"}, {-0.0, "0"}, {1.0, "1"}, {-1.0, "-1"}, {1.5, "1.5"}, {0.1, "0.1"}, {1.0 / 3, "0.3333333333333333"},
+        {4294967301.0, "4294967301"}, {9007199254740993.0, "9007199254740992"}, {1e20, "100000000000000000000"},
+        {123456789012345680000.0, "123456789012345680000"}, {1e21, "1e+21"}, {1.5e300, "1.5e+300"},
+        {0.000001, "0.000001"}, {0.0000015, "0.0000015"}, {1e-7, "1e-7"}, {1.5e-7, "1.5e-7"}, {5e-324, "5e-324"},
+        {1.7976931348623157e308, "1.7976931348623157e+308"}, {1e12, "1000000000000"}, {65504.0, "65504"},
+        {std::numeric_limits<double>::quiet_NaN(), "NaN"}, {INFINITY, "Infinity"}, {-INFINITY, "-Infinity"}};
+    for (const auto& [v, text] : cases) EXPECT_EQ(number_text(v), text) << v;
+    std::mt19937_64 rng(30);
+    for (int i = 0; i < samples(100000); ++i) {  // every text reads back as the same double
+        uint64_t bits = rng();
+        double v;
+        std::memcpy(&v, &bits, sizeof v);
+        if (!std::isfinite(v)) continue;
+        ASSERT_EQ(std::strtod(number_text(v).c_str(), nullptr), v) << number_text(v);
+    }
+}
+
+// float_text: the fewest digits that read back as the float, as many as info_json reported when
+// it printed "%.6g" ... "%.9g" until strtof gave the float back (its digits before issue 30), for
+// every normal float (a decimal exactly on the boundary to the next float included: "67115500"
+// for 67115504.0f). Two differences, both reading back as the same float: about 0.2% of floats
+// get the other of two shortest decimals in the last digit (printf takes the nearer, or the even
+// one in a tie: "23.945313" for 23.9453125f, printf "23.945312"), and subnormals can have fewer
+// than six digits ("1e-45", printf "1.4013e-45").
+TEST(NumberText, FloatTextIsTheShortestThatReadsBack) {
+    const std::pair<float, const char*> cases[] = {{1e-12f, "1e-12"}, {1e-5f, "0.00001"}, {1e-6f, "0.000001"},
+                                                   {0.7f, "0.7"},     {10000.0f, "10000"}, {-1.0f, "-1"},
+                                                   {0.0f, "0"},       {3.4028235e38f, "3.4028235e+38"},
+                                                   {1e-45f, "1e-45"}, {16777216.0f, "16777216"},
+                                                   {67115504.0f, "67115500"}};
+    for (const auto& [f, text] : cases) EXPECT_EQ(float_text(f), text) << f;
+    const auto printf_shortest = [](float f) {
+        char text[32];
+        for (int digits = 6; digits <= 9; ++digits) {
+            std::snprintf(text, sizeof text, "%.*g", digits, double(f));
+            if (std::strtof(text, nullptr) == f) break;
+        }
+        return std::string(text);
+    };
+    const auto significant_digits = [](const std::string& text) {  // of the mantissa, without leading or trailing zeros
+        std::string digits;
+        for (const char c : text.substr(0, text.find('e')))
+            if (c >= '0' && c <= '9' && !(c == '0' && digits.empty())) digits += c;
+        while (!digits.empty() && digits.back() == '0') digits.pop_back();
+        return digits.size();
+    };
+    size_t ties = 0;
+    for (uint32_t bits = 0x00800000u; bits < 0x7F800000u; bits += 0x3FFFu * kSanitizerSampleDivisor) {
+        float f;
+        std::memcpy(&f, &bits, sizeof f);
+        const std::string ours = float_text(f), theirs = printf_shortest(f);
+        ASSERT_EQ(std::strtof(ours.c_str(), nullptr), f) << ours;
+        ASSERT_EQ(significant_digits(ours), significant_digits(theirs)) << ours << " " << theirs;
+        if (std::strtod(ours.c_str(), nullptr) != std::strtod(theirs.c_str(), nullptr)) ++ties;
+    }
+    const size_t sampled = (0x7F800000u - 0x00800000u) / (0x3FFFu * kSanitizerSampleDivisor);
+    EXPECT_LT(ties, sampled / 100) << ties << " of " << sampled;  // 0.2% measured
+    for (uint32_t bits = 1; bits < 0x00800000u; bits += 0x3FFFu * kSanitizerSampleDivisor) {
+        float f;
+        std::memcpy(&f, &bits, sizeof f);
+        ASSERT_EQ(std::strtof(float_text(f).c_str(), nullptr), f) << float_text(f);
+    }
+}
+
+TEST(NumberText, NonFiniteAsPrintfWritesThem) {
+    EXPECT_EQ(nonfinite_text(std::numeric_limits<double>::quiet_NaN()), "nan");
+    EXPECT_EQ(nonfinite_text(-std::numeric_limits<double>::quiet_NaN()), "-nan");
+    EXPECT_EQ(nonfinite_text(INFINITY), "inf");
+    EXPECT_EQ(nonfinite_text(-INFINITY), "-inf");
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "simdformer/io/json_text.h"
+#include "simdformer/io/number_text.h"
 
 namespace simdformer {
 namespace {
@@ -201,7 +202,7 @@ Status HfConfig::positive_number(const char* name, double hi, float fallback, fl
     if (!it->is_number()) return Status::invalid(cat({quoted(name), " must be a number, not ", json_text(*it)}));
     const double v = it->get<double>();
     if (!std::isfinite(v) || !(v > 0) || v > hi)
-        return Status::invalid(cat({quoted(name), " = ", json_text(*it), " must be a positive number <= ", std::to_string(hi)}));
+        return Status::invalid(cat({quoted(name), " = ", json_text(*it), " must be a positive number <= ", number_text(hi)}));
     *out = float(v);
     return Status::ok();
 }

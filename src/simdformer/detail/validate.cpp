@@ -3,12 +3,14 @@
 #include <cmath>
 #include <string>
 
+#include "simdformer/io/number_text.h"
+
 namespace simdformer {
 
 Status check_finite(const float* x, size_t n, const char* what) {
     for (size_t i = 0; i < n; ++i)
         if (!std::isfinite(x[i]))
-            return Status::invalid(cat({what, " holds a non-finite value (", std::to_string(x[i]),
+            return Status::invalid(cat({what, " holds a non-finite value (", nonfinite_text(x[i]),
                                         ") at element ", i}));
     return Status::ok();
 }

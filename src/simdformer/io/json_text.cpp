@@ -5,6 +5,9 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "simdformer/io/decimal.h"
+#include "simdformer/io/number_text.h"
+
 namespace simdformer {
 namespace {
 
@@ -149,18 +152,12 @@ void generate_digits(Fp low, Fp w, Fp high, Decimal& d) {
     round_towards_w(d, dist, delta, fraction, one);
 }
 
-// v finite and > 0: a short decimal that reads back as v.
-Decimal shortest_decimal(double v) {
-    uint64_t bits;
-    std::memcpy(&bits, &v, sizeof bits);
-    const uint64_t fraction = bits & ((uint64_t{1} << 52) - 1);
-    const int biased = int(bits >> 52);  // the sign bit is clear
-    const Fp x = biased == 0 ? Fp{fraction, 1 - 1075} : Fp{fraction | (uint64_t{1} << 52), biased - 1075};
-    // The halfway points to the neighbouring doubles; the one below is closer when x is a power
-    // of two (its lower neighbour is in the binade below, half as far), except for the smallest
-    // normal exponent (the subnormals below are spaced alike).
+// x > 0, a value of a binary floating-point format: a short decimal that reads back as x in that
+// format. lower_is_closer: x is a power of two whose lower neighbour is in the binade below (half
+// as far), i.e. not at the format's smallest normal exponent (the subnormals below are spaced alike).
+Decimal shortest_decimal(Fp x, bool lower_is_closer) {
+    // The halfway points to the neighbouring values.
     const Fp high = normalized({2 * x.f + 1, x.e - 1});
-    const bool lower_is_closer = fraction == 0 && biased > 1;
     const Fp low_raw = lower_is_closer ? Fp{4 * x.f - 1, x.e - 2} : Fp{2 * x.f - 1, x.e - 1};
     const Fp low = {low_raw.f << (low_raw.e - high.e), high.e};
     const Fp w = normalized(x);  // same exponent as high: 2 x.f + 1 has one bit more than x.f
@@ -174,6 +171,47 @@ Decimal shortest_decimal(double v) {
     // The products are within one unit of the exact ones: keep one unit inside the boundaries.
     generate_digits({low_c.f + 1, low_c.e}, w_c, {high_c.f - 1, high_c.e}, d);
     return d;
+}
+
+// v finite and > 0: a short decimal that reads back as v.
+Decimal shortest_decimal(double v) {
+    uint64_t bits;
+    std::memcpy(&bits, &v, sizeof bits);
+    const uint64_t fraction = bits & ((uint64_t{1} << 52) - 1);
+    const int biased = int(bits >> 52);  // the sign bit is clear
+    const Fp x = biased == 0 ? Fp{fraction, 1 - 1075} : Fp{fraction | (uint64_t{1} << 52), biased - 1075};
+    return shortest_decimal(x, fraction == 0 && biased > 1);
+}
+
+// f finite and > 0: a short decimal that reads back as f in float (strtof). The same steps over
+// float's neighbours: its interval is 2^29 times wider than the 64-bit products' error, so the
+// shrinking by one unit above costs nothing in practice.
+Decimal shortest_float_decimal(float f) {
+    uint32_t bits;
+    std::memcpy(&bits, &f, sizeof bits);
+    const uint32_t fraction = bits & ((uint32_t{1} << 23) - 1);
+    const int biased = int(bits >> 23);  // the sign bit is clear
+    const Fp x = biased == 0 ? Fp{fraction, 1 - 150} : Fp{fraction | (uint64_t{1} << 23), biased - 150};
+    return shortest_decimal(x, fraction == 0 && biased > 1);
+}
+
+// d as JavaScript's Number::toString writes it (ECMA-262, 6.1.6.1.20): plain for decimal points
+// from 10^-6 to 10^21, otherwise d.ddde+X / d.ddde-X.
+void append_js_decimal(std::string& out, const Decimal& d) {
+    const int k = d.length;
+    const int n = d.length + d.exponent;  // where the decimal point falls in the digits
+    if (k <= n && n <= 21) {
+        out.append(d.digits, size_t(k)).append(size_t(n - k), '0');
+    } else if (0 < n && n <= 21) {
+        out.append(d.digits, size_t(n)).append(1, '.').append(d.digits + n, size_t(k - n));
+    } else if (-6 < n && n <= 0) {
+        out.append("0.").append(size_t(-n), '0').append(d.digits, size_t(k));
+    } else {
+        out += d.digits[0];
+        if (k > 1) out.append(1, '.').append(d.digits + 1, size_t(k - 1));
+        out.append(n - 1 < 0 ? "e-" : "e+");
+        append_decimal(out, uint64_t(std::abs(n - 1)), false);
+    }
 }
 
 // Plain notation for decimal points from 10^-4 to 10^15 ("1.0" for integral values: a
@@ -348,6 +386,67 @@ std::string json_text(const nlohmann::json& value) {
     std::string out;
     append_value(out, value);
     return out;
+}
+
+std::string number_text(double v) {
+    if (std::isnan(v)) return "NaN";
+    std::string out;
+    if (v < 0) {
+        out += '-';
+        v = -v;
+    }
+    if (std::isinf(v)) return out + "Infinity";
+    if (v == 0) return "0";  // -0 too, as JavaScript prints it
+    append_js_decimal(out, shortest_decimal(v));
+    return out;
+}
+
+std::string float_text(float f) {
+    if (!std::isfinite(f) || f == 0) return number_text(f);
+    std::string out;
+    if (f < 0) {
+        out += '-';
+        f = -f;
+    }
+    const Decimal d = shortest_float_decimal(f);
+    // Grisu2 keeps strictly inside the halfway points to the neighbouring floats, but a decimal
+    // exactly on one reads back as f when f's significand is even (strtof rounds the tie to it):
+    // 67115500 for 67115504.0f. Such a shorter decimal is d rounded to fewer digits: the first
+    // that reads back as f, if any.
+    for (int k = 1; k < d.length; ++k) {
+        Decimal r;
+        r.length = k;
+        r.exponent = d.exponent + (d.length - k);
+        std::memcpy(r.digits, d.digits, size_t(k));
+        if (d.digits[k] >= '5') {  // half up, carrying
+            int i = k - 1;
+            while (i >= 0 && r.digits[i] == '9') r.digits[i--] = '0';
+            if (i >= 0) {
+                ++r.digits[i];
+            } else {  // 99.. -> 100..: one digit, one decade up
+                r.digits[0] = '1';
+                r.length = 1;
+                r.exponent += k;
+            }
+        }
+        std::string text(r.digits, size_t(r.length));
+        text.append(1, 'e');
+        append_decimal(text, uint64_t(std::abs(r.exponent)), r.exponent < 0);
+        // Read as a double, then rounded to float: a decimal exactly on a halfway point is a
+        // double (25 significant bits), so the float's tie to even is strtof's; parse_float would
+        // keep a second instantiation of the decimal parser in every wasm build (+331 B gzip).
+        if (static_cast<float>(parse_double(text.c_str(), nullptr)) == f) {
+            append_js_decimal(out, r);
+            return out;
+        }
+    }
+    append_js_decimal(out, d);
+    return out;
+}
+
+std::string nonfinite_text(double v) {
+    const char* name = std::isnan(v) ? "nan" : "inf";
+    return std::signbit(v) ? std::string("-") + name : std::string(name);
 }
 
 }  // namespace simdformer

@@ -1,8 +1,9 @@
 #include "simdformer/io/weight_reader.h"
 
+#include <cmath>
 #include <cstring>
 
-#include <cmath>
+#include "simdformer/io/number_text.h"
 
 namespace simdformer {
 
@@ -39,7 +40,7 @@ Status WeightReader::read_rows(const TensorInfo& t, size_t row0, size_t n_rows, 
     SF_RETURN_IF_ERROR(read_f32(t, first, size_t(count), dst));
     for (size_t i = 0; i < count; ++i)
         if (!std::isfinite(dst[i]))
-            return Status::invalid(cat({"tensor '", t.name, "' holds a non-finite value (", std::to_string(dst[i]),
+            return Status::invalid(cat({"tensor '", t.name, "' holds a non-finite value (", nonfinite_text(dst[i]),
                                         ") at element ", first + i}));
     return Status::ok();
 }

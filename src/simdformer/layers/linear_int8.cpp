@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "simdformer/io/number_text.h"
 #include "simdformer/kernels/kernels.h"
 
 namespace simdformer::detail {
@@ -59,7 +60,7 @@ Status load_prequantized(WeightReader& r, const TensorInfo& w, bool out_in, size
     SF_RETURN_IF_ERROR(r.read_rows(*s, first, out, scales));
     for (size_t j = 0; j < out; ++j)
         if (!(scales[j] >= 0.0f))
-            return Status::invalid(cat({"tensor '", scale_name, "': scale ", std::to_string(scales[j]), " of channel ",
+            return Status::invalid(cat({"tensor '", scale_name, "': scale ", float_text(scales[j]), " of channel ",
                                         first + j, " is negative"}));
     r.mark_used(*s, 0);  // scales are not parameters of their own
     const size_t row = size_t(w.row_elements());

@@ -1,9 +1,9 @@
 // Model::info_json: the family's normalized config keys, then what every model reports.
-#include <cstdio>
 #include <cstdlib>
 
 #include "simdformer/io/json_limits.h"
 #include "simdformer/io/json_text.h"
+#include "simdformer/io/number_text.h"
 #include "simdformer/model/info_json.h"
 #include "simdformer/model/model_state.h"
 
@@ -12,14 +12,7 @@ namespace detail {
 
 nlohmann::json info_token_id(int64_t id) { return id < 0 ? nlohmann::json(nullptr) : nlohmann::json(id); }
 
-double shortest_float(float f) {
-    char text[32];
-    for (int digits = 6; digits <= 9; ++digits) {
-        std::snprintf(text, sizeof text, "%.*g", digits, double(f));
-        if (std::strtof(text, nullptr) == f) break;
-    }
-    return std::strtod(text, nullptr);
-}
+double shortest_float(float f) { return std::strtod(float_text(f).c_str(), nullptr); }
 
 nlohmann::json parse_config_object(const std::string& text) {
     // The loader's parser (io/json_limits.h), not json::parse: that one is a second instantiation

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <string>
 
+#include "simdformer/io/number_text.h"
+
 namespace simdformer {
 
 uint64_t SplitMix64::next() {
@@ -27,9 +29,9 @@ size_t argmax(const float* x, size_t n) {
 // HF's TopPLogitsWarper does (min_tokens_to_keep = 1).
 Status check_sampler(const SamplerOptions& o, size_t) {
     if (!std::isfinite(o.temperature) || o.temperature < 0.0f)
-        return Status::invalid(cat({"temperature=", std::to_string(o.temperature), " must be a finite number >= 0"}));
+        return Status::invalid(cat({"temperature=", float_text(o.temperature), " must be a finite number >= 0"}));
     if (!(o.top_p >= 0.0f && o.top_p <= 1.0f))
-        return Status::invalid(cat({"top_p=", std::to_string(o.top_p), " must be in [0, 1]"}));
+        return Status::invalid(cat({"top_p=", float_text(o.top_p), " must be in [0, 1]"}));
     return Status::ok();
 }
 
