@@ -69,7 +69,8 @@ private:
     pthread_mutex_t m_ = PTHREAD_MUTEX_INITIALIZER;
 };
 
-#if defined(__EMSCRIPTEN__)
+// SIMDFORMER_MUSL_CONDVAR builds musl's pthread_cond_t in wasm too, for A/B timing.
+#if defined(__EMSCRIPTEN__) && !defined(SIMDFORMER_MUSL_CONDVAR)
 // In wasm, a condition variable over the futex of a sequence number: musl's pthread_cond_t
 // (waiter lists, requeueing, cancellation) cost the threads build ~1.1 KB of code that a pool
 // whose every notify is made holding the mutex does not need (issue 30). A waiter reads the
