@@ -127,12 +127,10 @@ test('offsets of tokens holding parts of one character all give that character',
     [['c', 'C'], ['##a', 'a'], ['##f', 'f'], ['##e', 'é'], ['p', 'p']]);
 });
 
-test('byte-fallback tokens (SentencePiece BPE, as Llama 2 / Mistral write it) get their characters\' offsets', async () => {
-  // A Llama-2-style tokenizer.json: ▁ prepended and for spaces (normalizer), no pre-tokenizer,
-  // BPE with byte_fallback; "\n" and "é" are not in the vocabulary, so they become <0x..> bytes.
-  const pieces = ['<unk>', '<s>', '</s>', ...Array.from({ length: 256 }, (_, b) => `<0x${b.toString(16).toUpperCase().padStart(2, '0')}>`),
-    '\u2581', 'h', 'i', 'c', 'a', 'f', '\u2581h', '\u2581hi', 'hi', '\u2581c', '\u2581ca', '\u2581caf'];
-  const json = {
+// A Llama-2-style tokenizer.json over `pieces` (the first three <unk>, <s>, </s>): ▁ prepended and
+// for spaces (normalizer), no pre-tokenizer, <s> before each sequence, BPE with `merges`.
+function llama2StyleJson(pieces, merges, { byteFallback }) {
+  return {
     version: '1.0', truncation: null, padding: null,
     added_tokens: [0, 1, 2].map((id) => ({ id, content: pieces[id], single_word: false, lstrip: false, rstrip: false, normalized: false, special: true })),
     normalizer: { type: 'Sequence', normalizers: [{ type: 'Prepend', prepend: '\u2581' }, { type: 'Replace', pattern: { String: ' ' }, content: '\u2581' }] },
@@ -140,11 +138,18 @@ test('byte-fallback tokens (SentencePiece BPE, as Llama 2 / Mistral write it) ge
     post_processor: { type: 'TemplateProcessing', single: [{ SpecialToken: { id: '<s>', type_id: 0 } }, { Sequence: { id: 'A', type_id: 0 } }],
       pair: [{ SpecialToken: { id: '<s>', type_id: 0 } }, { Sequence: { id: 'A', type_id: 0 } }, { SpecialToken: { id: '<s>', type_id: 1 } }, { Sequence: { id: 'B', type_id: 1 } }],
       special_tokens: { '<s>': { id: '<s>', ids: [1], tokens: ['<s>'] } } },
-    decoder: { type: 'Sequence', decoders: [{ type: 'Replace', pattern: { String: '\u2581' }, content: ' ' }, { type: 'ByteFallback' }, { type: 'Fuse' }, { type: 'Strip', content: ' ', start: 1, stop: 0 }] },
-    model: { type: 'BPE', dropout: null, unk_token: '<unk>', continuing_subword_prefix: null, end_of_word_suffix: null, fuse_unk: true, byte_fallback: true,
-      vocab: Object.fromEntries(pieces.map((p, i) => [p, i])),
-      merges: ['\u2581 h', '\u2581h i', 'h i', '\u2581 c', '\u2581c a', '\u2581ca f'] },
+    decoder: { type: 'Sequence', decoders: [{ type: 'Replace', pattern: { String: '\u2581' }, content: ' ' }, ...(byteFallback ? [{ type: 'ByteFallback' }] : []),
+      { type: 'Fuse' }, { type: 'Strip', content: ' ', start: 1, stop: 0 }] },
+    model: { type: 'BPE', dropout: null, unk_token: '<unk>', continuing_subword_prefix: null, end_of_word_suffix: null, fuse_unk: true, byte_fallback: byteFallback,
+      vocab: Object.fromEntries(pieces.map((p, i) => [p, i])), merges },
   };
+}
+
+test('byte-fallback tokens (SentencePiece BPE, as Llama 2 / Mistral write it) get their characters\' offsets', async () => {
+  // BPE with byte_fallback; "\n" and "é" are not in the vocabulary, so they become <0x..> bytes.
+  const pieces = ['<unk>', '<s>', '</s>', ...Array.from({ length: 256 }, (_, b) => `<0x${b.toString(16).toUpperCase().padStart(2, '0')}>`),
+    '\u2581', 'h', 'i', 'c', 'a', 'f', '\u2581h', '\u2581hi', 'hi', '\u2581c', '\u2581ca', '\u2581caf'];
+  const json = llama2StyleJson(pieces, ['\u2581 h', '\u2581h i', 'h i', '\u2581 c', '\u2581c a', '\u2581ca f'], { byteFallback: true });
   const tok = await loadTokenizer(json, { bos_token: '<s>', eos_token: '</s>', unk_token: '<unk>' }, { rows: pieces.length, maxPositions: 40 });
   const text = 'hi\nhi café';
   const r = tok.encodeOne(text, 40);
@@ -163,18 +168,7 @@ test('byte-fallback tokens (SentencePiece BPE, as Llama 2 / Mistral write it) ge
 // Sequence) the spaces are gone and each ▁ shares its word's first character (tested above).
 test('a ▁ that stands for a space spans that space (Llama 2 / Mistral normalizer, Metaspace pre-tokenizer)', async () => {
   const pieces = ['<unk>', '<s>', '</s>', '\u2581', 'h', 'i', '\u2581h', '\u2581hi', 'hi'];
-  const json = {
-    version: '1.0', truncation: null, padding: null,
-    added_tokens: [0, 1, 2].map((id) => ({ id, content: pieces[id], single_word: false, lstrip: false, rstrip: false, normalized: false, special: true })),
-    normalizer: { type: 'Sequence', normalizers: [{ type: 'Prepend', prepend: '\u2581' }, { type: 'Replace', pattern: { String: ' ' }, content: '\u2581' }] },
-    pre_tokenizer: null,
-    post_processor: { type: 'TemplateProcessing', single: [{ SpecialToken: { id: '<s>', type_id: 0 } }, { Sequence: { id: 'A', type_id: 0 } }],
-      pair: [{ SpecialToken: { id: '<s>', type_id: 0 } }, { Sequence: { id: 'A', type_id: 0 } }, { SpecialToken: { id: '<s>', type_id: 1 } }, { Sequence: { id: 'B', type_id: 1 } }],
-      special_tokens: { '<s>': { id: '<s>', ids: [1], tokens: ['<s>'] } } },
-    decoder: { type: 'Sequence', decoders: [{ type: 'Replace', pattern: { String: '\u2581' }, content: ' ' }, { type: 'Fuse' }, { type: 'Strip', content: ' ', start: 1, stop: 0 }] },
-    model: { type: 'BPE', dropout: null, unk_token: '<unk>', continuing_subword_prefix: null, end_of_word_suffix: null, fuse_unk: true, byte_fallback: false,
-      vocab: Object.fromEntries(pieces.map((p, i) => [p, i])), merges: ['\u2581 h', '\u2581h i', 'h i'] },
-  };
+  const json = llama2StyleJson(pieces, ['\u2581 h', '\u2581h i', 'h i'], { byteFallback: false });
   const config = { tokenizer_class: 'PreTrainedTokenizerFast' };
   const cases = async (tokenizerJson) => {
     const tok = await loadTokenizer(tokenizerJson, config, { rows: pieces.length, maxPositions: 40 });
