@@ -73,6 +73,7 @@ async function timeRounds(page, engines, rounds, prompts, prefillPrompt, times, 
   }
 }
 
+let versionsShown = false;  // the browser's and ORT's versions, printed from the first page
 const pageQuery = () => [THREADS > 1 ? `threads=${THREADS}` : '', RELAXED === 'off' ? 'relaxed=off' : ''].filter(Boolean).join('&');
 
 async function benchDecoder(name) {
@@ -90,6 +91,8 @@ async function benchDecoder(name) {
   for (const block of blocks) {
     const { page, errors, close } = await openEmbedPage(pageQuery(), { file: 'decode.html', ready: 'decodeBench' });
     try {
+      if (!versionsShown) console.log(JSON.stringify(await page.evaluate(() => window.decodeBench.versions())));
+      versionsShown = true;
       const l = await loadChecked(page, name, block);
       loaded = { ...loaded, ...l, checks: { ...loaded?.checks, ...l.checks }, arch: l.arch || loaded?.arch };
       prompts ??= CONTEXTS.map((c) => randomPrompt(c, c, l.vocab));
@@ -122,10 +125,6 @@ async function benchDecoder(name) {
 }
 
 console.log(`load average before: ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
-{
-  const { page, close } = await openEmbedPage(pageQuery(), { file: 'decode.html', ready: 'decodeBench' });
-  try { console.log(JSON.stringify(await page.evaluate(() => window.decodeBench.versions()))); } finally { await close(); }
-}
 const results = [];
 for (const name of DECODERS) results.push(await benchDecoder(name));
 console.log(`load average after: ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
