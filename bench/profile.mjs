@@ -39,13 +39,15 @@ const ATTENTION = [
   ['attention: masks', /mask_scores|floor_f32/],
 ];
 const LEAF = [
-  ['GEMM: projections + FFN', /gemm_f32|tile<|epilogue_row|pack_b|pack_a/],
+  ['GEMM: projections + FFN', /gemm_f32|gemv_|run_tile|tile<|finish_panel|epilogue_row|pack_b|pack_a/],
   ['GELU / activation', /activate|gelu|erf|tanh|silu/i],
   ['LayerNorm', /layernorm|rms_norm/i],
   ['residual add / bias', /add_f32|bias/],
   ['embedding / pooling', /embed|pool|normalize_rows/i],
   ['memcpy / memset', /memcpy|memset|memmove/],
-  ['JavaScript (tokenizer, API)', /^[A-Za-z_$#.][\w$#.]*$|\.mjs|anonymous/],
+  // JavaScript frames are bare identifiers or "(file:...mjs)"; C++ names are qualified
+  // (simdformer::...), and their "(anonymous namespace)" is not JavaScript's anonymous function.
+  ['JavaScript (tokenizer, API)', /^[A-Za-z_$#.][\w$#.]*$|\.mjs|^\(anonymous/],
 ];
 function categoryOf(stack) {  // stack: function names, leaf first
   const inHead = stack.findIndex((f) => /head_attend|head_dot_scores/.test(f));
