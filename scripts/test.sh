@@ -107,8 +107,10 @@ bash scripts/setup.sh test || { echo "setup failed"; echo "0 passed, 1 failed"; 
 # The Google Tests natively on the three levels the addon is built for, each in the addon's own
 # build tree, whose library the package build (the main job) has compiled already:
 # native-addon-tests on the x86-64 baseline (SSE2; also the examples and the installed-package
-# consumer test), native-addon-avx2 (x86-64-v3: AVX2 + FMA, every suite) and, only where the CPU
-# has it, native-addon-avx512 (x86-64-v4: the suites that run the xsimd kernels:
+# consumer test), native-addon-avx2 (x86-64-v3: AVX2 + FMA, every suite whose arithmetic runs on
+# the level: kernels, layers, int8, the models and their goldens, threads; the parsers' suites --
+# checkpoint, decimal, entry, io, json_text -- would test the same code a second time) and, only
+# where the CPU has it, native-addon-avx512 (x86-64-v4: the suites that run the xsimd kernels:
 # CMakePresets.json), each kernels_test checking that its level is the one that runs.
 # (native-release is the same SSE2 build without -fPIC, for development; it compiled the library
 # a fourth time here.)
