@@ -177,12 +177,39 @@ function int8Kernel(module, requested) {
   return now || fail(`init: relaxedSimd: ${JSON.stringify(requested)} needs a SIMD128 wasm build (true: in an engine with relaxed SIMD)`, 'unsupported');
 }
 
-/** Runs the Emscripten factory; a wasm file that does not compile is a SimdformerError. */
-export async function instantiate(factory, moduleOptions) {
+const cannotInstantiate = (e) => fail(`init: the wasm module cannot be instantiated: ${e?.message ?? e}`, 'unsupported');
+
+/** Awaits a WebAssembly.compile; bytes that do not compile are a SimdformerError. */
+export async function compiled(compiling) {
   try {
-    return await factory(moduleOptions);
+    return await compiling;
   } catch (e) {
-    return fail(`init: the wasm module cannot be instantiated: ${e?.message ?? e}`, 'unsupported');
+    return cannotInstantiate(e);
+  }
+}
+
+/**
+ * Runs the Emscripten factory; a wasm file that does not compile or link is a SimdformerError.
+ * wasmModule: the module already compiled (node.mjs compiles it while the glue loads), handed to
+ * the glue through its instantiateWasm hook; without it the glue compiles the bytes itself.
+ */
+export async function instantiate(factory, moduleOptions, wasmModule) {
+  let hookFailed;
+  const failed = new Promise((resolve, reject) => { hookFailed = reject; });
+  if (wasmModule) {
+    // The glue's receiveInstance takes the module too: the threads build sends it to its workers.
+    moduleOptions = {
+      ...moduleOptions,
+      instantiateWasm: (imports, receiveInstance) => {
+        WebAssembly.instantiate(wasmModule, imports).then((instance) => receiveInstance(instance, wasmModule)).catch(hookFailed);
+        return {};
+      },
+    };
+  }
+  try {
+    return await Promise.race([factory(moduleOptions), failed]);
+  } catch (e) {
+    return cannotInstantiate(e);
   }
 }
 
