@@ -93,7 +93,7 @@ function chooseBackend(o) {
 
 /** The Node-API addon as a Simdformer: its thread pool (process-wide) set to the threads asked. */
 function nativeInstance(module, o) {
-  const threads = resolveThreads(o.threads, nodeCores());
+  const threads = resolveThreads(o.threads, nodeCores);
   const err = module.setThreads(threads);
   if (err) {
     const tab = err.indexOf('\t');
@@ -115,7 +115,7 @@ export async function init(options = {}) {
   const { backend, native } = chooseBackend(o);
   if (backend === 'native') return nativeInstance(native.module, o);
   // Node.js shares memory with worker threads everywhere.
-  const { name, simd, threads, refused } = chooseBuild(o, { cores: nodeCores(), sharedMemory: true });
+  const { name, simd, threads, refused } = chooseBuild(o, { cores: nodeCores, sharedMemory: true });
   if (refused === 'scalar') {
     const why = o.simd === false ? 'simd: false runs' : 'this engine lacks wasm SIMD128 or wasm exception handling, so it runs';
     fail(`init: threads > 1 needs the SIMD128 build; ${why} the scalar build, one thread`, 'unsupported');

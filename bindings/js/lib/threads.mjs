@@ -25,11 +25,15 @@ export const threadsKind = {
     ? v : fail(`${what} must be 'auto' or an integer in [1, ${MAX_THREADS}], got ${describe(v)}`)),
 };
 
-/** 'auto' -> physical cores (when known, else logical) up to AUTO_THREADS_CAP. */
-export function resolveThreads(requested, { physical, logical }) {
+/**
+ * 'auto' -> physical cores (when known, else logical) up to AUTO_THREADS_CAP. cores: { physical,
+ * logical }, or a function returning them, called only for 'auto' (Node reads /proc/cpuinfo).
+ */
+export function resolveThreads(requested, cores) {
   if (requested !== 'auto') return requested;
-  const cores = physical || logical || 1;
-  return Math.max(1, Math.min(AUTO_THREADS_CAP, cores));
+  const { physical, logical } = typeof cores === 'function' ? cores() : cores;
+  const n = physical || logical || 1;
+  return Math.max(1, Math.min(AUTO_THREADS_CAP, n));
 }
 
 /**

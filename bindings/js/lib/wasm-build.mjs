@@ -13,8 +13,9 @@ import { chooseSimd } from './simd-detect.mjs';
 import { resolveThreads } from './threads.mjs';
 
 /**
- * o: init's checked options; cores: { physical, logical } for threads: 'auto';
- * sharedMemory: whether this page or process can share wasm memory with workers.
+ * o: init's checked options; cores: { physical, logical } for threads: 'auto' (or a function
+ * returning them, called only then); sharedMemory: whether this page or process can share wasm
+ * memory with workers.
  * Returns the build's file name (without .mjs / .wasm), simd, the threads it runs, the threads
  * asked, and why more than one thread cannot run ('scalar': the scalar build is loaded, by
  * simd: false or because the engine lacks SIMD128 or wasm exceptions; 'isolation': no shared
