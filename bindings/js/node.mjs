@@ -122,8 +122,8 @@ export async function init(options = {}) {
   }
   // Start-up in parallel (issue 30: init() <= 20 ms): the glue's import is parsed on this thread
   // while V8 compiles the wasm on its background threads, and the bytes go to the compiler as read
-  // (the glue would copy them first). The file is read synchronously: 0.3 ms for the 347 KB module,
-  // where fs/promises' chunked read took 3-8 ms before the compile could start.
+  // (the glue would copy them first). The file is read synchronously: ~1.6 ms for the 347 KB module
+  // on the 2-core AMD EPYC, where fs/promises' readFile took 3-4 ms before the compile could start.
   const glueLoading = import(`./${name}.mjs`);
   glueLoading.catch(() => {});  // awaited below; a compile error is reported first
   const compiling = WebAssembly.compile(o.wasmBinary ?? readWasm(o.wasmUrl, name));

@@ -10,6 +10,7 @@ import { func, oneOf, readOptions, value, weightsFormat } from './options.mjs';
 import { loadPretrained, loadWeights } from './pretrained.mjs';
 import { setJinjaLoader } from './chat-template.mjs';
 import { setTokenizersLoader } from './tokenizer.mjs';
+import { wasmRelaxedSimdSupported } from './simd-detect.mjs';
 import { stopThreads, threadsKind } from './threads.mjs';
 
 export class Simdformer {
@@ -173,6 +174,10 @@ function configJson(config) {
  */
 function int8Kernel(module, requested) {
   const mode = requested === true ? 'relaxed' : requested === false ? 'off' : requested;
+  // 'auto' in an engine without relaxed SIMD: the module's check would refuse its relaxed module
+  // (it cannot validate), and a new module starts on the 8-bit k-loop; skipping the call saves
+  // ~1 ms of init() (its invoker, the failed validation). Issue 30's start-up.
+  if (mode === 'auto' && !wasmRelaxedSimdSupported()) return 'off';
   const now = module.int8Kernel?.(mode) ?? (mode === 'auto' || mode === 'off' ? 'off' : '');
   return now || fail(`init: relaxedSimd: ${JSON.stringify(requested)} needs a SIMD128 wasm build (true: in an engine with relaxed SIMD)`, 'unsupported');
 }

@@ -29,6 +29,21 @@ const EH_PROBE = new Uint8Array([
   0x0b, 0x0b,                                      //   end (try); end (function)
 ]);
 
+// Does this engine have relaxed SIMD (final opcodes: Chrome 114, Firefox 145; Node 20 only with
+// --experimental-wasm-relaxed-simd)? Validates a tiny module using i8x16.relaxed_swizzle, as
+// wasm-feature-detect does. Only a shortcut for init()'s relaxedSimd: 'auto': where it is false the
+// engine cannot validate the SIMD128 builds' relaxed int8 module either, so the module's own check
+// (C++ relaxed_i8_available, which validates it and runs it against the portable loop) would
+// answer no; where it is true that check still decides.
+const RELAXED_PROBE = new Uint8Array([
+  0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,  // magic, version
+  0x01, 0x05, 0x01, 0x60, 0x00, 0x01, 0x7b,        // type: () -> v128
+  0x03, 0x02, 0x01, 0x00,                          // one function of that type
+  0x0a, 0x0f, 0x01, 0x0d, 0x00,                    // code: one body of 13 bytes, no locals
+  0x41, 0x00, 0xfd, 0x0f, 0x41, 0x00, 0xfd, 0x0f,  // i32.const 0; i8x16.splat; i32.const 0; i8x16.splat
+  0xfd, 0x80, 0x02, 0x0b,                          // i8x16.relaxed_swizzle; end
+]);
+
 const validates = (bytes) => {
   try {
     return typeof WebAssembly === 'object' && WebAssembly.validate(bytes);
@@ -45,9 +60,13 @@ export function wasmExceptionsSupported() {
   return validates(EH_PROBE);
 }
 
+export function wasmRelaxedSimdSupported() {
+  return validates(RELAXED_PROBE);
+}
+
 // The probe bytes, for tests that check them with a validator that knows the features
 // (tests/js/eh-fallback.test.mjs, which also emulates an engine without exceptions).
-export const PROBES = { simd: SIMD_PROBE, exceptions: EH_PROBE };
+export const PROBES = { simd: SIMD_PROBE, exceptions: EH_PROBE, relaxedSimd: RELAXED_PROBE };
 
 // Picks the build: 'auto' follows the engine; true insists on SIMD128. The SIMD128 builds are
 // compiled with native wasm exceptions (-fwasm-exceptions), so they need both features: an
