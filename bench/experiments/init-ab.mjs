@@ -5,6 +5,8 @@
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
+import { median } from '../stats.mjs';
+
 const [mode, runsText, ...entries] = process.argv.slice(2);
 const runs = Number(runsText);
 if (!mode || !(runs > 0) || entries.length === 0) {
@@ -20,10 +22,6 @@ for (let r = 0; r < runs; r++) {
     times[i].ready.push(out.threadsReadyMs);
   });
 }
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
 const summary = (xs) => `${median(xs).toFixed(2)} (${Math.min(...xs).toFixed(2)}-${Math.max(...xs).toFixed(2)})`;
 entries.forEach((entry, i) => {
   const t = times[i];
