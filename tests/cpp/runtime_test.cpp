@@ -155,6 +155,36 @@ TEST(RangeClaims, ConcurrentClaimersGetEachRangeExactlyOnce) {
 
 // A PoolLease holds the pool (its job scratch) for one caller: empty on one thread, inside a task
 // and while another caller holds it; that caller's parallel_for calls still work (inline).
+// A worker that finishes its part of a job and looks for more while the caller is already posting
+// the next job (more threads than cores make that interleaving common) must not take a part of
+// the new job under the old one: that part would run twice and the job's count of unfinished
+// tasks would never reach zero again (the join would hang; session 19 found exactly that in a
+// chunked pool). Back-to-back jobs whose task counts change every time, each task counted.
+TEST(ThreadPool, BackToBackJobsOfChangingSizesRunEachTaskOnce) {
+    SKIP_WITHOUT_THREADS();
+    ThreadsGuard guard;
+    for (size_t n_threads : {2, 3, 5}) {
+        ASSERT_TRUE(rt::set_threads(n_threads).is_ok());
+        std::vector<std::atomic<uint32_t>> hits(64);
+#if defined(__EMSCRIPTEN__)
+        const uint32_t jobs = 3000;  // wasm's threads join tens of times slower with more threads than cores
+#else
+        const uint32_t jobs = 20000;
+#endif
+        for (uint32_t job = 1; job <= jobs; ++job) {
+            const size_t n = 1 + (job * 2654435761u >> 26);  // 1..64, changing every job
+            rt::parallel_for(n, [&](size_t b, size_t e) {
+                for (size_t i = b; i < e; ++i) hits[i].fetch_add(1, std::memory_order_relaxed);
+            });
+            for (size_t i = 0; i < n; ++i) {
+                const uint32_t h = hits[i].exchange(0, std::memory_order_relaxed);
+                ASSERT_EQ(h, 1u) << "task " << i << " of job " << job << " (" << n << " tasks, "
+                                 << n_threads << " threads)";
+            }
+        }
+    }
+}
+
 TEST(ThreadPool, ALeaseHoldsThePoolAndItsScratchForOneCaller) {
     ThreadsGuard guard;
     {
@@ -231,7 +261,7 @@ std::vector<float> gemm_at(size_t n_threads, size_t m, size_t n, size_t kk) {
 TEST(ParallelGemm, BitIdenticalForOneTwoAndThreeThreads) {
     ThreadsGuard guard;
     const size_t n_threads_max = rt::threads_supported() ? 3 : 1;
-    // Column split (many panels, odd width), row split (fewer panels than threads), more rows
+    // Column split (many panels, odd width), a C narrower than a panel per thread (one thread), more rows
     // than one packed A block, and the few-row shapes of short texts and decoding steps (1, 3
     // and 5 rows: GEMV shares, 2 x 2 and 1 x 4 panel tiles cut at a thread's first panel). Each
     // shape split whatever its size (cut-over 0) and with the measured cut-over.
@@ -292,8 +322,8 @@ TEST(ParallelGemm, Int8BitIdenticalForOneTwoAndThreeThreads) {
     ThreadsGuard guard;
     const size_t n_threads_max = rt::threads_supported() ? 3 : 1;
     // Column split (1, 3, 5 and 64 rows over many panels, cut inside the last panel; more rows
-    // than one block of 64, k over several blocks of 1024 and odd), row split (fewer panels than
-    // threads: tasks of 4 rows, odd counts leave a short last task); every shape split whatever
+    // than one block of 64, k over several blocks of 1024 and odd), a C narrower than a panel
+    // per thread (one thread); every shape split whatever
     // its size (cut-over 0), with A quantized once for all threads and by each thread, under each
     // k-loop.
     const double saved = rt::set_parallel_min_macs(0);

@@ -10,10 +10,6 @@
 
 namespace simdformer::runtime {
 namespace {
-// Rows per task in a row split: wasm's tile height. Each thread's run of tasks is one GEMM, which
-// natively is cut into taller tiles again.
-constexpr size_t kRowGrain = 4;
-
 std::atomic<double> g_override{-1.0};
 Mutex g_cut_mutex;  // guards g_cut (written by set_threads, read by measured_cut_over)
 CutOver g_cut;
@@ -64,18 +60,6 @@ SF_COLD_CODE void measure_kernels(CutOver& cut) {
     kernels::pack_i8(kCalK, kCalN, g_cal_b, kCalN, 1, g_cal_i8);
     cut.i8_macs_per_second = macs_per_second([] {
         gemm_qd8_qc8w(kCalM, kCalN, kCalK, g_cal_a, kCalK, g_cal_i8, g_cal_c, kCalN);
-    });
-}
-
-// Row split, shared by both weight formats: gemm(rows, a, c, epilogue) runs on tasks of kRowGrain
-// rows of A and C, with the epilogue's residual moved to the task's first row.
-template <class Gemm>
-void split_rows(size_t m, const float* a, size_t lda, float* c, size_t ldc, const kernels::Epilogue& ep, Gemm gemm) {
-    parallel_for((m + kRowGrain - 1) / kRowGrain, [&](size_t t0, size_t t1) {
-        const size_t row0 = t0 * kRowGrain, row1 = std::min(m, t1 * kRowGrain);
-        kernels::Epilogue e = ep;
-        if (e.residual) e.residual += row0 * e.ld_residual;
-        gemm(row1 - row0, a + row0 * lda, c + row0 * ldc, e);
     });
 }
 
@@ -149,16 +133,13 @@ void gemm_f32_packed(size_t m, size_t n, size_t k, const float* a, size_t lda, c
                      size_t ldc, const kernels::Epilogue& ep) {
     const size_t nr = kernels::gemm_panel_width();
     if (stays_on_one_thread(m, n, k, f32_min_macs())) return f32_columns(m, k, a, lda, packed_b, c, ldc, ep, 0, n);
-    if ((n + nr - 1) / nr >= threads()) {
-        // Column split: each thread streams its own share of the packed weights (the large
-        // operand) and packs all of A (the small one) for itself.
-        return split_columns(n, nr, [&](size_t col0, size_t col1) {
-            f32_columns(m, k, a, lda, packed_b, c, ldc, ep, col0, col1);
-        });
-    }
-    // Row split (narrow C): tasks of kRowGrain rows.
-    split_rows(m, a, lda, c, ldc, ep, [&](size_t rows, const float* a_rows, float* c_rows, const kernels::Epilogue& e) {
-        kernels::gemm_f32_packed(rows, n, k, a_rows, lda, packed_b, c_rows, ldc, e);
+    // A C narrower than one panel per thread (a classifier's few labels) is microseconds of
+    // work: one thread (no row split: the threads build's size budget).
+    if ((n + nr - 1) / nr < threads()) return f32_columns(m, k, a, lda, packed_b, c, ldc, ep, 0, n);
+    // Column split: each thread streams its own share of the packed weights (the large operand)
+    // and packs all of A (the small one) for itself.
+    split_columns(n, nr, [&](size_t col0, size_t col1) {
+        f32_columns(m, k, a, lda, packed_b, c, ldc, ep, col0, col1);
     });
 }
 
@@ -205,6 +186,8 @@ bool split_columns_quantizing_once(size_t m, size_t n, size_t k, const float* a,
 void gemm_qd8_qc8w(size_t m, size_t n, size_t k, const float* a, size_t lda, const void* packed_b, float* c,
                    size_t ldc, const kernels::Epilogue& ep) {
     if (stays_on_one_thread(m, n, k, i8_min_macs())) return kernels::gemm_qd8_qc8w(m, n, k, a, lda, packed_b, c, ldc, ep);
+    // A C narrower than one panel per thread (a token classifier's few labels) is tens of
+    // microseconds of work: one thread, as for f32 (the threads build's size budget).
     if ((n + kernels::kI8PanelWidth - 1) / kernels::kI8PanelWidth >= threads()) {
 #if !defined(__EMSCRIPTEN__)  // the A/B of bench_kernels; wasm builds stay small (size budget)
         if (!g_i8_quantize_once.load(std::memory_order_relaxed)) {
@@ -214,12 +197,9 @@ void gemm_qd8_qc8w(size_t m, size_t n, size_t k, const float* a, size_t lda, con
         }
 #endif
         if (split_columns_quantizing_once(m, n, k, a, lda, packed_b, c, ldc, ep)) return;
-        // The pool is another caller's: parallel_for would run inline, so one thread it is.
-        return kernels::gemm_qd8_qc8w(m, n, k, a, lda, packed_b, c, ldc, ep);
     }
-    split_rows(m, a, lda, c, ldc, ep, [&](size_t rows, const float* a_rows, float* c_rows, const kernels::Epilogue& e) {
-        kernels::gemm_qd8_qc8w(rows, n, k, a_rows, lda, packed_b, c_rows, ldc, e);
-    });
+    // The pool is another caller's (parallel_for would run inline), or C is narrow.
+    kernels::gemm_qd8_qc8w(m, n, k, a, lda, packed_b, c, ldc, ep);
 }
 
 }  // namespace simdformer::runtime
