@@ -3,7 +3,7 @@
 // the SIMD128 mul+add ceiling loop, so all of them see the same machine load. Reports median and
 // p10 GFLOP/s per variant, % of the ceiling's median and the time ratio to the first variant.
 //   node bench/experiments/gemm-ab.mjs build/gemm_ab/a.cjs build/gemm_ab/b.cjs [--shape 128x768x768,...]
-//        [--rounds 41] [--bias] [--stream MB]
+//        [--rounds 41] [--bias] [--gelu] [--stream MB]
 // --stream MB: each variant cycles through enough packed copies of B to fill MB megabytes (say 96,
 // beyond a 32 MB L3), so every call streams its weights from memory as a forward pass does.
 import { createRequire } from 'node:module';
@@ -16,7 +16,10 @@ const opt = (name, dflt) => { const i = args.indexOf(name); return i < 0 ? dflt 
 const shapes = opt('--shape', '128x768x768,1x768x768,128x768x3072,128x3072x768').split(',').map((s) => s.split('x').map(Number));
 const rounds = Number(opt('--rounds', 41));
 const streamMb = Number(opt('--stream', 0));
-const bias = args.includes('--bias') ? (args.splice(args.indexOf('--bias'), 1), 1) : 0;
+const flag = (name) => (args.includes(name) ? (args.splice(args.indexOf(name), 1), 1) : 0);
+// --gelu: the exact GELU in the epilogue (bit 1 of ab_run's second argument; drivers built before
+// it ignore the bit and time the bias alone).
+const bias = flag('--bias') | (flag('--gelu') << 1);
 // Instances of the very same build differ: measured 2026-12-02 on a Xeon (idle) with three copies
 // of one file, the first instantiated ran 5-15 % slower than the others (paired x1.00 / x0.92 /
 // x0.92 at 5 rows, x1.00 / x0.90 / x0.89 at 128 rows), and with a throwaway first instance (below)

@@ -3,11 +3,14 @@
 # (default source: src/simdformer/kernels/gemm.cpp). Output: build/gemm_ab/NAME.cjs (single file).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)"
-name="$1"; src="${2:-$ROOT/src/simdformer/kernels/gemm.cpp}"
+# AB_SRC_ROOT: another checkout's src/ (headers, elementwise.cpp and the default gemm.cpp), say a
+# `git archive` of the base branch, for a baseline built with this driver.
+SRC_ROOT="${AB_SRC_ROOT:-$ROOT}"
+name="$1"; src="${2:-$SRC_ROOT/src/simdformer/kernels/gemm.cpp}"
 mkdir -p "$ROOT/build/gemm_ab"
 NODE_PATH=/usr/share/nodejs nice -n 10 em++ -O3 -msimd128 -std=c++17 -DSIMDFORMER_SIMD=1 ${AB_FLAGS:-} \
-  -I "$ROOT/src" -I "$ROOT/.deps/prefix/usr/include" \
-  "$ROOT/bench/experiments/gemm_ab/driver.cpp" "$src" "$ROOT/src/simdformer/kernels/elementwise.cpp" -o "$ROOT/build/gemm_ab/$name.cjs" \
+  -I "$SRC_ROOT/src" -I "$ROOT/.deps/prefix/usr/include" \
+  "$ROOT/bench/experiments/gemm_ab/driver.cpp" "$src" "$SRC_ROOT/src/simdformer/kernels/elementwise.cpp" -o "$ROOT/build/gemm_ab/$name.cjs" \
   -sMODULARIZE=1 -sENVIRONMENT=node -sWASM_ASYNC_COMPILATION=0 -sSINGLE_FILE=1 -sALLOW_MEMORY_GROWTH=1 \
   -sEXPORTED_FUNCTIONS=_ab_setup,_ab_run,_ab_bits -sFILESYSTEM=0
 echo "build/gemm_ab/$name.cjs"

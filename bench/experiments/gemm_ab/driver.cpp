@@ -38,10 +38,12 @@ int ab_setup(int m, int k, int n, int copies) {
     std::free(w);
     return 1;
 }
-// Runs the GEMM `reps` times (with bias when `bias` != 0); returns a checksum of C.
+// Runs the GEMM `reps` times (with bias when bit 0 of `bias` is set, the exact GELU when bit 1 is);
+// returns a checksum of C.
 double ab_run(int reps, int bias) {
     k::Epilogue ep;
-    if (bias) ep.bias = g_bias;
+    if (bias & 1) ep.bias = g_bias;
+    if (bias & 2) ep.activation = simdformer::Activation::kGeluErf;
     const size_t packed = k::packed_b_size(g_k, g_n);
     for (int r = 0; r < reps; ++r) {
         k::gemm_f32_packed(g_m, g_n, g_k, g_a, g_k, g_b + g_next * packed, g_c, g_n, ep);

@@ -52,6 +52,15 @@ vf32 detail::activate_rare(Activation act, vf32 x) {
     }
 }
 
+void detail::activate_rows(Activation act, float* p, size_t n) {
+    if (act == Activation::kNone) return;
+    if (act == Activation::kGeluErf) {
+        for (size_t i = 0; i < n; i += kLanes) simd::store(p + i, detail::gelu_erf(simd::load(p + i)));
+        return;
+    }
+    for (size_t i = 0; i < n; i += kLanes) simd::store(p + i, detail::activate(act, simd::load(p + i)));
+}
+
 void activation_f32(Activation act, size_t n, const float* x, float* y) {
     map_f32(n, y, [&](size_t i, size_t w) { return detail::activate(act, load_n(x, i, w)); });
 }

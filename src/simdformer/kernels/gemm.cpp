@@ -187,6 +187,7 @@ inline void store_floats(const float* in, size_t ncols, float* p) {
 // Columns of panel g of a tile that are inside C.
 inline size_t panel_cols(const TileArgs& t, size_t g) { return std::min(kNr, t.ncols - g * t.col_stride); }
 
+#if !SIMDFORMER_ACTIVATE_ROWS
 // row = act(alpha * row + bias) + residual for one kNr-wide row piece (row r, panel g of the tile);
 // past the right edge bias and residual read as zeros.
 inline void epilogue_row(const TileArgs& t, const Epilogue& ep, size_t r, size_t g, float* row) {
@@ -206,6 +207,40 @@ inline void epilogue_row(const TileArgs& t, const Epilogue& ep, size_t r, size_t
         simd::store(row + v, x);
     }
 }
+#else
+// The row piece of `base` (bias at the tile's first column, or residual at its row r) under panel
+// g, read in place inside C, through `tmp` (zero-filled) at the right edge.
+inline const float* piece(const TileArgs& t, const float* base, size_t g, float* tmp) {
+    const size_t ncols = panel_cols(t, g);
+    base += g * t.col_stride;
+    return ncols >= kNr ? base : (load_floats(base, ncols, tmp), tmp);
+}
+
+// epilogue_row() for a whole finished tile, its R x G row pieces at rows[(r * G + g) * kNr], out of
+// line (one copy for every tile shape) and in three passes: alpha * x + bias, the activation of all
+// R * G * kNr floats in one activate_rows() call, + residual. Each element sees the same
+// operations in the same order as in epilogue_row(), so the results are bit-identical.
+[[gnu::noinline]] void epilogue_tile(const TileArgs& t, const Epilogue& ep, size_t R, size_t G, float* rows) {
+    const vf32 alpha(ep.alpha);
+    float tmp[kNr];
+    for (size_t i = 0; i < R * G; ++i) {
+        float* row = rows + i * kNr;
+        const float* bias = t.bias ? piece(t, t.bias, i % G, tmp) : nullptr;
+        for (size_t v = 0; v < kNr; v += kLanes) {
+            vf32 x = simd::load(row + v) * alpha;
+            if (bias) x = x + simd::load(bias + v);
+            simd::store(row + v, x);
+        }
+    }
+    detail::activate_rows(ep.activation, rows, R * G * kNr);
+    if (t.residual)
+        for (size_t i = 0; i < R * G; ++i) {
+            float* row = rows + i * kNr;
+            const float* res = piece(t, t.residual + (i / G) * t.ld_residual, i % G, tmp);
+            for (size_t v = 0; v < kNr; v += kLanes) simd::store(row + v, simd::load(row + v) + simd::load(res + v));
+        }
+}
+#endif
 
 // Every loop over the R rows of a tile is unrolled completely, whatever R: g++ 12's own limits
 // (max-completely-peeled-insns 200) stop at about 8 rows of one panel, and a loop left rolled
@@ -284,11 +319,17 @@ template <size_t R, size_t G>
     SIMDFORMER_UNROLL_ROWS for (size_t r = 0; r < R; ++r)
         for (size_t g = 0; g < G; ++g)
             for (size_t v = 0; v < kNrVecs; ++v) simd::store(rows[r][g] + v * kLanes, acc[(r * G + g) * kNrVecs + v]);
+#if SIMDFORMER_ACTIVATE_ROWS
+    if (t.last) epilogue_tile(t, ep, R, G, &rows[0][0][0]);
+    SIMDFORMER_UNROLL_ROWS for (size_t r = 0; r < R; ++r)
+        for (size_t g = 0; g < G; ++g) store_floats(rows[r][g], panel_cols(t, g), t.c + r * t.ldc + g * t.col_stride);
+#else
     SIMDFORMER_UNROLL_ROWS for (size_t r = 0; r < R; ++r)
         for (size_t g = 0; g < G; ++g) {
             if (t.last) epilogue_row(t, ep, r, g, rows[r][g]);
             store_floats(rows[r][g], panel_cols(t, g), t.c + r * t.ldc + g * t.col_stride);
         }
+#endif
 }
 
 template <size_t R, size_t G>

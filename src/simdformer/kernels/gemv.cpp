@@ -55,6 +55,19 @@ template <size_t V>
     const size_t ncols = std::min(w, n - col0);
     const vf32 alpha(ep.alpha);
     float out[w];
+#if SIMDFORMER_ACTIVATE_ROWS
+    // In three passes, as gemm.cpp's epilogue_tile: the same operations per element.
+    const auto valid = [&](size_t c) { return c < ncols ? std::min(kLanes, ncols - c) : 0; };
+    for (size_t c = 0; c < w; c += kLanes) {
+        vf32 t = acc[c / kLanes] * alpha;
+        if (ep.bias) t = t + detail::load_partial(ep.bias + col0 + c, valid(c), 0.0f);
+        simd::store(out + c, t);
+    }
+    detail::activate_rows(ep.activation, out, w);
+    if (ep.residual)
+        for (size_t c = 0; c < w; c += kLanes)
+            simd::store(out + c, simd::load(out + c) + detail::load_partial(ep.residual + col0 + c, valid(c), 0.0f));
+#else
     for (size_t v = 0; v < V; ++v) {
         vf32 t = acc[v] * alpha;
         const size_t c = v * kLanes;
@@ -64,6 +77,7 @@ template <size_t V>
         if (ep.residual) t = t + detail::load_partial(ep.residual + col0 + c, valid, 0.0f);
         simd::store(out + c, t);
     }
+#endif
     std::copy(out, out + ncols, y + col0);
 }
 

@@ -128,4 +128,25 @@ inline vf32 activate(Activation act, vf32 x) {
     }
 }
 
+// act applied in place to n floats at p, n a multiple of kLanes: the epilogue of a finished GEMM
+// tile (its row pieces, kNr floats each, in one call) or of a GEMV panel, where
+// SIMDFORMER_ACTIVATE_ROWS is on (wasm; see below). Each element sees exactly the arithmetic of
+// activate(act, x). The exact GELU, the activation of the encoders' FFNs, is a loop with its
+// constants loaded once instead of one out-of-line activate() per vector that rebuilt its ~20
+// constants and dispatched each time: 128 x 384 x 1536 GEMM + bias + GELU x0.925, 5 x 384 x 1536
+// x0.915 (bench/experiments/gemm-ab.mjs --gelu, Node, same process). Two or four vectors per
+// step, interleaved, measured the same as one (x0.925-0.932): the CPU overlaps the erf chains.
+void activate_rows(Activation act, float* p, size_t n);
+
 }  // namespace simdformer::kernels::detail
+
+// The GEMM and GEMV epilogues call activate_rows() once per tile in wasm (both builds, SIMD128 and
+// scalar), where activate() is out of line; natively activate() is inlined into each tile, whose
+// compiler already keeps the constants in registers and schedules across vectors.
+#ifndef SIMDFORMER_ACTIVATE_ROWS
+#if defined(__EMSCRIPTEN__)
+#define SIMDFORMER_ACTIVATE_ROWS 1
+#else
+#define SIMDFORMER_ACTIVATE_ROWS 0
+#endif
+#endif
