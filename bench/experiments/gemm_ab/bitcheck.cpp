@@ -1,4 +1,4 @@
-// Native bit-identity check for the small_m.sh variants: prints one FNV-1a hash of C per case
+// Bit-identity check for GEMM variants (natively: bitcheck.sh; in wasm: bitcheck_wasm.sh): prints one FNV-1a hash of C per case
 // (rows around every tile cut, right edges, depths of 0, one, one k-block and several, every
 // epilogue part). bitcheck.sh builds it with today's gemm.cpp and with each variant and diffs.
 #include <cmath>
@@ -39,5 +39,28 @@ int main() {
                     for (size_t i = 0; i < sizeof(float) * c.size(); ++i) h = (h ^ p[i]) * 16777619u;
                     std::printf("%zux%zux%zu ep%d %08x\n", m, kk, n, e, h);
                 }
+    // gemv_f32_packed (its own epilogue, gemv.cpp's finish_panel) on the same cases with m = 1.
+    for (size_t kk : ks)
+        for (size_t n : ns)
+            for (int e = 0; e < 2; ++e) {
+                std::vector<float> x(kk), b(kk * n), packed(k::packed_b_size(kk, n) + 1), bias(n), res(n), y(n + 1, -1.0f);
+                for (size_t i = 0; i < kk; ++i) x[i] = std::cos(0.37f * static_cast<float>(i));
+                for (size_t i = 0; i < b.size(); ++i) b[i] = 0.01f * std::sin(static_cast<float>(i));
+                for (size_t i = 0; i < n; ++i) bias[i] = 0.1f * static_cast<float>(i % 7);
+                for (size_t i = 0; i < n; ++i) res[i] = 0.5f * std::sin(0.11f * static_cast<float>(i));
+                k::pack_b(kk, n, b.data(), n, 1, packed.data());
+                k::Epilogue ep;
+                if (e) {
+                    ep.alpha = 0.75f;
+                    ep.bias = bias.data();
+                    ep.activation = simdformer::Activation::kGeluErf;
+                    ep.residual = res.data();
+                }
+                k::gemv_f32_packed(n, kk, x.data(), packed.data(), y.data(), ep);
+                unsigned h = 2166136261u;
+                const unsigned char* p = reinterpret_cast<const unsigned char*>(y.data());
+                for (size_t i = 0; i < sizeof(float) * y.size(); ++i) h = (h ^ p[i]) * 16777619u;
+                std::printf("gemv %zux%zu ep%d %08x\n", kk, n, e, h);
+            }
     return 0;
 }
