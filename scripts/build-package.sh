@@ -37,6 +37,21 @@ ESBUILD=node_modules/.bin/esbuild
 if [[ ! -x "$ESBUILD" ]]; then echo "$ESBUILD is missing after scripts/setup.sh npm" >&2; exit 1; fi
 "$ESBUILD" dist/browser.mjs --bundle --format=esm --platform=browser --log-level=warning --minify-whitespace --minify-syntax \
   '--external:./simdformer*.mjs' --external:@huggingface/tokenizers --external:@huggingface/jinja --outfile=dist/browser.bundle.mjs
+# The one-thread builds' Emscripten glue, minified with its identifiers (issue 30: init() <= 20 ms).
+# Emscripten 3.1.6 without Closure emits its runtime with every name and line break: the scalar
+# glue is 68 KB that each init() reads, parses (the factory eagerly: a parenthesized function) and
+# holds as source through the scavenge that falls inside init(). Minified: simdformer-scalar.mjs
+# 68,337 -> 37,612 B (15,351 -> 11,876 B gzip), simdformer.mjs 53,184 -> 28,911 B (13,489 ->
+# 10,263 B gzip);
+# the scalar build's init() 1.17 ms faster (median of paired differences, faster in 45 of 61
+# alternated fresh processes, idle; BENCHMARKS.md, issue 30, session 19). What callers see stays:
+# the names Embind gives bound functions and classes, the exports and Module fields (quoted
+# strings), the .wasm's new URL(..., import.meta.url) for bundlers; only frames inside the glue
+# itself get short names in stack traces. The threads build's glue, which its workers load too,
+# is left as emitted.
+for glue in simdformer.mjs simdformer-scalar.mjs; do
+  "$ESBUILD" "dist/$glue" --minify --format=esm --log-level=warning --allow-overwrite --outfile="dist/$glue"
+done
 # The Node-API addon, for Node.js on the platform the package ships prebuilt (linux-x64-gnu).
 # SIMDFORMER_NATIVE=0 skips it (the package then runs wasm everywhere).
 if [[ "${SIMDFORMER_NATIVE:-1}" != 0 && "$(uname -sm)" == "Linux x86_64" ]]; then

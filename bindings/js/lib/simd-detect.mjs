@@ -73,6 +73,9 @@ export const PROBES = { simd: SIMD_PROBE, exceptions: EH_PROBE, relaxedSimd: REL
 // engine with SIMD128 but not exceptions (Chrome 91-94, Firefox 89-99, Node 16) runs the scalar
 // build, which keeps JavaScript-based exceptions and runs everywhere.
 export function chooseSimd(requested) {
+  // simd: false names the scalar build: nothing to probe (two validations, ~0.3 ms of init();
+  // in Node.js, whose engines all have both features, the only way to the scalar build).
+  if (requested === false) return false;
   const simd = wasmSimdSupported();
   const exceptions = wasmExceptionsSupported();
   if (requested === true && !(simd && exceptions)) {
