@@ -9,6 +9,25 @@
 
 namespace k = simdformer::kernels;
 
+namespace {
+// FNV-1a over the bytes of v: one hash per case, so two builds diff as text.
+unsigned hash_floats(const std::vector<float>& v) {
+    unsigned h = 2166136261u;
+    const unsigned char* p = reinterpret_cast<const unsigned char*>(v.data());
+    for (size_t i = 0; i < sizeof(float) * v.size(); ++i) h = (h ^ p[i]) * 16777619u;
+    return h;
+}
+
+// The operands every case uses: A (or x) as cosines, B as small sines, a repeating bias, a
+// residual as sines.
+void fill_case(std::vector<float>& a, std::vector<float>& b, std::vector<float>& bias, std::vector<float>& res) {
+    for (size_t i = 0; i < a.size(); ++i) a[i] = std::cos(0.37f * static_cast<float>(i));
+    for (size_t i = 0; i < b.size(); ++i) b[i] = 0.01f * std::sin(static_cast<float>(i));
+    for (size_t i = 0; i < bias.size(); ++i) bias[i] = 0.1f * static_cast<float>(i % 7);
+    for (size_t i = 0; i < res.size(); ++i) res[i] = 0.5f * std::sin(0.11f * static_cast<float>(i));
+}
+}  // namespace
+
 int main() {
     const size_t w = k::gemm_panel_width();
     const size_t ms[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 16, 17, 23, 31, 33, 130};
@@ -20,10 +39,7 @@ int main() {
                 for (int e = 0; e < 2; ++e) {
                     std::vector<float> a(m * kk), b(kk * n), packed(k::packed_b_size(kk, n) + 1);
                     std::vector<float> bias(n), res(m * (n + 2)), c(m * (n + 1), -1.0f);
-                    for (size_t i = 0; i < a.size(); ++i) a[i] = std::cos(0.37f * static_cast<float>(i));
-                    for (size_t i = 0; i < b.size(); ++i) b[i] = 0.01f * std::sin(static_cast<float>(i));
-                    for (size_t i = 0; i < n; ++i) bias[i] = 0.1f * static_cast<float>(i % 7);
-                    for (size_t i = 0; i < res.size(); ++i) res[i] = 0.5f * std::sin(0.11f * static_cast<float>(i));
+                    fill_case(a, b, bias, res);
                     k::pack_b(kk, n, b.data(), n, 1, packed.data());
                     k::Epilogue ep;
                     if (e) {
@@ -34,20 +50,14 @@ int main() {
                         ep.ld_residual = n + 2;
                     }
                     k::gemm_f32_packed(m, n, kk, a.data(), kk, packed.data(), c.data(), n + 1, ep);
-                    unsigned h = 2166136261u;
-                    const unsigned char* p = reinterpret_cast<const unsigned char*>(c.data());
-                    for (size_t i = 0; i < sizeof(float) * c.size(); ++i) h = (h ^ p[i]) * 16777619u;
-                    std::printf("%zux%zux%zu ep%d %08x\n", m, kk, n, e, h);
+                    std::printf("%zux%zux%zu ep%d %08x\n", m, kk, n, e, hash_floats(c));
                 }
     // gemv_f32_packed (its own epilogue, gemv.cpp's finish_panel) on the same cases with m = 1.
     for (size_t kk : ks)
         for (size_t n : ns)
             for (int e = 0; e < 2; ++e) {
                 std::vector<float> x(kk), b(kk * n), packed(k::packed_b_size(kk, n) + 1), bias(n), res(n), y(n + 1, -1.0f);
-                for (size_t i = 0; i < kk; ++i) x[i] = std::cos(0.37f * static_cast<float>(i));
-                for (size_t i = 0; i < b.size(); ++i) b[i] = 0.01f * std::sin(static_cast<float>(i));
-                for (size_t i = 0; i < n; ++i) bias[i] = 0.1f * static_cast<float>(i % 7);
-                for (size_t i = 0; i < n; ++i) res[i] = 0.5f * std::sin(0.11f * static_cast<float>(i));
+                fill_case(x, b, bias, res);
                 k::pack_b(kk, n, b.data(), n, 1, packed.data());
                 k::Epilogue ep;
                 if (e) {
@@ -57,10 +67,7 @@ int main() {
                     ep.residual = res.data();
                 }
                 k::gemv_f32_packed(n, kk, x.data(), packed.data(), y.data(), ep);
-                unsigned h = 2166136261u;
-                const unsigned char* p = reinterpret_cast<const unsigned char*>(y.data());
-                for (size_t i = 0; i < sizeof(float) * y.size(); ++i) h = (h ^ p[i]) * 16777619u;
-                std::printf("gemv %zux%zu ep%d %08x\n", kk, n, e, h);
+                std::printf("gemv %zux%zu ep%d %08x\n", kk, n, e, hash_floats(y));
             }
     return 0;
 }
