@@ -16,6 +16,7 @@
 #include "simdformer/kernels/kernels.h"
 #include "simdformer/runtime/parallel_gemm.h"
 #include "simdformer/runtime/thread_pool.h"
+#include "simdformer/runtime/worker_judge.h"
 #include "test_util.h"
 
 namespace simdformer::test {
@@ -184,6 +185,146 @@ TEST(ThreadPool, BackToBackJobsOfChangingSizesRunEachTaskOnce) {
         }
     }
 }
+
+// ---- WorkerJudge: when the workers stop helping (another process has their core) -------------
+constexpr int64_t kMs = 1'000'000;
+
+// A made-up machine for the judge: a job takes parallel_ns with the threads (which the caller
+// alone would have run in estimate_ns at its pace in that job) or alone_ns on the caller alone,
+// then gap_ns pass before the next (the work between jobs). Every job does 1e6 multiply-adds.
+struct Machine {
+    int64_t parallel_ns, estimate_ns, alone_ns, gap_ns = 100'000;
+};
+
+// Runs `jobs` jobs on `m` from *now; returns how many ran alone.
+int feed(rt::WorkerJudge& judge, int64_t* now, int jobs, const Machine& m) {
+    int alone = 0;
+    for (int i = 0; i < jobs; ++i) {
+        const int64_t start = *now;
+        if (judge.alone()) {
+            ++alone;
+            *now += m.alone_ns;
+            judge.job(start, *now, 1e6, 0);
+        } else {
+            *now += m.parallel_ns;
+            judge.job(start, *now, 1e6, m.estimate_ns);
+        }
+        *now += m.gap_ns;
+    }
+    return alone;
+}
+
+// Idle 2 cores: jobs at 0.55 of their one-thread time.
+const Machine kIdle{300'000, 550'000, 550'000};
+// One core busy: the jobs still look a little faster with the threads (0.9 of the caller's
+// pace), but between jobs the caller loses its core to the busy process and the third thread:
+// with the threads each job and gap take longer than alone.
+const Machine kBusy{900'000, 1'000'000, 800'000, 400'000};
+
+TEST(WorkerJudge, OnAnIdleMachineNothingIsEverTriedAlone) {
+    rt::WorkerJudge judge;
+    int64_t now = 0;
+    EXPECT_EQ(feed(judge, &now, 20000, kIdle), 0);
+    // Tiny jobs near the cut-over, 2 threads barely faster, are not suspicious either.
+    EXPECT_EQ(feed(judge, &now, 20000, Machine{20'000, 30'000, 30'000, 5'000}), 0);
+    // Jobs without a work count are not judged at all.
+    rt::WorkerJudge blind;
+    for (int i = 0; i < 1000; ++i) blind.job(i * kMs, i * kMs + kMs / 2, 0, kMs / 4);
+    EXPECT_FALSE(blind.alone());
+}
+
+TEST(WorkerJudge, UnderLoadItRunsAloneAndRechecksLessAndLessOften) {
+    rt::WorkerJudge judge;
+    int64_t now = 0;
+    // One window with the threads (16 ms), one alone that wins, then stretches alone of 64, 128,
+    // 256, ... ms, each followed by one window (16 jobs, 16 ms+) with the threads.
+    const int jobs = 20000;
+    const int alone = feed(judge, &now, jobs, kBusy);
+    EXPECT_GT(alone, jobs * 95 / 100) << "alone " << alone << " of " << jobs;
+    EXPECT_TRUE(judge.alone());
+    // The load goes away: at the next recheck the threads win and stay.
+    const int64_t t0 = now;
+    while (judge.alone() && now - t0 < 2 * rt::WorkerJudge::kMaxStretchNs) feed(judge, &now, 1, kIdle);
+    EXPECT_FALSE(judge.alone()) << "still alone " << (now - t0) / kMs << " ms after the load went";
+    EXPECT_LE(now - t0, rt::WorkerJudge::kMaxStretchNs + 100 * kMs);
+    EXPECT_EQ(feed(judge, &now, 20000, kIdle), 0);
+}
+
+TEST(WorkerJudge, SuspiciousJobsThatStillWinKeepTheThreads) {
+    rt::WorkerJudge judge;
+    int64_t now = 0;
+    // The threads' jobs at 0.9 of the caller's estimate (suspicious) but alone is slower: each
+    // exploration costs one window alone, and they come further and further apart.
+    const Machine kSlowAlone{900'000, 1'000'000, 1'000'000, 100'000};
+    const int jobs = 20000;
+    const int alone = feed(judge, &now, jobs, kSlowAlone);
+    EXPECT_GT(alone, 0);
+    EXPECT_LT(alone, jobs * 3 / 100) << "alone " << alone << " of " << jobs;
+}
+
+TEST(WorkerJudge, APauseBetweenJobsIsNobodysThroughput) {
+    rt::WorkerJudge judge;
+    int64_t now = 0;
+    // Into the window alone that will decide ...
+    for (int i = 0; i < 100 && !judge.alone(); ++i) feed(judge, &now, 1, kBusy);
+    ASSERT_TRUE(judge.alone());
+    EXPECT_EQ(feed(judge, &now, 5, kBusy), 5);
+    now += 2'000 * kMs;  // ... the page does nothing for 2 s ...
+    // ... and the window starts again after it: alone still wins and stays for a stretch (the
+    // window's 16 jobs, then 64 ms of 1.2 ms jobs), where counting the pause would have made it
+    // lose at once.
+    EXPECT_EQ(feed(judge, &now, 60, kBusy), 60);
+}
+
+#if !defined(__EMSCRIPTEN__)
+TEST(ThreadPool, AWorkerThatStallsEveryJobIsLeftOutThenTriedAgain) {
+    // A worker that takes 4 ms for a range the caller runs in 0.4 ms (as one descheduled by the
+    // scheduler would): the pool must notice within a window and run jobs on the caller alone,
+    // each task still exactly once, and later give the worker another chance. (The caller's
+    // range is long enough for a sleeping worker to wake and claim its own.)
+    SKIP_WITHOUT_THREADS();
+    ThreadsGuard guard;
+    ASSERT_TRUE(rt::set_threads(2).is_ok());
+    const std::thread::id caller = std::this_thread::get_id();
+    std::vector<std::atomic<uint32_t>> hits(8);
+    std::vector<bool> worker_ran_in;  // per job
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    for (int job = 0; std::chrono::steady_clock::now() < deadline; ++job) {
+        std::atomic<bool> worker_ran{false};
+        rt::parallel_for(8, [&](size_t b, size_t e) {
+            for (size_t i = b; i < e; ++i) {
+                if (std::this_thread::get_id() != caller) {
+                    worker_ran = true;
+                    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+                } else {
+                    const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(100);
+                    while (std::chrono::steady_clock::now() < until) {}
+                }
+                hits[i].fetch_add(1, std::memory_order_relaxed);
+            }
+        }, 1e6);
+        for (size_t i = 0; i < hits.size(); ++i) ASSERT_EQ(hits[i].exchange(0), 1u) << "job " << job;
+        worker_ran_in.push_back(worker_ran);
+        if (worker_ran_in.size() > 300 && worker_ran) break;
+    }
+    // The first stretch of at least 12 jobs in a row on the caller alone (16 ms of 0.8 ms jobs;
+    // a late worker's range taken by the caller makes one such job, not 12): it starts after one
+    // window (16 jobs and 8 ms of them; jobs whose worker came too late to claim its range count
+    // in the window too) and the worker runs again after it.
+    size_t run = 0, stretch_end = 0;
+    for (size_t j = 0; j < worker_ran_in.size() && !stretch_end; ++j) {
+        run = worker_ran_in[j] ? 0 : run + 1;
+        if (run == 12) stretch_end = j;
+    }
+    ASSERT_GT(stretch_end, 0u) << "never ran alone in " << worker_ran_in.size() << " jobs";
+    const size_t stretch_begin = stretch_end - 11;
+    EXPECT_GE(stretch_begin, 8u);  // 16 jobs, some of which the caller may have run alone
+    EXPECT_LE(stretch_begin, 64u);
+    bool tried_again = false;
+    for (size_t j = stretch_end; j < worker_ran_in.size(); ++j) tried_again = tried_again || worker_ran_in[j];
+    EXPECT_TRUE(tried_again) << "the worker was never tried again";
+}
+#endif
 
 TEST(ThreadPool, ALeaseHoldsThePoolAndItsScratchForOneCaller) {
     ThreadsGuard guard;

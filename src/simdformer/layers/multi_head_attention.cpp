@@ -106,7 +106,7 @@ void MultiHeadAttention::attend(const AttendArgs& a, const AttentionScratch& s) 
             const runtime::TaskRange heads = runtime::static_range(n_heads, p, parts);
             for (size_t bh = heads.begin; bh < heads.end; ++bh) run_head(bh, scratch);
         }
-    });
+    }, macs);
 }
 
 }  // namespace simdformer

@@ -63,15 +63,19 @@ SF_COLD_CODE void measure_kernels(CutOver& cut) {
     });
 }
 
-// Column split over panels of width `nr`: gemm(col0, col1) computes columns [col0, col1).
+double macs_of(size_t m, size_t n, size_t k) {
+    return static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
+}
+
+// Column split over panels of width `nr`: gemm(col0, col1) computes columns [col0, col1) of a
+// product of `macs` multiply-adds.
 template <class Gemm>
-void split_columns(size_t n, size_t nr, Gemm gemm) {
-    parallel_for((n + nr - 1) / nr, [&](size_t p0, size_t p1) { gemm(p0 * nr, std::min(n, p1 * nr)); });
+void split_columns(size_t n, size_t nr, double macs, Gemm gemm) {
+    parallel_for((n + nr - 1) / nr, [&](size_t p0, size_t p1) { gemm(p0 * nr, std::min(n, p1 * nr)); }, macs);
 }
 
 bool stays_on_one_thread(size_t m, size_t n, size_t k, double min_macs) {
-    const double macs = static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
-    return threads() == 1 || in_parallel_task() || macs < min_macs;
+    return threads() == 1 || in_parallel_task() || macs_of(m, n, k) < min_macs;
 }
 
 // The one-thread f32 product of columns [col0, col1): the GEMV for one row, else the GEMM.
@@ -138,7 +142,7 @@ void gemm_f32_packed(size_t m, size_t n, size_t k, const float* a, size_t lda, c
     if ((n + nr - 1) / nr < threads()) return f32_columns(m, k, a, lda, packed_b, c, ldc, ep, 0, n);
     // Column split: each thread streams its own share of the packed weights (the large operand)
     // and packs all of A (the small one) for itself.
-    split_columns(n, nr, [&](size_t col0, size_t col1) {
+    split_columns(n, nr, macs_of(m, n, k), [&](size_t col0, size_t col1) {
         f32_columns(m, k, a, lda, packed_b, c, ldc, ep, col0, col1);
     });
 }
@@ -177,7 +181,7 @@ bool split_columns_quantizing_once(size_t m, size_t n, size_t k, const float* a,
                 kernels::quantize_a_rows(qa, a_rows, lda, u * kQuantizeRows, std::min(rows, (u + 1) * kQuantizeRows));
             });
             kernels::gemm_qd8_qc8w_quantized_cols(qa, n, packed_b, p0 * nr, std::min(n, p1 * nr), c + row0 * ldc, ldc, e);
-        });
+        }, macs_of(rows, n, k));
     }
     return true;
 }
@@ -191,7 +195,7 @@ void gemm_qd8_qc8w(size_t m, size_t n, size_t k, const float* a, size_t lda, con
     if ((n + kernels::kI8PanelWidth - 1) / kernels::kI8PanelWidth >= threads()) {
 #if !defined(__EMSCRIPTEN__)  // the A/B of bench_kernels; wasm builds stay small (size budget)
         if (!g_i8_quantize_once.load(std::memory_order_relaxed)) {
-            return split_columns(n, kernels::kI8PanelWidth, [&](size_t col0, size_t col1) {
+            return split_columns(n, kernels::kI8PanelWidth, macs_of(m, n, k), [&](size_t col0, size_t col1) {
                 kernels::gemm_qd8_qc8w_cols(m, n, k, a, lda, packed_b, col0, col1, c, ldc, ep);
             });
         }

@@ -14,6 +14,7 @@
 #include <thread>  // hardware_concurrency
 
 #include "simdformer/runtime/sync.h"
+#include "simdformer/runtime/worker_judge.h"
 #endif
 
 namespace simdformer::runtime {
@@ -108,6 +109,7 @@ struct ThreadPool::Shared {
     std::atomic<size_t> sleepers{0};      // workers asleep (or about to be) on `wake`
     std::atomic<bool> caller_asleep{false};
     std::atomic<bool> stealing{true};     // false while measure_fork_join times the hand-off itself
+    WorkerJudge judge;                    // whether the workers help (caller's thread only)
     size_t n_tasks = 0;                   // the job, written before `generation` is bumped
     const RangeFn* fn = nullptr;
     RangeClaims claims;
@@ -137,8 +139,8 @@ struct ThreadPool::Shared {
     }
 
     // Runs range u of job g, which this thread has claimed (so the job is still live: its fn and
-    // n_tasks are the ones published with g).
-    void run_range(size_t u) {
+    // n_tasks are the ones published with g). Returns its number of tasks.
+    size_t run_range(size_t u) {
         const TaskRange r = static_range(n_tasks, u, n_threads);
         if (r.begin < r.end) {
             InTask guard;
@@ -148,17 +150,20 @@ struct ThreadPool::Shared {
             LockGuard lock(mu);
             done.notify_one();
         }
+        return r.end - r.begin;
     }
 
     // Thread t's part of job g: its own range if still unclaimed, then every other unclaimed one
-    // (the next threads' first, so two helpers do not contend for the same range).
-    void run_ranges(size_t t, uint64_t g) {
-        if (claims.claim(t, g)) run_range(t);
-        if (!stealing.load(std::memory_order_relaxed)) return;
+    // (the next threads' first, so two helpers do not contend for the same range). Returns how
+    // many tasks this thread ran.
+    size_t run_ranges(size_t t, uint64_t g) {
+        size_t ran = claims.claim(t, g) ? run_range(t) : 0;
+        if (!stealing.load(std::memory_order_relaxed)) return ran;
         for (size_t i = 1; i < n_threads; ++i) {
             const size_t u = (t + i) % n_threads;
-            if (claims.claim(u, g)) run_range(u);
+            if (claims.claim(u, g)) ran += run_range(u);
         }
+        return ran;
     }
 
     static void* worker_start(void* arg) {
@@ -240,12 +245,29 @@ size_t ThreadPool::size() const { return shared_->n_threads; }
 
 uint8_t* ThreadPool::job_scratch() { return shared_->job_scratch.get(); }
 
-void ThreadPool::run(size_t n_tasks, RangeFn fn) {
+void ThreadPool::run(size_t n_tasks, RangeFn fn, double work) {
     Shared& s = *shared_;
+    // measure_fork_join times the hand-off itself: no judging, never alone.
+    const bool judged = s.stealing.load(std::memory_order_relaxed);
+    const int64_t start = judged ? monotonic_ns() : 0;
+    if (judged && s.judge.alone()) {
+        // The workers do not help now (runtime/worker_judge.h): the caller runs the whole job, as
+        // parallel_for does on one thread, and the workers fall asleep.
+        {
+            InTask guard;
+            fn(0, n_tasks);
+        }
+        s.judge.job(start, monotonic_ns(), work, 0);
+        return;
+    }
     s.fn = &fn;
     s.n_tasks = n_tasks;
-    s.run_ranges(0, s.post());  // range 0 first: no worker claims another's range before its own
+    const size_t ran = s.run_ranges(0, s.post());  // range 0 first: no worker claims another's range before its own
+    const int64_t own_done = judged ? monotonic_ns() : 0;
     s.wait_done();
+    if (!judged || ran == 0) return;
+    // One thread would have run every task at about the caller's pace.
+    s.judge.job(start, monotonic_ns(), work, (own_done - start) * int64_t(n_tasks) / int64_t(ran));
 }
 
 namespace {
@@ -308,12 +330,12 @@ SF_COLD_CODE Status set_threads(size_t n_threads) {
 
 size_t threads() { return g_threads; }
 
-void parallel_for(size_t n_tasks, RangeFn fn) {
+void parallel_for(size_t n_tasks, RangeFn fn, double work) {
     if (n_tasks == 0) return;
     if (g_threads > 1 && n_tasks > 1 && !t_in_task) {
         if (g_pool_mutex.try_lock()) {
             if (g_pool) {
-                g_pool->run(n_tasks, fn);
+                g_pool->run(n_tasks, fn, work);
                 g_pool_mutex.unlock();
                 return;
             }
@@ -334,8 +356,8 @@ PoolLease::~PoolLease() {
     if (pool_) g_pool_mutex.unlock();
 }
 
-void PoolLease::run(size_t n_tasks, RangeFn fn) {
-    if (n_tasks) pool_->run(n_tasks, fn);
+void PoolLease::run(size_t n_tasks, RangeFn fn, double work) {
+    if (n_tasks) pool_->run(n_tasks, fn, work);
 }
 
 void SharedPhase::wait_all_done() const {
@@ -361,7 +383,7 @@ Result<std::unique_ptr<ThreadPool>> ThreadPool::create(size_t) {
 }
 size_t ThreadPool::size() const { return 1; }
 uint8_t* ThreadPool::job_scratch() { return nullptr; }
-void ThreadPool::run(size_t n_tasks, RangeFn fn) {
+void ThreadPool::run(size_t n_tasks, RangeFn fn, double) {
     if (n_tasks) fn(0, n_tasks);
 }
 double ThreadPool::measure_fork_join() { return 0.0; }
@@ -377,13 +399,13 @@ Status set_threads(size_t n_threads) {
 
 size_t threads() { return 1; }
 
-void parallel_for(size_t n_tasks, RangeFn fn) {
+void parallel_for(size_t n_tasks, RangeFn fn, double) {
     if (n_tasks) fn(0, n_tasks);
 }
 
 PoolLease::PoolLease() = default;  // always empty: no pool to hold
 PoolLease::~PoolLease() = default;
-void PoolLease::run(size_t n_tasks, RangeFn fn) { parallel_for(n_tasks, fn); }
+void PoolLease::run(size_t n_tasks, RangeFn fn, double work) { parallel_for(n_tasks, fn, work); }
 void SharedPhase::wait_all_done() const {}  // one thread ran every unit
 
 #endif

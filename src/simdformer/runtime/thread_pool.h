@@ -8,6 +8,12 @@
 // element is computed by exactly one task, with the same arithmetic whichever thread runs it), so
 // results are bit-for-bit identical for every thread count.
 //
+// When another process keeps a core busy, a worker preempted in the middle of its range holds up
+// the join for a scheduler slice, and 2 threads become slower than 1. The pool notices from its
+// jobs' own timings and the work its callers say they do (runtime/worker_judge.h) and then runs
+// jobs on the caller alone for a while, trying its workers again later (same results: a job
+// alone is the one-thread loop).
+//
 // Workers spin for a short window (kSpinWindow in thread_pool.cpp, tens of microseconds) after a
 // job, so the fork-joins of one forward pass cost about a microsecond, then sleep on a condition
 // variable: an idle pool uses no CPU. With one thread there is no pool at
@@ -73,7 +79,9 @@ public:
     size_t size() const;  // threads including the caller
     // Runs fn over the static partition of [0, n_tasks) into size() ranges and returns when all
     // ranges are done. One run() at a time (the process-wide parallel_for guarantees that).
-    void run(size_t n_tasks, RangeFn fn);
+    // `work`: the job's multiply-adds, by which the pool judges whether its workers help (0:
+    // unknown; runtime/worker_judge.h).
+    void run(size_t n_tasks, RangeFn fn, double work = 0);
     // Seconds one run() of empty tasks takes while the workers are spinning (the median of a
     // few back-to-back runs): the fixed cost a split must save to pay.
     double measure_fork_join();
@@ -99,8 +107,9 @@ Status set_threads(size_t n_threads);
 size_t threads();  // threads parallel_for splits work across (1 when no pool)
 // True on a pool worker while it runs a task (nested parallel_for calls run inline there).
 bool in_parallel_task();
-// fn over [0, n_tasks), split as described at the top of this file.
-void parallel_for(size_t n_tasks, RangeFn fn);
+// fn over [0, n_tasks), split as described at the top of this file. `work`: the call's
+// multiply-adds (0: unknown), by which the pool judges whether its workers help.
+void parallel_for(size_t n_tasks, RangeFn fn, double work = 0);
 
 // ---- jobs whose tasks share memory ------------------------------------------------------------
 // Bytes of the job scratch every pool owns (allocated with the pool: set_threads reports
@@ -120,7 +129,7 @@ public:
     PoolLease& operator=(const PoolLease&) = delete;
     explicit operator bool() const { return pool_ != nullptr; }
     uint8_t* scratch() const { return pool_->job_scratch(); }  // kJobScratchBytes
-    void run(size_t n_tasks, RangeFn fn);  // parallel_for on the held pool
+    void run(size_t n_tasks, RangeFn fn, double work = 0);  // parallel_for on the held pool
 
 private:
     ThreadPool* pool_ = nullptr;
