@@ -307,10 +307,10 @@ TEST(ThreadPool, AWorkerThatStallsEveryJobIsLeftOutThenTriedAgain) {
         worker_ran_in.push_back(worker_ran);
         if (worker_ran_in.size() > 300 && worker_ran) break;
     }
-    // The first stretch of at least 12 jobs in a row on the caller alone (16 ms of 0.8 ms jobs;
-    // a late worker's range taken by the caller makes one such job, not 12): it starts after one
-    // window (16 jobs and 8 ms of them; jobs whose worker came too late to claim its range count
-    // in the window too) and the worker runs again after it.
+    // The first stretch of at least 12 jobs in a row on the caller alone (the window alone and
+    // the 64 ms stretch after it: 100 jobs of 0.8 ms; a late worker's range taken by the caller
+    // makes one such job, and on a loaded machine a few in a row): it starts within a few windows
+    // of 16 jobs and the worker runs again after it.
     size_t run = 0, stretch_end = 0;
     for (size_t j = 0; j < worker_ran_in.size() && !stretch_end; ++j) {
         run = worker_ran_in[j] ? 0 : run + 1;
@@ -318,7 +318,6 @@ TEST(ThreadPool, AWorkerThatStallsEveryJobIsLeftOutThenTriedAgain) {
     }
     ASSERT_GT(stretch_end, 0u) << "never ran alone in " << worker_ran_in.size() << " jobs";
     const size_t stretch_begin = stretch_end - 11;
-    EXPECT_GE(stretch_begin, 8u);  // 16 jobs, some of which the caller may have run alone
     EXPECT_LE(stretch_begin, 64u);
     bool tried_again = false;
     for (size_t j = stretch_end; j < worker_ran_in.size(); ++j) tried_again = tried_again || worker_ran_in[j];
