@@ -14,7 +14,9 @@
 // tokens; int8 <= 0.7x q8 with embeddings within cosine 0.999 of f32.
 // int8 runs relaxed SIMD's int8 dot product where Chromium does (init's relaxedSimd 'auto'); the
 // part int8-off runs the same against the 8-bit k-loop (relaxedSimd: false), in a page of its own.
-//   node bench/short-texts.mjs [--models minilm-l6,bert-base] [--parts f32,int8,int8-off,threads]
+// f32 runs relaxed SIMD's multiply-add (one FMA) where Chromium does (issue 29); the part f32-off
+// runs the same with SIMD128's multiply and add (relaxedSimd: false), in a page of its own.
+//   node bench/short-texts.mjs [--models minilm-l6,bert-base] [--parts f32,f32-off,int8,int8-off,threads]
 //   (SHORT_BUDGET_MS: timing budget per engine and workload, default 4000)
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
@@ -141,6 +143,11 @@ async function main() {
     r.tokens = f32.tokens;
     r.parts['1 thread f32'] = f32.rows;
     loads.push(`${name} 1-thread f32 ${load1()}`);
+    if (PARTS.includes('f32-off')) {
+      const off = await oneThread(name, 'f32', 'fp32', null, 'threads=1&relaxed=off');
+      r.parts['1 thread f32 (multiply and add) / fp32'] = off.rows;
+      loads.push(`${name} f32-off ${load1()}`);
+    }
     if (PARTS.includes('int8')) {
       const q = await oneThread(name, 'int8', 'q8', f32);
       r.parts['1 thread int8 / q8'] = q.rows;

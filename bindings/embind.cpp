@@ -239,6 +239,9 @@ std::string int8_kernel(const std::string& mode) {
     const char* now = use_int8_kernel(mode.c_str());
     return now ? now : "";
 }
+// init()'s relaxedSimd for the f32 GEMMs (build_info.h use_f32_kernel): mode 0 off, 1 relaxed,
+// 2 auto; 1 if the relaxed k-loops are now on, 0 if not, -1 if refused.
+int f32_kernel(int mode) { return use_f32_kernel(static_cast<F32Kernel>(mode < 0 || mode > 2 ? 0 : mode)); }
 double live_bytes() { return double(Buffer::live_bytes()); }
 // The highest live_bytes() since the last reset: a load's peak (packed weights + staging).
 double peak_live_bytes() { return double(Buffer::peak_live_bytes()); }
@@ -296,6 +299,7 @@ EMSCRIPTEN_BINDINGS(simdformer) {
     function("simdArch", &simd_arch_name);
     function("simdLanes", &simd_lane_count);
     function("int8Kernel", &int8_kernel);
+    function("f32Kernel", &f32_kernel);
     function("liveBytes", &live_bytes);
     function("peakLiveBytes", &peak_live_bytes);
     function("resetPeakLiveBytes", &reset_peak_live_bytes);

@@ -44,7 +44,7 @@ option(SIMDFORMER_WASM_LTO "wasm: link-time optimization (-flto) of every object
 # The int8 GEMM's relaxed-SIMD k-loop (issue 29, VNNI) is a module of its own, compiled by a clang
 # that emits the final relaxed-SIMD opcodes (Emscripten 3.1.6's clang 14 cannot; bookworm's clang-19
 # and lld-19 can: scripts/setup.sh installs them) and embedded in the SIMD128 builds' .wasm.
-option(SIMDFORMER_WASM_RELAXED_I8 "wasm: embed the relaxed-SIMD int8 kernel module (needs clang-19 and wasm-ld-19)" ON)
+option(SIMDFORMER_WASM_RELAXED "wasm: embed the relaxed-SIMD kernel module (int8 and f32 k-loops) (needs clang-19 and wasm-ld-19)" ON)
 set(SIMDFORMER_SANITIZE "" CACHE STRING "Sanitizers, e.g. address;undefined (native, and wasm: preset wasm-asan)")
 set(SIMDFORMER_DEPS_PREFIX "${PROJECT_SOURCE_DIR}/.deps/prefix" CACHE PATH
     "Prefix holding xsimd >= 11 and xtl unpacked by scripts/setup.sh")

@@ -70,9 +70,9 @@ run_ctest_preset() {  # run_ctest_preset <build and test preset>
   record "$preset" "$ok" "$bad"
 }
 
-run_node_tests() {  # run_node_tests <suite> <files...>
+run_node_tests() {  # run_node_tests <suite> <files...>; node's own flags in NODE_FLAGS
   local suite="$1" log="build/$1.node.log"; shift
-  node --test --test-concurrency=1 "$@" > "$log" 2>&1
+  node ${NODE_FLAGS:-} --test --test-concurrency=1 "$@" > "$log" 2>&1
   run_node_tests_log "$suite" "$log"
 }
 
@@ -152,6 +152,13 @@ else
     esac
   done
   grep -ho -E '^# (hardening|load memory): .*' build/js-*.node.log || true
+  # The suites that hold a row's bits to one value -- alone and in a batch, on any thread count,
+  # in a decoding step and in the full pass -- again with the f32 GEMMs on relaxed SIMD's
+  # multiply-add (kernels/relaxed_module.cpp), a second k-loop for every tile and the GEMV: Node 20
+  # runs it behind V8's flag, where init()'s relaxedSimd 'auto' turns it on. ~40 s.
+  for name in api generate attention-steps threads llama length-groups; do
+    NODE_FLAGS=--experimental-wasm-relaxed-simd SIMDFORMER_BACKEND=wasm run_node_tests "js-relaxed-f32-$name" "tests/js/$name.test.mjs"
+  done
   # The API, parity, hostile-input and callback suites again on the native addon (the default in
   # Node where a prebuilt one matches); the browser, size, threads-build and wasm-heap suites are
   # wasm-only. About 2 to 2.5 minutes (scripts/test-native.sh runs this stage alone).

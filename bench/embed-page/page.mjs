@@ -18,8 +18,9 @@ env.useWasmCache = false;
 // The same (asyncify) build transformers.js would fetch from its CDN by default, served locally.
 env.backends.onnx.wasm.wasmPaths = { mjs: `${ORT_DIST}ort-wasm-simd-threaded.asyncify.mjs`, wasm: `${ORT_DIST}ort-wasm-simd-threaded.asyncify.wasm` };
 const THREADS = Number(new URLSearchParams(location.search).get('threads') ?? 1);
-// index.html?relaxed=off keeps simdformer's int8 on its 8-bit k-loop (init's relaxedSimd: false);
-// by default it runs relaxed SIMD where Chromium does ('auto').
+// index.html?relaxed=off keeps simdformer's int8 on its 8-bit k-loop and its f32 GEMMs on
+// SIMD128's multiply and add (init's relaxedSimd: false); by default it runs relaxed SIMD where
+// Chromium does ('auto': int8 dot products, f32 multiply-adds).
 const RELAXED = new URLSearchParams(location.search).get('relaxed') === 'off' ? false : 'auto';
 env.backends.onnx.wasm.numThreads = THREADS;
 
@@ -64,7 +65,7 @@ async function loadSimdformer(name, weights, m) {
   const sfMs = performance.now() - t;
   const memory = { packed: sf.liveBytes - live0, peak: sf.peakLiveBytes - live0, heapGrowth: sf.heapBytes - heap0,
                    largestTensor: largestTensorBytes(await safetensorsHeader(`/models/${name}/model.safetensors`)) };
-  return { sfMs, memory, arch: sf.arch, relaxedSimd: sf.relaxedSimd,
+  return { sfMs, memory, arch: sf.arch, relaxedSimd: sf.relaxedSimd, relaxedF32: sf.relaxedF32,
            info: { weights: m.sfModel.info.weights, parameters: m.sfModel.info.parameters } };
 }
 

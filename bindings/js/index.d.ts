@@ -55,6 +55,11 @@ export interface InitOptions {
    * 7 bits instead of 8; true insists on it ('unsupported' elsewhere: Node.js 20, the scalar build,
    * the native addon); false never; 'portable' the same 7-bit numerics without relaxed SIMD
    * (bit-identical to true). See Simdformer.relaxedSimd.
+   * f32 weights' matrix products: 'auto' and 'portable' run relaxed SIMD's multiply-add (one fused
+   * multiply-add where the engine has FMA) where the engine runs the module's f32 loops
+   * consistently, true insists on it, false never (SIMD128's multiply and add). Results differ by
+   * float rounding only, and under each setting rows are bit-identical across thread counts,
+   * batches and decoding steps. See Simdformer.relaxedF32.
    */
   relaxedSimd?: 'auto' | boolean | 'portable';
 }
@@ -259,6 +264,8 @@ export declare class Simdformer {
   readonly lanes: number;
   /** Whether int8 models run relaxed SIMD's int8 dot product (InitOptions.relaxedSimd). */
   readonly relaxedSimd: boolean;
+  /** Whether f32 matrix products run relaxed SIMD's multiply-add (InitOptions.relaxedSimd). */
+  readonly relaxedF32: boolean;
   /**
    * Threads the module computes with now (1 after dispose()). The wasm threads build's pool
    * starts in the background once its workers have loaded (init() does not wait for them): until

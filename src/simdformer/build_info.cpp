@@ -32,4 +32,10 @@ const char* use_int8_kernel(const char* mode) {
     return nullptr;
 }
 
+int use_f32_kernel(F32Kernel mode) {
+    const bool on = mode == F32Kernel::kAuto ? kernels::relaxed_f32_available() : mode == F32Kernel::kRelaxed;
+    if (!kernels::set_relaxed_f32(on)) return -1;
+    return kernels::relaxed_f32() ? 1 : 0;
+}
+
 }  // namespace simdformer

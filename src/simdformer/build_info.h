@@ -20,4 +20,15 @@ size_t simd_lanes();       // floats per SIMD register (1 in the scalar build)
 // "relaxed" is asked where it does not run or the mode is none of these (nothing changes then).
 const char* use_int8_kernel(const char* mode);
 
+// The f32 GEMMs' k-loop, for the whole module (set it before running f32 models):
+//  - "off": SIMD128's f32x4.mul + f32x4.add (the default; the only one outside wasm SIMD128);
+//  - "relaxed": relaxed SIMD's f32x4.relaxed_madd, one fused multiply-add where the engine has
+//    FMA, only where this engine runs the wasm build's relaxed kernel module consistently
+//    (checked once). Results differ from "off" by rounding only; under either, every row is
+//    bit-identical across thread counts, batch positions and decoding steps.
+// "auto" is "relaxed" where it runs, else "off". Returns whether "relaxed" is now in effect, or
+// -1 when "relaxed" is asked where it does not run (nothing changes then).
+enum class F32Kernel : int { kOff, kRelaxed, kAuto };
+int use_f32_kernel(F32Kernel mode);
+
 }  // namespace simdformer

@@ -62,7 +62,24 @@ test('Chromium runs the relaxed-SIMD module, and it gives exactly what its porta
   assert.deepEqual(r.threads2.hidden, r.relaxed.hidden, '2 threads: the same bits');
   assert.deepEqual(r.threads2.embeddings, r.relaxed.embeddings);
   assert.deepEqual(r.threads2.ids, r.relaxed.ids);
-  for (const k of ['relaxed', 'threads2', 'portable', 'off', 'f32']) assert.equal(r[k].live, 0, `${k}: every model freed`);
+  for (const k of ['relaxed', 'threads2', 'portable', 'off', 'f32', 'f32threads2', 'f32off']) assert.equal(r[k].live, 0, `${k}: every model freed`);
+});
+
+test("f32 on relaxed SIMD's multiply-add in Chromium: the same bits on 1 and 2 threads, within rounding of multiply and add", async () => {
+  const r = await pageResult();
+  assert.equal(r.f32.relaxedF32, true, "'auto' runs the module's f32 loops in Chromium");
+  assert.equal(r.f32threads2.relaxedF32, true, 'the threads build has them too');
+  assert.equal(r.f32off.relaxedF32, false);
+  assert.equal(r.relaxed.relaxedF32, true, 'true turns on both paths');
+  assert.equal(r.off.relaxedF32, false, 'false neither');
+  assert.deepEqual(r.f32threads2.hidden, r.f32.hidden, 'BERT hidden states, 2 threads: the same bits');
+  assert.deepEqual(r.f32threads2.embeddings, r.f32.embeddings);
+  assert.deepEqual(r.f32threads2.ids, r.f32.ids, 'Llama greedy generation (GEMV steps)');
+  assert.notDeepEqual(r.f32.hidden, r.f32off.hidden, 'fused multiply-adds round differently somewhere');
+  for (const what of ['embeddings', 'hidden']) {
+    const worst = Math.min(...r.f32[what].map((v, i) => cosine(v, r.f32off[what][i])));
+    assert.ok(worst >= 0.99999, `${what}: relaxed f32 cosine to multiply-and-add f32 ${worst}`);
+  }
 });
 
 test('7-bit activations stay within the int8 accuracy bound of the f32 model, as the 8-bit ones do', async () => {
@@ -98,6 +115,35 @@ test('Node: relaxedSimd is refused where the engine cannot run the module, and p
   const f32 = await sf.loadPretrained(join(DATA, 'hf/bert'));
   assert.ok(cosine(e, f32.embed('Hello, world!')) >= 0.999);
   f32.dispose();
+});
+
+test("Node 20's experimental relaxed SIMD runs the f32 loops: rows do not depend on the batch, results within rounding", () => {
+  // relaxed_madd lowers to one vfmadd in V8 11.3 (Node 20) behind its flag: 'auto' turns the f32
+  // path on there (the int8 one stays off, see the next test); false keeps multiply and add.
+  const script = `
+    import { init } from ${JSON.stringify(join(ROOT, 'dist/node.mjs'))};
+    const texts = ['Hello, world!', 'The quick brown fox jumps over the lazy dog.', 'a b c d e f g h i j k l m n o p q r s t u v w x y z'];
+    const run = async (relaxedSimd) => {
+      const sf = await init({ relaxedSimd, backend: 'wasm' });
+      const m = await sf.loadPretrained(${JSON.stringify(join(DATA, 'hf/bert'))});
+      const batch = m.embed(texts).map((v) => Array.from(v));
+      const single = texts.map((t) => Array.from(m.embed(t)));
+      m.dispose();
+      const gpt2 = await sf.loadPretrained(${JSON.stringify(join(DATA, 'hf/gpt2'))});
+      const ids = (await gpt2.generateText(texts.slice(0, 2), { maxNewTokens: 8 })).map((g) => Array.from(g.ids));
+      gpt2.dispose();
+      return { relaxedF32: sf.relaxedF32, batch, single, ids, live: sf.liveBytes };
+    };
+    console.log(JSON.stringify({ auto: await run('auto'), off: await run(false) }));`;
+  const out = execFileSync(process.execPath, ['--experimental-wasm-relaxed-simd', '--input-type=module', '-e', script], { encoding: 'utf8' });
+  const { auto, off } = JSON.parse(out.trim().split('\n').pop());
+  assert.equal(auto.relaxedF32, true);
+  assert.equal(off.relaxedF32, false);
+  assert.deepEqual(auto.batch, auto.single, 'a text embeds to the same bits alone and in a batch');
+  assert.deepEqual(off.batch, off.single);
+  assert.notDeepEqual(auto.batch, off.batch, 'fused multiply-adds round differently somewhere');
+  for (let i = 0; i < auto.batch.length; i++) assert.ok(cosine(auto.batch[i], off.batch[i]) >= 0.99999);
+  assert.equal(auto.live + off.live, 0);
 });
 
 test("Node 20's experimental relaxed SIMD: the module's self-check turns it off or its results equal the portable twin's", () => {

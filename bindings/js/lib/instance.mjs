@@ -30,6 +30,7 @@ export class Simdformer {
                         threadsStarting = null, relaxedSimd = 'auto' }) {
     this.#module = module;
     this.relaxedSimd = int8Kernel(module, relaxedSimd) === 'relaxed';
+    this.relaxedF32 = f32Kernel(module, relaxedSimd) === 'relaxed';
     this.#readSource = readSource;
     this.#localFolder = localFolder;
     this.backend = backend;
@@ -180,6 +181,20 @@ function int8Kernel(module, requested) {
   if (mode === 'auto' && !wasmRelaxedSimdSupported()) return 'off';
   const now = module.int8Kernel?.(mode) ?? (mode === 'auto' || mode === 'off' ? 'off' : '');
   return now || fail(`init: relaxedSimd: ${JSON.stringify(requested)} needs a SIMD128 wasm build (true: in an engine with relaxed SIMD)`, 'unsupported');
+}
+
+/**
+ * The f32 GEMMs' k-loop (init's relaxedSimd; build_info.h use_f32_kernel): relaxed SIMD's
+ * multiply-add (one FMA where the engine has it) under 'auto' and 'portable' where this engine runs
+ * the module's f32 loops consistently, insisted on by true, never under false. Called after
+ * int8Kernel, which has refused every mode that is refused here.
+ */
+function f32Kernel(module, requested) {
+  const mode = requested === true ? 1 : requested === false ? 0 : 2;  // build_info.h F32Kernel
+  if (mode === 2 && !wasmRelaxedSimdSupported()) return 'off';
+  const now = module.f32Kernel?.(mode) ?? (mode === 1 ? -1 : 0);
+  if (now < 0) fail(`init: relaxedSimd: true needs relaxed SIMD's f32 multiply-add, which this engine does not run consistently`, 'unsupported');
+  return now ? 'relaxed' : 'off';
 }
 
 const cannotInstantiate = (e) => fail(`init: the wasm module cannot be instantiated: ${e?.message ?? e}`, 'unsupported');

@@ -25,6 +25,7 @@
 #include <utility>
 
 #include "simdformer/kernels/kernels.h"
+#include "simdformer/kernels/relaxed_module.h"
 #include "simdformer/kernels/vector_math.h"
 
 namespace simdformer::kernels {
@@ -121,6 +122,11 @@ constexpr bool kPrefetchB = SIMDFORMER_GEMM_PREFETCH != 0;
 constexpr size_t kPrefetchMinRows = SIMDFORMER_GEMM_PREFETCH_MIN_ROWS;
 static_assert(kNr * sizeof(float) <= 128, "a main tile's k-step prefetches at most two lines");
 
+// wasm SIMD128: with set_relaxed_f32(true) every tile's k-loop runs in the relaxed kernel module
+// (relaxed_module.h: f32x4.relaxed_madd, one FMA where the engine has it), called once per tile
+// through this thread's function table; the packing, the tile order and the epilogue stay here.
+constexpr bool kRelaxedKLoops = relaxed::kF32KLoops;
+
 constexpr size_t kTail[5][2] = {{0, 0}, {1, 0}, {2, 0}, {2, 1}, {2, 2}};
 
 // Rows in main tiles of a block of mc >= 1 rows.
@@ -162,6 +168,7 @@ struct TileArgs {
     size_t ld_residual;
     uintptr_t prefetch;     // address where this tile requests the next group's weights, or 0
     size_t prefetch_step;   // bytes per k-step (<= 128)
+    const relaxed::F32KLoop* kloops;  // the relaxed module's k-loops, or null (kRelaxedKLoops)
 };
 
 // Copies the first min(ncols, kNr) floats of a row piece that may be cut short at the right edge
@@ -254,21 +261,18 @@ inline const float* piece(const TileArgs& t, const float* base, size_t g, float*
 #define SIMDFORMER_UNROLL_ROWS
 #endif
 
-// The micro-kernel: R rows x G panels. Every element of C sees the same sequence of operations
-// whatever R, G and ncols are (zero, then one multiply-add per p in order, then the epilogue),
-// so results do not depend on where a row sits in a batch, on the tile that computed it, or on
-// how columns were split across threads. Always inlined: run_group's loop over main tiles has its
-// own copy (a call per tile cost 7-13 % in wasm), every other tile shape is called through tile().
+// The relaxed module's k-loop `tile` over the tile's `pieces` row pieces (R x G, rows[r][g] at
+// rows + (r * G + g) * kNr), from zero at the first k-block. Out of line: one copy for every tile
+// shape (the call into the module is ~1 us of work per tile).
+[[gnu::noinline, maybe_unused]] void relaxed_kloop(const TileArgs& t, int tile, size_t pieces, float* rows) {
+    if (t.first) std::fill(rows, rows + pieces * kNr, 0.0f);
+    t.kloops[tile](t.a, t.panel, t.panel_stride, t.kc, rows);
+}
+
+// The SIMD128 / native k-loop of an R x G tile: rows (the tile's C, or anything at the first
+// k-block) += A times B, one multiply-add per k in order (zero first at the first k-block).
 template <size_t R, size_t G>
-[[gnu::always_inline]] inline void tile_inline(const TileArgs& t, const Epilogue& ep) {
-    // C rows go through `rows` on their way in and out, and the loops that touch the accumulators
-    // have trivial bodies, so the compiler unrolls them and keeps every accumulator in a register.
-    // (With row helpers called on acc[r][g] directly, g++ kept them on the stack: 4-row tiles
-    // became 40% slower.)
-    float rows[R][G][kNr];
-    if (!t.first)  // partial sums of earlier k-blocks
-        SIMDFORMER_UNROLL_ROWS for (size_t r = 0; r < R; ++r)
-            for (size_t g = 0; g < G; ++g) load_floats(t.c + r * t.ldc + g * t.col_stride, panel_cols(t, g), rows[r][g]);
+[[gnu::always_inline]] inline void tile_kloop(const TileArgs& t, float (&rows)[R][G][kNr]) {
     vf32 acc[R * G * kNrVecs];  // accumulator (r, g, v) at acc[(r * G + g) * kNrVecs + v]
     SIMDFORMER_UNROLL_ROWS for (size_t r = 0; r < R; ++r)
         for (size_t g = 0; g < G; ++g)
@@ -319,6 +323,28 @@ template <size_t R, size_t G>
     SIMDFORMER_UNROLL_ROWS for (size_t r = 0; r < R; ++r)
         for (size_t g = 0; g < G; ++g)
             for (size_t v = 0; v < kNrVecs; ++v) simd::store(rows[r][g] + v * kLanes, acc[(r * G + g) * kNrVecs + v]);
+}
+
+// The micro-kernel: R rows x G panels. Every element of C sees the same sequence of operations
+// whatever R, G and ncols are (zero, then one multiply-add per p in order, then the epilogue),
+// so results do not depend on where a row sits in a batch, on the tile that computed it, or on
+// how columns were split across threads. Always inlined: run_group's loop over main tiles has its
+// own copy (a call per tile cost 7-13 % in wasm), every other tile shape is called through tile().
+template <size_t R, size_t G>
+[[gnu::always_inline]] inline void tile_inline(const TileArgs& t, const Epilogue& ep) {
+    // C rows go through `rows` on their way in and out, and the loops that touch the accumulators
+    // have trivial bodies, so the compiler unrolls them and keeps every accumulator in a register.
+    // (With row helpers called on acc[r][g] directly, g++ kept them on the stack: 4-row tiles
+    // became 40% slower.)
+    float rows[R][G][kNr];
+    if (!t.first)  // partial sums of earlier k-blocks
+        SIMDFORMER_UNROLL_ROWS for (size_t r = 0; r < R; ++r)
+            for (size_t g = 0; g < G; ++g) load_floats(t.c + r * t.ldc + g * t.col_stride, panel_cols(t, g), rows[r][g]);
+    if (kRelaxedKLoops && t.kloops) {
+        if constexpr (kRelaxedKLoops) relaxed_kloop(t, relaxed::f32_tile(R, G), R * G, &rows[0][0][0]);
+    } else {
+        tile_kloop<R, G>(t, rows);
+    }
 #if SIMDFORMER_ACTIVATE_ROWS
     if (t.last) epilogue_tile(t, ep, R, G, &rows[0][0][0]);
     SIMDFORMER_UNROLL_ROWS for (size_t r = 0; r < R; ++r)
@@ -378,6 +404,7 @@ struct BlockArgs {
     const float* packed_b;
     float* c;
     size_t ldc;
+    const relaxed::F32KLoop* kloops;  // the relaxed module's k-loops, or null
 };
 
 // A group of panels visited together: panels first, first + stride, ..., first + (count - 1) *
@@ -405,6 +432,7 @@ TileArgs tile_args(const BlockArgs& b, const Epilogue& ep, size_t i, const Panel
     t.bias = ep.bias ? ep.bias + col0 : nullptr;
     t.residual = ep.residual ? ep.residual + row * ep.ld_residual + col0 : nullptr;
     t.ld_residual = ep.ld_residual;
+    t.kloops = b.kloops;
     return t;
 }
 
@@ -486,13 +514,14 @@ void pack_b(size_t k, size_t n, const float* b, size_t row_stride, size_t col_st
 void gemm_f32_packed(size_t m, size_t n, size_t k, const float* a, size_t lda, const float* packed_b,
                      float* c, size_t ldc, const Epilogue& ep) {
     const size_t panels = (n + kNr - 1) / kNr;
+    const relaxed::F32KLoop* kloops = kRelaxedKLoops ? relaxed::f32_kloops() : nullptr;
     // k == 0 still runs one (empty) block so that C = epilogue(0).
     for (size_t pc = 0; pc < k || (k == 0 && pc == 0); pc += kKc) {
         const size_t kc = std::min(kKc, k - pc);
         for (size_t ic = 0; ic < m; ic += kMc) {
             const size_t mc = std::min(kMc, m - ic);
             pack_a_block(mc, kc, a + ic * lda + pc, lda);
-            const BlockArgs b{n, k, ic, mc, pc, kc, packed_b, c, ldc};
+            const BlockArgs b{n, k, ic, mc, pc, kc, packed_b, c, ldc, kloops};
             const size_t groups = panel_group_count(panels);
             for (size_t j = 0; j < groups; ++j) {
                 const PanelGroup g = panel_group(panels, j), next = j + 1 < groups ? panel_group(panels, j + 1) : PanelGroup{};

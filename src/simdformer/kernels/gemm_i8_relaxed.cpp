@@ -15,12 +15,7 @@
 
 #include "simdformer/kernels/gemm_i8_internal.h"
 #include "simdformer/kernels/kernels.h"
-
-#if SIMDFORMER_RELAXED_I8_MODULE
-#include <emscripten.h>
-
-#include "relaxed_i8_module.h"  // kRelaxedI8Module: the module's bytes (src/CMakeLists.txt)
-#endif
+#include "simdformer/kernels/relaxed_module.h"
 
 namespace simdformer::kernels {
 namespace {
@@ -91,48 +86,21 @@ void dot_block_portable(const DotBlock& d) {
     }
 }
 
-#if SIMDFORMER_RELAXED_I8_MODULE
-// Runs the module's dot_block; the module is compiled and instantiated on this thread's first
-// call (every worker has its own JavaScript realm), on the engine's own memory. 0 when it cannot
-// be instantiated here (the caller then runs the portable twin).
-// clang-format off
-EM_JS(int, sf_relaxed_dot_block, (const void* module, size_t size, const void* a, size_t mc, size_t kq, int odd_pair,
-                                  const void* b, size_t panel_stride, size_t npanels, void* c, size_t ldc, int first), {
-    var run = Module.sfRelaxedDot;
-    if (run === undefined) {
-        try {
-            var bytes = HEAPU8.slice(module >>> 0, (module >>> 0) + (size >>> 0));
-            var instance = new WebAssembly.Instance(new WebAssembly.Module(bytes), { env: { memory: wasmMemory } });
-            run = instance.exports.dot_block;
-        } catch (e) {
-            run = null;
-        }
-        Module.sfRelaxedDot = run;
-    }
-    if (!run) return 0;
-    run(a, mc, kq, odd_pair, b, panel_stride, npanels, c, ldc, first);
-    return 1;
-});
-EM_JS(int, sf_relaxed_validates, (const void* module, size_t size), {
-    try {
-        return WebAssembly.validate(HEAPU8.slice(module >>> 0, (module >>> 0) + (size >>> 0))) ? 1 : 0;
-    } catch (e) {
-        return 0;
-    }
-});
-// clang-format on
-
 bool dot_block_relaxed(const DotBlock& d) {
-    return sf_relaxed_dot_block(kRelaxedI8Module, sizeof(kRelaxedI8Module), d.a, d.mc, d.kq, d.odd_pair ? 1 : 0,
-                                d.b, d.panel_stride, d.npanels, d.c, d.ldc, d.first ? 1 : 0) != 0;
+    return relaxed::i8_dot_block(d.a, d.mc, d.kq, d.odd_pair, d.b, d.panel_stride, d.npanels, d.c, d.ldc, d.first);
 }
 
 // The module against the portable loop on every tile height (4, 3, 2, 1 rows), an odd number of
 // pairs, two panels, starting from zero and from partial sums, with weights of both signs and
 // activations up to 127: an engine whose relaxed dot product is not the exact sum (Node 20's
 // experimental lowering loses an accumulator) fails it.
+// Cold (once per module), compiled for size in clang builds: link-time optimization otherwise
+// inlined it, with the portable loop, into relaxed_i8_available (+1 KB in wasm).
+#if defined(__clang__)
+__attribute__((minsize, noinline))
+#endif
 bool relaxed_module_works() {
-    if (!sf_relaxed_validates(kRelaxedI8Module, sizeof(kRelaxedI8Module))) return false;
+    if (!relaxed::module_validates()) return false;
     constexpr size_t kM = 10, kPairs = 5, kQuads = 3, kPanels = 2, kLdc = kPanels * kNr + 3;
     alignas(16) static uint8_t a[kM * 4 * kQuads];
     alignas(16) static int8_t b[kPanels * kPairs * kPairBytes];
@@ -153,10 +121,6 @@ bool relaxed_module_works() {
     }
     return true;
 }
-#else
-bool dot_block_relaxed(const DotBlock&) { return false; }
-bool relaxed_module_works() { return false; }
-#endif
 
 void dot_block(const DotBlock& d, bool relaxed) {
     if (!relaxed || !dot_block_relaxed(d)) dot_block_portable(d);

@@ -12,6 +12,7 @@
 #include <cstdint>
 
 #include "simdformer/kernels/kernels.h"
+#include "simdformer/kernels/relaxed_module.h"
 #include "simdformer/kernels/vector_math.h"
 
 namespace simdformer::kernels {
@@ -83,14 +84,27 @@ template <size_t V>
 
 // Panels jp0, jp0 + stride, ..., jp0 + (G - 1) * stride of a packed [k, n] operand whose panels
 // hold V vectors (V * kLanes columns).
+// With the relaxed f32 k-loops on (kloops), the module's 1 x G tile loop runs instead: a GEMV row
+// is a GEMM tile of one row whose A is the row itself.
 template <size_t V, size_t G>
-void gemv_panels(size_t jp0, size_t stride, size_t n, size_t k, const float* x, const float* packed_b, float* y, const Epilogue& ep) {
+void gemv_panels(size_t jp0, size_t stride, size_t n, size_t k, const float* x, const float* packed_b, float* y,
+                 const Epilogue& ep, const relaxed::F32KLoop* kloops) {
     constexpr size_t w = V * kLanes;  // panel width
     const float* panel[G];
     for (size_t g = 0; g < G; ++g) panel[g] = packed_b + (jp0 + g * stride) * k * w;
     vf32 acc[G][V];
     for (size_t g = 0; g < G; ++g)
         for (size_t v = 0; v < V; ++v) acc[g][v] = vf32(0.0f);
+    if constexpr (relaxed::kF32KLoops) {
+        static_assert(V == 2 && kLanes == 4 && (G == 4 || G == 2 || G == 1), "the module's 1 x G tiles");
+        if (kloops) {
+            float sums[G][w] = {};
+            kloops[relaxed::f32_tile(1, G)](x, panel[0], stride * k * w, k, &sums[0][0]);
+            for (size_t g = 0; g < G; ++g)
+                for (size_t v = 0; v < V; ++v) acc[g][v] = simd::load(sums[g] + v * kLanes);
+            k = 0;  // the k-loop below has nothing left to do
+        }
+    }
 
     // HOT LOOP: one broadcast of x[p], G * V loads of weights and multiply-adds (and natively the
     // prefetch of each stream's row `ahead` rows on: a prefetch never faults, so past a panel's end
@@ -114,8 +128,9 @@ template <size_t V>
 void gemv(size_t n, size_t k, const float* x, const float* packed_b, float* y, const Epilogue& ep) {
     const size_t panels = (n + V * kLanes - 1) / (V * kLanes);
     const size_t stride = panels / kGroup;  // panels per stream; the last panels % kGroup go alone
-    for (size_t jp = 0; jp < stride; ++jp) gemv_panels<V, kGroup>(jp, stride, n, k, x, packed_b, y, ep);
-    for (size_t jp = stride * kGroup; jp < panels; ++jp) gemv_panels<V, 1>(jp, 0, n, k, x, packed_b, y, ep);
+    const relaxed::F32KLoop* kloops = relaxed::kF32KLoops ? relaxed::f32_kloops() : nullptr;
+    for (size_t jp = 0; jp < stride; ++jp) gemv_panels<V, kGroup>(jp, stride, n, k, x, packed_b, y, ep, kloops);
+    for (size_t jp = stride * kGroup; jp < panels; ++jp) gemv_panels<V, 1>(jp, 0, n, k, x, packed_b, y, ep, kloops);
 }
 
 }  // namespace

@@ -248,6 +248,21 @@ bool relaxed_i8_available();
 bool set_i8_kernel(I8Kernel kernel);
 I8Kernel i8_kernel();
 
+// ---- f32 on relaxed SIMD (kernels/relaxed_module.cpp) -------------------------------------------
+// Whether every f32 GEMM and GEMV k-loop (gemm.cpp, gemv.cpp) runs f32x4.relaxed_madd from the
+// relaxed kernel module instead of SIMD128's f32x4.mul + f32x4.add, for the whole module (set once,
+// before work starts). relaxed_madd is one fused multiply-add where the engine has FMA, else a
+// multiply and an add like SIMD128's: results differ from the default path by rounding only, and
+// under either setting a row is bit-identical across thread counts, batch positions and GEMV /
+// GEMM, since every k-loop takes the same path.
+// Does this engine run the module's f32 k-loops, consistently? Validates and instantiates it, and
+// checks that every tile shape gives exactly the fused or exactly the unfused multiply-adds, the
+// same for all. Always false outside wasm SIMD128 builds with the module.
+bool relaxed_f32_available();
+// Turns the relaxed f32 k-loops on or off; on where relaxed_f32_available() is false is refused.
+bool set_relaxed_f32(bool on);
+bool relaxed_f32();
+
 // ---- int8 GEMM on activations quantized once (runtime::gemm_qd8_qc8w's column split) ------------
 // gemm_qd8_qc8w_cols quantizes all of A for the columns it computes, so a column split across T
 // threads quantizes and packs A T times. The runtime instead quantizes A once (rows in parallel)
