@@ -261,12 +261,11 @@ inline const float* piece(const TileArgs& t, const float* base, size_t g, float*
 #define SIMDFORMER_UNROLL_ROWS
 #endif
 
-// The relaxed module's k-loop `tile` over the tile's `pieces` row pieces (R x G, rows[r][g] at
+// The relaxed module's k-loop `tile` over the tile's row pieces (R x G, rows[r][g] at
 // rows + (r * G + g) * kNr), from zero at the first k-block. Out of line: one copy for every tile
 // shape (the call into the module is ~1 us of work per tile).
-[[gnu::noinline, maybe_unused]] void relaxed_kloop(const TileArgs& t, int tile, size_t pieces, float* rows) {
-    if (t.first) std::fill(rows, rows + pieces * kNr, 0.0f);
-    t.kloops[tile](t.a, t.panel, t.panel_stride, t.kc, rows);
+[[gnu::noinline, maybe_unused]] void relaxed_kloop(const TileArgs& t, int tile, float* rows) {
+    t.kloops[tile](t.a, t.panel, t.panel_stride, t.kc, rows, t.first);
 }
 
 // The SIMD128 / native k-loop of an R x G tile: rows (the tile's C, or anything at the first
@@ -341,7 +340,7 @@ template <size_t R, size_t G>
         SIMDFORMER_UNROLL_ROWS for (size_t r = 0; r < R; ++r)
             for (size_t g = 0; g < G; ++g) load_floats(t.c + r * t.ldc + g * t.col_stride, panel_cols(t, g), rows[r][g]);
     if (kRelaxedKLoops && t.kloops) {
-        if constexpr (kRelaxedKLoops) relaxed_kloop(t, relaxed::f32_tile(R, G), R * G, &rows[0][0][0]);
+        if constexpr (kRelaxedKLoops) relaxed_kloop(t, relaxed::f32_tile(R, G), &rows[0][0][0]);
     } else {
         tile_kloop<R, G>(t, rows);
     }

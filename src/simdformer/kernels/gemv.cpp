@@ -98,8 +98,8 @@ void gemv_panels(size_t jp0, size_t stride, size_t n, size_t k, const float* x, 
     if constexpr (relaxed::kF32KLoops) {
         static_assert(V == 2 && kLanes == 4 && (G == 4 || G == 2 || G == 1), "the module's 1 x G tiles");
         if (kloops) {
-            float sums[G][w] = {};
-            kloops[relaxed::f32_tile(1, G)](x, panel[0], stride * k * w, k, &sums[0][0]);
+            float sums[G][w];
+            kloops[relaxed::f32_tile(1, G)](x, panel[0], stride * k * w, k, &sums[0][0], 1);
             for (size_t g = 0; g < G; ++g)
                 for (size_t v = 0; v < V; ++v) acc[g][v] = simd::load(sums[g] + v * kLanes);
             k = 0;  // the k-loop below has nothing left to do

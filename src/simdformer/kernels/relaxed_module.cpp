@@ -82,7 +82,7 @@ bool here() {
 // through a slot the table has not replaced, which install_f32() never hands out: a bug, so abort.
 [[noreturn, gnu::noinline]] void unset_slot() { std::abort(); }
 #define SF_SLOT(i)                                                        \
-    void slot_##i(const float*, const float*, size_t, size_t, float* acc) { \
+    void slot_##i(const float*, const float*, size_t, size_t, float* acc, int) { \
         acc[0] = i; /* distinct bodies: never merged into one function */   \
         unset_slot();                                                     \
     }
@@ -133,7 +133,7 @@ bool f32_kloops_work() {
         const size_t R = kShapes[t][0], G = kShapes[t][1];
         if (relaxed::f32_tile(R, G) != t) return false;
         for (size_t i = 0; i < R * G * 8; ++i) acc[i] = init[i] = next();
-        loops[t](a, b, kStride, kKc, acc);
+        loops[t](a, b, kStride, kKc, acc, 0);
         for (size_t r = 0; r < R; ++r)
             for (size_t g = 0; g < G; ++g)
                 for (size_t j = 0; j < 8; ++j) {

@@ -18,10 +18,11 @@ inline constexpr bool kF32KLoops = false;
 #endif
 
 // ---- f32: the GEMM tiles' k-loops with f32x4.relaxed_madd (kernels/relaxed/f32_kloops.c) --------
-// acc[R][G][8] += the tile's R rows of A (a: R floats per k, k-major) times G panels of B (b: the
-// first panel's kc x 8 floats, the g-th at b + g * panel_stride floats), one multiply-add per k
-// in order, fused or not as the engine lowers relaxed_madd -- the same in every loop.
-using F32KLoop = void (*)(const float* a, const float* b, size_t panel_stride, size_t kc, float* acc);
+// acc[R][G][8] = (first ? 0 : acc) + the tile's R rows of A (a: R floats per k, k-major) times G
+// panels of B (b: the first panel's kc x 8 floats, the g-th at b + g * panel_stride floats), one
+// multiply-add per k in order, fused or not as the engine lowers relaxed_madd -- the same in every
+// loop.
+using F32KLoop = void (*)(const float* a, const float* b, size_t panel_stride, size_t kc, float* acc, int first);
 // The tile shapes of gemm.cpp's wasm build (R rows x G panels); the GEMV is 1 x 4 and 1 x 1.
 enum F32Tile : int { k2x2, k2x1, k1x4, k1x2, k1x1, kF32Tiles };
 constexpr F32Tile f32_tile(size_t rows, size_t panels) {

@@ -17,15 +17,17 @@
 #include <stdint.h>
 #include <wasm_simd128.h>
 
-// acc: the tile's R x G x 2 accumulator vectors [r][g][v], read and written. a: R floats per k
+// acc: the tile's R x G x 2 accumulator vectors [r][g][v], written, and read unless `first` (then
+// they start from zero: a memset of them per tile cost 6 % of a forward pass). a: R floats per k
 // (the packed A block of the tile, k-major; for a GEMV, the row itself with R = 1). b: the first
 // panel's kc x 8 floats, the g-th panel at b + g * panel_stride floats.
 #define KLOOP(NAME, R, G)                                                                                           \
     __attribute__((export_name(NAME))) void kloop_##R##x##G(const float* a, const float* b, uint32_t panel_stride, \
-                                                             uint32_t kc, float* acc) {                           \
+                                                             uint32_t kc, float* acc, uint32_t first) {           \
         v128_t x[R][G][2];                                                                                         \
         _Pragma("unroll") for (uint32_t r = 0; r < R; ++r) _Pragma("unroll") for (uint32_t g = 0; g < G; ++g)      \
-            _Pragma("unroll") for (uint32_t v = 0; v < 2; ++v) x[r][g][v] = wasm_v128_load(acc + ((r * G + g) * 2 + v) * 4); \
+            _Pragma("unroll") for (uint32_t v = 0; v < 2; ++v)                                                     \
+                x[r][g][v] = first ? wasm_f32x4_splat(0.0f) : wasm_v128_load(acc + ((r * G + g) * 2 + v) * 4);    \
         const float* const end = b + kc * 8;                                                                       \
         _Pragma("nounroll") for (; b != end; a += R, b += 8) {                                                     \
             v128_t av[R];                                                                                          \
