@@ -85,6 +85,10 @@ constexpr RowTile kMain = {kMr, 1};  // SIMDFORMER_GEMM_MAIN_4X1: wasm's tile be
 #endif
 constexpr RowTile kRowTiles[] = {kMain, {2, 2}, {1, 4}};  // and, if kMr > 4, 4 to kMr - 1 rows
 constexpr size_t kGroup = 4;  // panels visited together: the widest entry above
+// With the relaxed k-loops (kRelaxedKLoops, below) the main tile is 2 rows x 3 panels (a fused
+// multiply-add frees the register the product took), over groups of 6 panels.
+constexpr RowTile kRelaxedMain = {2, 3};
+constexpr size_t kRelaxedGroup = 6;
 
 // How a block of rows is cut, by its row count mc: a main part of 4q rows in main tiles, then a
 // tail of the last 1 to 4 rows in short tiles (a block of 4q + t rows, t in 1..4, ends with
@@ -329,7 +333,8 @@ template <size_t R, size_t G>
 // so results do not depend on where a row sits in a batch, on the tile that computed it, or on
 // how columns were split across threads. Always inlined: run_group's loop over main tiles has its
 // own copy (a call per tile cost 7-13 % in wasm), every other tile shape is called through tile().
-template <size_t R, size_t G>
+// kRelaxedOnly: a shape only the relaxed path runs (kRelaxedMain), without the SIMD128 k-loop.
+template <size_t R, size_t G, bool kRelaxedOnly = false>
 [[gnu::always_inline]] inline void tile_inline(const TileArgs& t, const Epilogue& ep) {
     // C rows go through `rows` on their way in and out, and the loops that touch the accumulators
     // have trivial bodies, so the compiler unrolls them and keeps every accumulator in a register.
@@ -339,7 +344,9 @@ template <size_t R, size_t G>
     if (!t.first)  // partial sums of earlier k-blocks
         SIMDFORMER_UNROLL_ROWS for (size_t r = 0; r < R; ++r)
             for (size_t g = 0; g < G; ++g) load_floats(t.c + r * t.ldc + g * t.col_stride, panel_cols(t, g), rows[r][g]);
-    if (kRelaxedKLoops && t.kloops) {
+    if constexpr (kRelaxedOnly) {
+        relaxed_kloop(t, relaxed::f32_tile(R, G), &rows[0][0][0]);
+    } else if (kRelaxedKLoops && t.kloops) {
         if constexpr (kRelaxedKLoops) relaxed_kloop(t, relaxed::f32_tile(R, G), &rows[0][0][0]);
     } else {
         tile_kloop<R, G>(t, rows);
@@ -448,6 +455,17 @@ void run_group(const BlockArgs& b, const Epilogue& ep, const PanelGroup& g, cons
             idx += run_tile(rows, std::min(width, g.count - idx), tile_args(b, ep, i, g, idx), ep);
         i += rows;
     }
+    if constexpr (kRelaxedKLoops) {
+        if (b.kloops) {  // 2 x 3 tiles, and 2 x 2 / 2 x 1 on the last panels of a short group
+            for (size_t idx = 0; idx < g.count; idx += kRelaxedMain.panels)
+                for (size_t i = 0; i < full; i += kRelaxedMain.rows) {
+                    if (idx + kRelaxedMain.panels <= g.count)
+                        tile_inline<kRelaxedMain.rows, kRelaxedMain.panels, true>(tile_args(b, ep, i, g, idx), ep);
+                    else run_tile(kRelaxedMain.rows, g.count - idx, tile_args(b, ep, i, g, idx), ep);
+                }
+            return;
+        }
+    }
     if constexpr (kMain.panels > 1) {
         // wasm: 2 x 2 tiles, and 2 x 1 on the last panel of an odd group
         for (size_t idx = 0; idx < g.count; idx += kMain.panels)
@@ -478,13 +496,14 @@ void run_group(const BlockArgs& b, const Epilogue& ep, const PanelGroup& g, cons
     }
 }
 
-// Group j of a GEMM over `panels` panels: for j < stride = panels / kGroup, panels j, j + stride,
-// j + 2 stride, j + 3 stride; then the last panels % kGroup panels as one group of neighbours.
-inline size_t panel_group_count(size_t panels) { return panels / kGroup + (panels % kGroup != 0); }
-inline PanelGroup panel_group(size_t panels, size_t j) {
-    const size_t stride = panels / kGroup;
-    if (j < stride) return {j, kGroup, stride};
-    return {stride * kGroup, panels % kGroup, 1};
+// Group j of a GEMM over `panels` panels in groups of `size` (kGroup, or kRelaxedGroup): for
+// j < stride = panels / size, panels j, j + stride, ..., j + (size - 1) stride; then the last
+// panels % size panels as one group of neighbours.
+inline size_t panel_group_count(size_t panels, size_t size) { return panels / size + (panels % size != 0); }
+inline PanelGroup panel_group(size_t panels, size_t j, size_t size) {
+    const size_t stride = panels / size;
+    if (j < stride) return {j, size, stride};
+    return {stride * size, panels % size, 1};
 }
 
 }  // namespace
@@ -521,9 +540,10 @@ void gemm_f32_packed(size_t m, size_t n, size_t k, const float* a, size_t lda, c
             const size_t mc = std::min(kMc, m - ic);
             pack_a_block(mc, kc, a + ic * lda + pc, lda);
             const BlockArgs b{n, k, ic, mc, pc, kc, packed_b, c, ldc, kloops};
-            const size_t groups = panel_group_count(panels);
+            const size_t size = kRelaxedKLoops && kloops ? kRelaxedGroup : kGroup;
+            const size_t groups = panel_group_count(panels, size);
             for (size_t j = 0; j < groups; ++j) {
-                const PanelGroup g = panel_group(panels, j), next = j + 1 < groups ? panel_group(panels, j + 1) : PanelGroup{};
+                const PanelGroup g = panel_group(panels, j, size), next = j + 1 < groups ? panel_group(panels, j + 1, size) : PanelGroup{};
                 run_group(b, ep, g, j + 1 < groups ? &next : nullptr);
             }
         }

@@ -91,15 +91,16 @@ SF_SLOT(1)
 SF_SLOT(2)
 SF_SLOT(3)
 SF_SLOT(4)
+SF_SLOT(5)
 #undef SF_SLOT
-static_assert(relaxed::kF32Tiles == 5, "one placeholder per loop");
+static_assert(relaxed::kF32Tiles == 6, "one placeholder per loop");
 
 thread_local relaxed::F32KLoop t_kloops[relaxed::kF32Tiles];
 thread_local int t_installed = -1;  // unknown, no (0), yes (1)
 
 const relaxed::F32KLoop* install_f32() {
     if (t_installed < 0) {
-        const relaxed::F32KLoop placeholders[] = {slot_0, slot_1, slot_2, slot_3, slot_4};
+        const relaxed::F32KLoop placeholders[] = {slot_0, slot_1, slot_2, slot_3, slot_4, slot_5};
         int slots[relaxed::kF32Tiles], out[relaxed::kF32Tiles] = {};
         for (int i = 0; i < relaxed::kF32Tiles; ++i) slots[i] = static_cast<int>(reinterpret_cast<uintptr_t>(placeholders[i]));
         t_installed = here() && sf_relaxed_install_f32(slots, out, relaxed::kF32Tiles) ? 1 : 0;
@@ -128,7 +129,7 @@ bool f32_kloops_work() {
     for (float& v : a) v = next();
     for (float& v : b) v = next();
     int possible = 3;  // bit 0: unfused, bit 1: fused
-    constexpr size_t kShapes[][2] = {{2, 2}, {2, 1}, {1, 4}, {1, 2}, {1, 1}};
+    constexpr size_t kShapes[][2] = {{2, 2}, {2, 1}, {1, 4}, {1, 2}, {1, 1}, {2, 3}};
     for (int t = 0; t < relaxed::kF32Tiles; ++t) {
         const size_t R = kShapes[t][0], G = kShapes[t][1];
         if (relaxed::f32_tile(R, G) != t) return false;

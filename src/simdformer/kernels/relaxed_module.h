@@ -23,10 +23,11 @@ inline constexpr bool kF32KLoops = false;
 // multiply-add per k in order, fused or not as the engine lowers relaxed_madd -- the same in every
 // loop.
 using F32KLoop = void (*)(const float* a, const float* b, size_t panel_stride, size_t kc, float* acc, int first);
-// The tile shapes of gemm.cpp's wasm build (R rows x G panels); the GEMV is 1 x 4 and 1 x 1.
-enum F32Tile : int { k2x2, k2x1, k1x4, k1x2, k1x1, kF32Tiles };
+// The tile shapes of gemm.cpp's wasm build (R rows x G panels; 2 x 3 is the relaxed path's main
+// tile); the GEMV is 1 x 4 and 1 x 1.
+enum F32Tile : int { k2x2, k2x1, k1x4, k1x2, k1x1, k2x3, kF32Tiles };
 constexpr F32Tile f32_tile(size_t rows, size_t panels) {
-    return rows == 2 ? (panels == 2 ? k2x2 : k2x1) : panels == 4 ? k1x4 : panels == 2 ? k1x2 : k1x1;
+    return rows == 2 ? (panels == 3 ? k2x3 : panels == 2 ? k2x2 : k2x1) : panels == 4 ? k1x4 : panels == 2 ? k1x2 : k1x1;
 }
 
 // This thread's relaxed f32 k-loops while the f32 GEMMs run on relaxed SIMD (set_relaxed_f32),

@@ -48,3 +48,7 @@ KLOOP("f32_kloop_1", 2, 1)
 KLOOP("f32_kloop_2", 1, 4)
 KLOOP("f32_kloop_3", 1, 2)
 KLOOP("f32_kloop_4", 1, 1)
+// The main tile of the relaxed path: 12 accumulators + 2 broadcasts + 1 B vector, which fits x64's
+// 16 vector registers only because a fused multiply-add needs no register for the product (1.40x
+// the 2 x 2 mul + add tile in Chromium, bench/experiments/relaxed_f32).
+KLOOP("f32_kloop_5", 2, 3)
