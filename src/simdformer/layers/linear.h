@@ -26,7 +26,8 @@ public:
     // (outs[0] columns), then of refs[1], ... in one packed [in, Σ outs] weight and one bias (0
     // for the columns of a ref without one, when another has one), so that one GEMM computes
     // them all (self-attention's q | k | v). Each column gets exactly the arithmetic its own
-    // Linear would give it. Refs that are consecutive slices of one fused tensor
+    // Linear would give it (a column whose ref has no bias adds 0: the same but for the sign of
+    // a zero result). Refs that are consecutive slices of one fused tensor
     // (in_proj_weight, c_attn) are read as one; the refs must share a layout. int8 when any is
     // a pre-quantized I8 tensor or the reader asks for int8: the per-column scales and sums of
     // every ref land side by side.

@@ -34,6 +34,10 @@ size_t MultiHeadAttention::pack_floats(const ModelConfig& config, size_t n_seq_k
                     kernels::packed_b_size(n_seq_k, dh));   // V_h  [n_seq_k, d_head]
 }
 
+void MultiHeadAttention::project_qkv(size_t rows, const float* x, size_t ldx, float* qkv, size_t ld) const {
+    qkv_proj_.forward(rows, x, ldx, qkv, ld);
+}
+
 void MultiHeadAttention::project_q(size_t rows, const float* x, size_t ldx, float* q, size_t ldq) const {
     q_proj_.forward(rows, x, ldx, q, ldq);
 }

@@ -59,23 +59,28 @@ void TextStack::run(size_t n_batch, size_t n, const SequenceMasks& masks, bool n
 }
 
 // The attention scratch still holds the probed layer's projections (the feed-forward half of the
-// layer only uses s1, s2 and hidden): q, k, v, context, then for rotary models q and k turned back
-// by their angles (RotateBy::kMinusAngle), i.e. as projected.
+// layer only uses s1, s2 and hidden), row by row q | k | v: q, k, v, context, then for rotary
+// models q and k turned back by their angles (RotateBy::kMinusAngle), i.e. as projected.
 void TextStack::copy_probe(size_t tokens, const LayerScratch& s, const SequenceMasks& masks, const LayerProbe& probe) const {
     const ModelConfig& shape = *probe.shape;
-    const size_t qw = shape.q_width(), kvw = shape.kv_width(), dh = shape.d_head();
+    const size_t qw = shape.q_width(), kvw = shape.kv_width(), dh = shape.d_head(), ld = qw + 2 * kvw;
     float* out = probe.out;
-    const std::pair<const float*, size_t> parts[4] = {{s.q, qw}, {s.k, kvw}, {s.v, kvw}, {s.context, qw}};
-    for (const auto& [data, width] : parts) {
-        std::memcpy(out, data, tokens * width * sizeof(float));
+    // Columns [col, col + width) of `tokens` rows of stride ld -> out [tokens, width], packed.
+    const auto columns = [&](const float* data, size_t ld_data, size_t width) {
+        for (size_t t = 0; t < tokens; ++t) std::memcpy(out + t * width, data + t * ld_data, width * sizeof(float));
+        float* at = out;
         out += tokens * width;
-    }
+        return at;
+    };
+    columns(s.qkv, ld, qw);
+    columns(s.qkv + qw, ld, kvw);
+    columns(s.qkv + qw + kvw, ld, kvw);
+    columns(s.context, qw, qw);
     if (!rotary) return;
-    std::memcpy(out, s.q, tokens * qw * sizeof(float));
-    rotate_half(tokens, qw / dh, dh, out, qw, masks.rope_cos, masks.rope_sin, RotateBy::kMinusAngle);
-    out += tokens * qw;
-    std::memcpy(out, s.k, tokens * kvw * sizeof(float));
-    rotate_half(tokens, kvw / dh, dh, out, kvw, masks.rope_cos, masks.rope_sin, RotateBy::kMinusAngle);
+    float* q = columns(s.qkv, ld, qw);
+    rotate_half(tokens, qw / dh, dh, q, qw, masks.rope_cos, masks.rope_sin, RotateBy::kMinusAngle);
+    float* k = columns(s.qkv + qw, ld, kvw);
+    rotate_half(tokens, kvw / dh, dh, k, kvw, masks.rope_cos, masks.rope_sin, RotateBy::kMinusAngle);
 }
 
 void TextStack::gather_rows(const TextRequest& r, TextWorkspace& ws) const {
