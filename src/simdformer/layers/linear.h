@@ -27,12 +27,12 @@ public:
     // for the columns of a ref without one, when another has one), so that one GEMM computes
     // them all (self-attention's q | k | v). Each column gets exactly the arithmetic its own
     // Linear would give it (a column whose ref has no bias adds 0: the same but for the sign of
-    // a zero result). Refs that are consecutive slices of one fused tensor
-    // (in_proj_weight, c_attn) are read as one; the refs must share a layout. int8 when any is
+    // a zero result). Refs that are consecutive slices of one fused tensor (in_proj_weight,
+    // c_attn) are read as one; separate tensors must be nn.Linear's [out, in]. int8 when any is
     // a pre-quantized I8 tensor or the reader asks for int8: the per-column scales and sums of
-    // every ref land side by side.
-    static Result<Linear> load_concat(WeightReader& reader, const LinearRef* refs, const size_t* outs, size_t n_refs,
-                                      size_t in_features);
+    // every ref land side by side. n_refs <= 3.
+    static Result<Linear> load_concat(WeightReader& reader, const LinearRef* const* refs, const size_t* outs,
+                                      size_t n_refs, size_t in_features);
 
     // y[rows, out] = activation(x[rows, in] Wᵀ + b) (+ residual[rows, out]).
     void forward(size_t rows, const float* x, size_t ldx, float* y, size_t ldy,

@@ -40,32 +40,16 @@ Status stream_out_in(WeightReader& r, const Part* parts, size_t n_parts, size_t 
     return Status::ok();
 }
 
-// Conv1D weights [in, total]: chunks of input rows, each packed into the matching rows of every
-// panel; with several parts their columns are first put side by side.
-Status stream_in_out(WeightReader& r, const Part* parts, size_t n_parts, size_t in, size_t n_total, float* packed) {
-    size_t widest = n_total;
-    for (size_t i = 0; i < n_parts; ++i) widest = std::max(widest, size_t(parts[i].w->row_elements()));
-    const size_t rows = std::max<size_t>(1, r.chunk_floats() / std::max<size_t>(widest, 1));
-    const size_t chunk = std::min(rows, in);
-    SF_ASSIGN_OR_RETURN(Buffer staging, Buffer::uninitialized(chunk * widest, "weight staging"));
-    Buffer joined;  // [chunk, n_total]: the parts' columns side by side
-    if (n_parts > 1) {
-        SF_ASSIGN_OR_RETURN(joined, Buffer::uninitialized(chunk * n_total, "weight staging"));
-    }
+// Conv1D weights [in, total] (one part): chunks of input rows, each packed into the matching rows
+// of every panel.
+Status stream_in_out(WeightReader& r, const Part& p, size_t in, float* packed) {
+    const size_t row = size_t(p.w->row_elements());
+    const size_t rows = std::max<size_t>(1, r.chunk_floats() / std::max<size_t>(row, 1));
+    SF_ASSIGN_OR_RETURN(Buffer staging, Buffer::uninitialized(std::min(rows, in) * row, "weight staging"));
     for (size_t p0 = 0; p0 < in; p0 += rows) {
         const size_t n = std::min(rows, in - p0);
-        for (size_t i = 0; i < n_parts; ++i) {
-            const Part& p = parts[i];
-            const size_t row = size_t(p.w->row_elements());
-            SF_RETURN_IF_ERROR(r.read_rows(*p.w, p0, n, staging.data()));
-            if (n_parts == 1) {
-                kernels::pack_b_rows(in, n_total, p0, n, staging.data() + p.first, row, 1, packed);
-                break;
-            }
-            for (size_t t = 0; t < n; ++t)
-                std::memcpy(joined.data() + t * n_total + p.col, staging.data() + t * row + p.first, p.out * sizeof(float));
-        }
-        if (n_parts > 1) kernels::pack_b_rows(in, n_total, p0, n, joined.data(), n_total, 1, packed);
+        SF_RETURN_IF_ERROR(r.read_rows(*p.w, p0, n, staging.data()));
+        kernels::pack_b_rows(in, p.out, p0, n, staging.data() + p.first, row, 1, packed);
     }
     return Status::ok();
 }
@@ -88,35 +72,29 @@ Result<Linear> Linear::from_data(const float* weight, const float* bias, size_t 
 }
 
 Result<Linear> Linear::load(WeightReader& r, const LinearRef& ref, size_t in, size_t out) {
-    return load_concat(r, &ref, &out, 1, in);
+    const LinearRef* refs = &ref;
+    return load_concat(r, &refs, &out, 1, in);
 }
 
-Result<Linear> Linear::load_concat(WeightReader& r, const LinearRef* refs, const size_t* outs, size_t n_refs,
+Result<Linear> Linear::load_concat(WeightReader& r, const LinearRef* const* refs, const size_t* outs, size_t n_refs,
                                    size_t in) {
-    constexpr size_t kMaxParts = 3;
-    Part parts[kMaxParts];
+    Part parts[3];
     size_t n_parts = 0, n_total = 0;
-    if (n_refs == 0 || n_refs > kMaxParts) return Status::invalid("a linear layer of 1 to 3 weights");
-    for (size_t i = 0; i < n_refs; ++i) {
-        const LinearRef& ref = refs[i];
+    for (size_t i = 0; i < n_refs && i < 3; ++i) {
+        const LinearRef& ref = *refs[i];
         size_t total = 0;  // the stored output dimension: `parts` slices of outs[i]
-        if (ref.parts == 0 || ref.part >= ref.parts || !checked_mul(outs[i], ref.parts, &total))
+        if (ref.parts == 0 || ref.part >= ref.parts || !checked_mul(outs[i], ref.parts, &total) ||
+            n_total + outs[i] < n_total)
             return Status::invalid(cat({"tensor '", ref.weight, "': bad slice ", ref.part, " of ", ref.parts}));
-        if (n_total + outs[i] < n_total) return Status::oom(cat({"tensor '", ref.weight, "' is too large"}));
         const size_t first = ref.part * outs[i];
         Part* last = n_parts ? &parts[n_parts - 1] : nullptr;
-        if (last && last->ref->weight == ref.weight && last->ref->bias == ref.bias && last->ref->layout == ref.layout &&
-            last->total == total && last->first + last->out == first) {
+        if (last && last->ref->weight == ref.weight && last->first + last->out == first)
             last->out += outs[i];  // the next slice of the same fused tensor
-        } else {
-            if (last && last->ref->layout != ref.layout)
-                return Status::unsupported(cat({"tensors '", last->ref->weight, "' and '", ref.weight,
-                                                "' are stored in different layouts"}));
+        else
             parts[n_parts++] = Part{&ref, nullptr, first, outs[i], total, n_total};
-        }
         n_total += outs[i];
     }
-    const bool out_in = refs[0].layout == WeightLayout::kOutIn;
+    const bool out_in = refs[0]->layout == WeightLayout::kOutIn;
     Linear l;
     l.in_ = in;
     l.out_ = n_total;
@@ -124,6 +102,8 @@ Result<Linear> Linear::load_concat(WeightReader& r, const LinearRef* refs, const
     for (size_t i = 0; i < n_parts; ++i) {
         Part& p = parts[i];
         const LinearRef& ref = *p.ref;
+        // Separate tensors are joined row by row: nn.Linear's [out, in] only (GPT-2's c_attn is one part).
+        if (n_parts > 1 && ref.layout != WeightLayout::kOutIn) return Status::unsupported("joined Conv1D weights");
         const Shape shape = out_in ? Shape{p.total, in} : Shape{in, p.total};
         // Pre-quantized I8 weights load as int8 whatever the options say; float weights follow them.
         const TensorInfo* stored = r.find(ref.weight);
@@ -140,7 +120,7 @@ Result<Linear> Linear::load_concat(WeightReader& r, const LinearRef* refs, const
         if (!with_bias && !ref.bias.empty()) with_bias = &ref;
     }
     l.int8_ = l.int8_ || r.linear_weights() == WeightFormat::kInt8;
-    const std::string& name = refs[0].weight;
+    const std::string& name = refs[0]->weight;
     size_t n = 0;
     if (!checked_mul(in, n_total, &n) || n > kMaxBufferFloats) return Status::oom(cat({"tensor '", name, "' is too large"}));
     if (l.int8_ && in > kernels::kQd8MaxK)
@@ -161,14 +141,14 @@ Result<Linear> Linear::load_concat(WeightReader& r, const LinearRef* refs, const
     } else if (out_in) {
         SF_RETURN_IF_ERROR(stream_out_in(r, parts, n_parts, in, n_total, packed));
     } else {
-        SF_RETURN_IF_ERROR(stream_in_out(r, parts, n_parts, in, n_total, packed));
+        SF_RETURN_IF_ERROR(stream_in_out(r, parts[0], in, packed));
     }
-    for (size_t i = 0; i < n_parts; ++i) r.mark_used(*parts[i].w, in * parts[i].out);
     if (with_bias) {
         SF_ASSIGN_OR_RETURN(l.bias_, Buffer::zeros(n_total, with_bias->bias.c_str()));
     }
     for (size_t i = 0; i < n_parts; ++i) {
         const Part& p = parts[i];
+        r.mark_used(*p.w, in * p.out);
         if (p.ref->bias.empty()) continue;
         SF_ASSIGN_OR_RETURN(const TensorInfo* b, r.expect(p.ref->bias, {p.total}));
         SF_RETURN_IF_ERROR(r.read_rows(*b, p.first, p.out, l.bias_.data() + p.col));

@@ -83,7 +83,9 @@ public:
 
     // Self-attention's projections: rows [rows, d_model] -> qkv [rows, qkv_width], each row
     // q [q_width] | k [kv_width] | v [kv_width].
-    void project_qkv(size_t rows, const float* x, size_t ldx, float* qkv, size_t ld) const;
+    void project_qkv(size_t rows, const float* x, size_t ldx, float* qkv, size_t ld) const {
+        project_q(rows, x, ldx, qkv, ld);  // in_proj_[0] is q | k | v
+    }
     // The separate projections: rows [rows, d_model] -> q [rows, q_width], k / v [rows, kv_width]. Keys and values usually
     // come from the same rows (x_k == x_v); nn.MultiheadAttention allows them to differ.
     void project_q(size_t rows, const float* x, size_t ldx, float* q, size_t ldq) const;
@@ -112,9 +114,8 @@ private:
     size_t kv_head_of(size_t h) const { return h / (nhead_ / n_kv_heads_); }
 
     size_t d_model_ = 0, nhead_ = 0, n_kv_heads_ = 0, d_head_ = 0, additive_dim_ = 0;
-    Linear qkv_proj_;                 // self-attention: q | k | v as one [d_model -> qkv_width]
-    Linear q_proj_, k_proj_, v_proj_;  // the others: separately
-    Linear out_proj_;
+    // Self-attention: in_proj_[0] = q | k | v as one [d_model -> qkv_width]; the others: q, k, v.
+    Linear in_proj_[3], out_proj_;
     Buffer add_q_packed_;  // per head: pack_b of W_qᵀ [d_head, d_a]
     Buffer add_k_packed_;  // per head: pack_b of W_kᵀ [d_head, d_a]
     Buffer add_v_;         // [nhead, d_a]

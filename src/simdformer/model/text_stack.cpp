@@ -65,22 +65,15 @@ void TextStack::copy_probe(size_t tokens, const LayerScratch& s, const SequenceM
     const ModelConfig& shape = *probe.shape;
     const size_t qw = shape.q_width(), kvw = shape.kv_width(), dh = shape.d_head(), ld = qw + 2 * kvw;
     float* out = probe.out;
-    // Columns [col, col + width) of `tokens` rows of stride ld -> out [tokens, width], packed.
-    const auto columns = [&](const float* data, size_t ld_data, size_t width) {
-        for (size_t t = 0; t < tokens; ++t) std::memcpy(out + t * width, data + t * ld_data, width * sizeof(float));
-        float* at = out;
-        out += tokens * width;
-        return at;
-    };
-    columns(s.qkv, ld, qw);
-    columns(s.qkv + qw, ld, kvw);
-    columns(s.qkv + qw + kvw, ld, kvw);
-    columns(s.context, qw, qw);
-    if (!rotary) return;
-    float* q = columns(s.qkv, ld, qw);
-    rotate_half(tokens, qw / dh, dh, q, qw, masks.rope_cos, masks.rope_sin, RotateBy::kMinusAngle);
-    float* k = columns(s.qkv + qw, ld, kvw);
-    rotate_half(tokens, kvw / dh, dh, k, kvw, masks.rope_cos, masks.rope_sin, RotateBy::kMinusAngle);
+    const float* q = s.qkv;
+    const struct { const float* data; size_t ld, width; } parts[6] = {
+        {q, ld, qw}, {q + qw, ld, kvw}, {q + qw + kvw, ld, kvw}, {s.context, qw, qw}, {q, ld, qw}, {q + qw, ld, kvw}};
+    for (size_t i = 0; i < (rotary ? 6u : 4u); ++i) {
+        const size_t w = parts[i].width;
+        for (size_t t = 0; t < tokens; ++t) std::memcpy(out + t * w, parts[i].data + t * parts[i].ld, w * sizeof(float));
+        if (i >= 4) rotate_half(tokens, w / dh, dh, out, w, masks.rope_cos, masks.rope_sin, RotateBy::kMinusAngle);
+        out += tokens * w;
+    }
 }
 
 void TextStack::gather_rows(const TextRequest& r, TextWorkspace& ws) const {
