@@ -343,6 +343,97 @@ TEST(LinearInt8, FusedSlicesOfBothLayoutsStreamedInSmallChunksEqualTheKernelOnTh
     EXPECT_TRUE(c.value().unused().empty());  // the I8 weight, its scales and the bias are all used
 }
 
+// ---- Linear::load_concat: q | k | v packed side by side as one weight ----------------------------
+
+// Self-attention's one GEMM against q | k | v equals the three Linears column for column, bit for
+// bit: f32 and int8 (quantized at load and pre-quantized), separate nn.Linear tensors and the
+// slices of one fused tensor of both layouts, widths that split GEMM panels (grouped-query k, v narrower than q),
+// a part without a bias, one row (the GEMV) and several, chunks of 16 floats and whole tensors.
+TEST(LinearConcat, SideBySideEqualsTheSeparateLinearsBitForBit) {
+    const size_t in = 37, outs[3] = {19, 11, 11}, fused_out = 13;
+    const char* names[3] = {"q", "k", "v"};
+    std::vector<std::tuple<std::string, std::string, Shape, std::vector<uint8_t>>> f32_tensors, i8_tensors;
+    for (size_t i = 0; i < 3; ++i) {
+        for (bool out_in : {false, true}) {
+            const std::string name = std::string(out_in ? "lin_" : "conv_") + names[i];
+            const Shape shape = out_in ? Shape{outs[i], in} : Shape{in, outs[i]};
+            const auto w = random_vector(in * outs[i], uint32_t(70 + 2 * i + out_in));
+            f32_tensors.emplace_back(name, "F32", shape, as_bytes(w));
+            // Any int8 values and scales do (both sides read the same tensors): w as [in, out], quantized.
+            const int8ref::QuantizedWeight q = int8ref::quantize_weight(in, outs[i], w.data(), outs[i], 1);
+            i8_tensors.emplace_back(name, "I8", shape, as_bytes(q.q));
+            i8_tensors.emplace_back(name + "_scale", "F32", Shape{outs[i]}, as_bytes(q.scale));
+        }
+        if (i < 2) {  // v has no bias
+            f32_tensors.emplace_back(std::string("b_") + names[i], "F32", Shape{outs[i]},
+                                     as_bytes(random_vector(outs[i], uint32_t(80 + i))));
+            i8_tensors.push_back(f32_tensors.back());
+        }
+    }
+    for (bool out_in : {false, true}) {  // one fused tensor of three equal slices (in_proj_weight, c_attn)
+        const Shape shape = out_in ? Shape{3 * fused_out, in} : Shape{in, 3 * fused_out};
+        f32_tensors.emplace_back(out_in ? "lin_fused" : "conv_fused", "F32", shape,
+                                 as_bytes(random_vector(3 * fused_out * in, 90 + out_in)));
+    }
+    f32_tensors.emplace_back("b_fused", "F32", Shape{3 * fused_out}, as_bytes(random_vector(3 * fused_out, 92)));
+    const std::vector<uint8_t> f32_file = raw_safetensors(f32_tensors), i8_file = raw_safetensors(i8_tensors);
+    const auto x = random_vector(5 * in, 93, -2.0f, 2.0f);
+
+    // y [rows, Σ outs] of load_concat against each ref's own Linear, column block by block.
+    auto check = [&](Checkpoint& c, const LinearRef* refs, const size_t* o, bool int8, const std::string& what) {
+        const LinearRef* ptrs[3] = {&refs[0], &refs[1], &refs[2]};
+        auto joined = Linear::load_concat(c, ptrs, o, 3, in);
+        SF_ASSERT_OK(joined.status());
+        EXPECT_EQ(joined.value().int8(), int8) << what;
+        const size_t width = o[0] + o[1] + o[2];
+        EXPECT_EQ(joined.value().out_features(), width);
+        for (size_t rows : {size_t(1), size_t(5)}) {
+            std::vector<float> y(rows * width);
+            joined.value().forward(rows, x.data(), in, y.data(), width);
+            for (size_t i = 0, col = 0; i < 3; col += o[i], ++i) {
+                auto alone = Linear::load(c, refs[i], in, o[i]);
+                SF_ASSERT_OK(alone.status());
+                std::vector<float> want(rows * o[i]);
+                alone.value().forward(rows, x.data(), in, want.data(), o[i]);
+                for (size_t r = 0; r < rows; ++r)
+                    for (size_t j = 0; j < o[i]; ++j)
+                        ASSERT_EQ(y[r * width + col + j], want[r * o[i] + j])
+                            << what << ", part " << i << ", row " << r << " of " << rows << ", column " << j;
+            }
+        }
+    };
+    for (size_t chunk : {size_t(64), size_t(1) << 20}) {
+        for (int format = 0; format < 3; ++format) {  // f32, int8 at load, pre-quantized I8
+            const std::vector<uint8_t>& file = format == 2 ? i8_file : f32_file;
+            MemorySource source(file.data(), file.size());
+            LoadOptions options = format == 1 ? int8_options() : LoadOptions{};
+            options.chunk_bytes = chunk;
+            auto c = Checkpoint::open({{"model.safetensors", &source}}, "", options);
+            SF_ASSERT_OK(c.status());
+            const std::string what = std::string(format == 0 ? "f32" : format == 1 ? "int8" : "I8") + " chunk " +
+                                     std::to_string(chunk);
+            for (bool out_in : {false, true}) {
+                const WeightLayout layout = out_in ? WeightLayout::kOutIn : WeightLayout::kInOut;
+                const std::string pre = out_in ? "lin_" : "conv_";
+                const LinearRef refs[3] = {{pre + "q", "b_q", layout}, {pre + "k", "b_k", layout}, {pre + "v", "", layout}};
+                if (out_in) {
+                    check(c.value(), refs, outs, format != 0, what + " " + pre);
+                } else {  // separate Conv1D tensors are not joined (no checkpoint has them)
+                    const LinearRef* ptrs[3] = {&refs[0], &refs[1], &refs[2]};
+                    auto refused = Linear::load_concat(c.value(), ptrs, outs, 3, in);
+                    EXPECT_EQ(refused.status().code(), StatusCode::kUnsupported) << refused.status().message();
+                }
+                if (format == 2) continue;
+                const LinearRef slices[3] = {{pre + "fused", "b_fused", layout, 0, 3},
+                                             {pre + "fused", "b_fused", layout, 1, 3},
+                                             {pre + "fused", "b_fused", layout, 2, 3}};
+                const size_t fused_outs[3] = {fused_out, fused_out, fused_out};
+                check(c.value(), slices, fused_outs, format != 0, what + " " + pre + "fused");
+            }
+        }
+    }
+}
+
 // ---- the nn.Transformer dialect -----------------------------------------------------------------
 
 Result<Model> load_torch_case(const std::string& folder, const std::string& name, const LoadOptions& options) {

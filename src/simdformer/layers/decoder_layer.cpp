@@ -51,7 +51,7 @@ void DecoderLayer::run(size_t tokens, float* x, const SelfBlock& self_block, siz
 void DecoderLayer::forward(size_t n_batch, size_t n_seq, float* x, const SequenceMasks& masks,
                            const CrossMemory& memory, const AttentionOptions& options, const LayerScratch& s,
                            float* self_weights, float* cross_weights) const {
-    const KeyValues kv = scratch_keys_values(s, n_seq, self_attn_.kv_width());
+    const KeyValues kv{};  // none: the new rows' own keys and values, where the projection wrote them
     auto self_block = [&](const float* in, float* out, const float* residual) {
         self_attention_block(self_attn_, n_batch, n_seq, in, out, residual, kv, masks, options, s, self_weights);
     };

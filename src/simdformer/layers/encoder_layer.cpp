@@ -6,7 +6,7 @@ namespace simdformer {
 
 void EncoderLayer::forward(size_t n_batch, size_t n_seq, float* x, const SequenceMasks& masks,
                            const AttentionOptions& options, const LayerScratch& s, float* weights) const {
-    forward_cached(n_batch, n_seq, x, scratch_keys_values(s, n_seq, self_attn_.kv_width()), masks, options, s, weights);
+    forward_cached(n_batch, n_seq, x, KeyValues{}, masks, options, s, weights);
 }
 
 void EncoderLayer::forward_cached(size_t n_batch, size_t n_seq, float* x, const KeyValues& kv,

@@ -24,7 +24,7 @@ public:
     // The same layer over a key/value cache (decoder-only models such as GPT-2): the n_seq new
     // rows of each item, x [n_batch * n_seq, d_model] in place, attend to every cached position
     // and to themselves; their keys and values are appended to `kv` (layers/self_attention.h).
-    // forward() is this call over the layer scratch.
+    // forward() is this call without a cache (KeyValues{}).
     void forward_cached(size_t n_batch, size_t n_seq, float* x, const KeyValues& kv, const SequenceMasks& masks,
                         const AttentionOptions& options, const LayerScratch& scratch,
                         float* weights /* [n_batch, nhead, n_seq, kv.position + n_seq] or null */) const;

@@ -10,10 +10,15 @@
 namespace simdformer {
 
 struct LayerScratch {
-    float* q = nullptr;       // [tokens, q_width]        (q_width, kv_width: ModelConfig; d_model
-    float* k = nullptr;       // [kv tokens, kv_width]     for every model but a rotary decoder
-    float* v = nullptr;       // [kv tokens, kv_width]     with grouped-query attention or an
-    float* context = nullptr; // [tokens, q_width]         explicit head_dim)
+    // Self-attention's fused projections: row i = q | k | v of token i (q_width, kv_width:
+    // ModelConfig; d_model for every model but a rotary decoder with grouped-query attention or
+    // an explicit head_dim).
+    float* qkv = nullptr;     // [tokens, q_width + 2 kv_width]
+    // Separate projections (cross-attention, nn.MultiheadAttention), in the same memory as qkv:
+    float* q = nullptr;       // [tokens, q_width]      = qkv
+    float* k = nullptr;       // [kv tokens, kv_width]  = q + tokens * q_width
+    float* v = nullptr;       // [kv tokens, kv_width]  = k + tokens * kv_width
+    float* context = nullptr; // [tokens, q_width]
     float* s1 = nullptr;      // [tokens, d_model]
     float* s2 = nullptr;      // [tokens, d_model]
     float* hidden = nullptr;  // [tokens, dim_feedforward] (gated: twice that, gate | up)
@@ -40,8 +45,9 @@ struct SequenceMasks {
 
 // Where one layer's self-attention keys and values live, in the layout attention reads: position
 // i of item b at k + b * batch_stride + i * kv_width (d_model but for grouped-query attention). A decoder's cache keeps earlier positions and
-// new ones are appended in place (nothing is ever repacked); a whole-sequence pass uses the
-// layer scratch (scratch_keys_values, layers/self_attention.h) with nothing before position 0.
+// new ones are appended to it (copied from the fused projections; nothing is ever repacked); a
+// whole-sequence pass passes none (k null): attention then reads the new rows' keys and values
+// where the fused projection wrote them (LayerScratch::qkv), with nothing before position 0.
 struct KeyValues {
     float* k = nullptr;        // [n_batch, max_len, kv_width]
     float* v = nullptr;

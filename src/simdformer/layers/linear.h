@@ -22,6 +22,17 @@ public:
     // Streams the weight of `ref` (of shape [parts*out, in] or [in, parts*out]) from the reader
     // in row chunks straight into the packed panels: no unpacked copy of W is ever held.
     static Result<Linear> load(WeightReader& reader, const LinearRef& ref, size_t in_features, size_t out_features);
+    // Several linear maps of the same input side by side as one: the outputs of refs[0]
+    // (outs[0] columns), then of refs[1], ... in one packed [in, Σ outs] weight and one bias (0
+    // for the columns of a ref without one, when another has one), so that one GEMM computes
+    // them all (self-attention's q | k | v). Each column gets exactly the arithmetic its own
+    // Linear would give it (a column whose ref has no bias adds 0: the same but for the sign of
+    // a zero result). Refs that are consecutive slices of one fused tensor (in_proj_weight,
+    // c_attn) are read as one; separate tensors must be nn.Linear's [out, in]. int8 when any is
+    // a pre-quantized I8 tensor or the reader asks for int8: the per-column scales and sums of
+    // every ref land side by side. n_refs <= 3.
+    static Result<Linear> load_concat(WeightReader& reader, const LinearRef* const* refs, const size_t* outs,
+                                      size_t n_refs, size_t in_features);
 
     // y[rows, out] = activation(x[rows, in] Wᵀ + b) (+ residual[rows, out]).
     void forward(size_t rows, const float* x, size_t ldx, float* y, size_t ldy,

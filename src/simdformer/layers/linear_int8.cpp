@@ -16,9 +16,8 @@ size_t chunk_rows(const WeightReader& r, uint64_t row_elements) {
 }  // namespace
 
 Status stream_quantized(WeightReader& r, const TensorInfo& w, bool out_in, size_t first, size_t in, size_t out,
-                        void* packed) {
-    kernels::packed_i8_init(in, out, packed);
-    float* scales = kernels::packed_i8_scales(in, out, packed);  // absmax first, then scales
+                        size_t col, size_t n_total, void* packed) {
+    float* scales = kernels::packed_i8_scales(in, n_total, packed) + col;  // absmax first, then scales
     const size_t row = size_t(w.row_elements());
     const size_t rows = chunk_rows(r, row);
     if (out_in) {
@@ -30,7 +29,7 @@ Status stream_quantized(WeightReader& r, const TensorInfo& w, bool out_in, size_
             SF_RETURN_IF_ERROR(r.read_rows(w, first + j, n, staging.data()));
             kernels::absmax_cols_update(in, n, staging.data(), 1, in, scales + j);
             kernels::scales_from_absmax(n, scales + j);
-            kernels::pack_i8_quantize(in, out, 0, in, j, n, staging.data(), 1, in, packed);
+            kernels::pack_i8_quantize(in, n_total, 0, in, col + j, n, staging.data(), 1, in, packed);
         }
         return Status::ok();
     }
@@ -44,19 +43,18 @@ Status stream_quantized(WeightReader& r, const TensorInfo& w, bool out_in, size_
             SF_RETURN_IF_ERROR(r.read_rows(w, p, n, staging.data()));
             const float* cols = staging.data() + first;  // B [n, out] with row stride `row`
             if (pass == 0) kernels::absmax_cols_update(n, out, cols, row, 1, scales);
-            else kernels::pack_i8_quantize(in, out, p, n, 0, out, cols, row, 1, packed);
+            else kernels::pack_i8_quantize(in, n_total, p, n, col, out, cols, row, 1, packed);
         }
     }
     return Status::ok();
 }
 
 Status load_prequantized(WeightReader& r, const TensorInfo& w, bool out_in, size_t first, size_t in, size_t out,
-                         void* packed) {
+                         size_t col, size_t n_total, void* packed) {
     const size_t total = size_t(out_in ? w.shape[0] : w.shape[1]);
     const std::string scale_name = int8_scale_name(w.name);
     SF_ASSIGN_OR_RETURN(const TensorInfo* s, r.expect(scale_name, {total}));
-    kernels::packed_i8_init(in, out, packed);
-    float* scales = kernels::packed_i8_scales(in, out, packed);
+    float* scales = kernels::packed_i8_scales(in, n_total, packed) + col;
     SF_RETURN_IF_ERROR(r.read_rows(*s, first, out, scales));
     for (size_t j = 0; j < out; ++j)
         if (!(scales[j] >= 0.0f))
@@ -72,13 +70,13 @@ Status load_prequantized(WeightReader& r, const TensorInfo& w, bool out_in, size
         for (size_t j = 0; j < out; j += rows) {
             const size_t n = std::min(rows, out - j);
             SF_RETURN_IF_ERROR(r.read_i8(w, uint64_t(first + j) * row, n * row, q));
-            kernels::pack_i8_copy(in, out, 0, in, j, n, q, 1, in, packed);
+            kernels::pack_i8_copy(in, n_total, 0, in, col + j, n, q, 1, in, packed);
         }
     } else {
         for (size_t p = 0; p < in; p += rows) {
             const size_t n = std::min(rows, in - p);
             SF_RETURN_IF_ERROR(r.read_i8(w, uint64_t(p) * row, n * row, q));
-            kernels::pack_i8_copy(in, out, p, n, 0, out, q + first, row, 1, packed);
+            kernels::pack_i8_copy(in, n_total, p, n, col, out, q + first, row, 1, packed);
         }
     }
     return Status::ok();

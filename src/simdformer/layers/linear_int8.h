@@ -20,12 +20,14 @@ namespace simdformer::detail {
 inline std::string int8_scale_name(const std::string& weight) { return weight + "_scale"; }
 
 // Output channels [first, first + out) of the float tensor `w` ([total, in] when out_in, else
-// [in, total]), quantized into `packed` (kernels::packed_i8_size(in, out) bytes).
+// [in, total]), quantized into columns [col, col + out) of `packed`, a packed [in, n] operand
+// (kernels::packed_i8_size(in, n) bytes, kernels::packed_i8_init'ed by the caller): a Linear of
+// several tensors side by side (self-attention's q | k | v) fills one such range per tensor.
 Status stream_quantized(WeightReader& r, const TensorInfo& w, bool out_in, size_t first, size_t in, size_t out,
-                        void* packed);
+                        size_t col, size_t n, void* packed);
 
 // The same channels of the pre-quantized I8 tensor `w` and its scales, copied into `packed`.
 Status load_prequantized(WeightReader& r, const TensorInfo& w, bool out_in, size_t first, size_t in, size_t out,
-                         void* packed);
+                         size_t col, size_t n, void* packed);
 
 }  // namespace simdformer::detail

@@ -35,13 +35,13 @@ size_t MultiHeadAttention::pack_floats(const ModelConfig& config, size_t n_seq_k
 }
 
 void MultiHeadAttention::project_q(size_t rows, const float* x, size_t ldx, float* q, size_t ldq) const {
-    q_proj_.forward(rows, x, ldx, q, ldq);
+    in_proj_[0].forward(rows, x, ldx, q, ldq);
 }
 
 void MultiHeadAttention::project_kv(size_t rows, const float* x_k, const float* x_v, size_t ldx, float* k,
                                     float* v, size_t ldkv) const {
-    k_proj_.forward(rows, x_k, ldx, k, ldkv);
-    v_proj_.forward(rows, x_v, ldx, v, ldkv);
+    in_proj_[1].forward(rows, x_k, ldx, k, ldkv);
+    in_proj_[2].forward(rows, x_v, ldx, v, ldkv);
 }
 
 void MultiHeadAttention::project_out(size_t rows, const float* context, size_t ldc, float* out, size_t ldo,

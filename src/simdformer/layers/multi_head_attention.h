@@ -8,6 +8,12 @@
 // repeat_kv; the queries and the context are nhead * d_head wide, which need not be d_model
 // (an explicit head_dim).
 // The steps are separate methods so the decoder can cache projected K/V between tokens.
+// Self-attention (queries, keys and values from the same rows) loads the three projections as
+// one Linear [d_model -> q_width + 2 kv_width] and runs them as one GEMM (project_qkv: one pass
+// over the rows, one fork-join, the biases in its epilogue); every output column gets the
+// arithmetic of its own projection, so the results are the separate projections' bits.
+// Cross-attention and nn.MultiheadAttention (keys and values may come from other rows) keep
+// separate projections (project_q, project_kv).
 #pragma once
 
 #include "simdformer/config.h"
@@ -70,9 +76,17 @@ public:
     // Reads the projections of `ref` (q [q_width, d], k and v [kv_width, d], out [d, q_width], as
     // whole tensors or slices of a fused one) and, when config.additive_dim > 0, the additive weights q/k [nhead, d_a, d_head] and
     // v [nhead, d_a].
-    static Result<MultiHeadAttention> load(WeightReader& reader, const AttentionRef& ref, const ModelConfig& config);
+    // `self_attention`: q, k and v always project the same rows (packed as one, project_qkv);
+    // otherwise separately (project_q, project_kv).
+    static Result<MultiHeadAttention> load(WeightReader& reader, const AttentionRef& ref, const ModelConfig& config,
+                                           bool self_attention);
 
-    // Projections: rows [rows, d_model] -> q [rows, q_width], k / v [rows, kv_width]. Keys and values usually
+    // Self-attention's projections: rows [rows, d_model] -> qkv [rows, qkv_width], each row
+    // q [q_width] | k [kv_width] | v [kv_width].
+    void project_qkv(size_t rows, const float* x, size_t ldx, float* qkv, size_t ld) const {
+        project_q(rows, x, ldx, qkv, ld);  // in_proj_[0] is q | k | v
+    }
+    // The separate projections: rows [rows, d_model] -> q [rows, q_width], k / v [rows, kv_width]. Keys and values usually
     // come from the same rows (x_k == x_v); nn.MultiheadAttention allows them to differ.
     void project_q(size_t rows, const float* x, size_t ldx, float* q, size_t ldq) const;
     void project_kv(size_t rows, const float* x_k, const float* x_v, size_t ldx, float* k, float* v,
@@ -88,6 +102,7 @@ public:
     size_t q_width() const { return nhead_ * d_head_; }
     size_t kv_width() const { return n_kv_heads_ * d_head_; }
     size_t kv_heads() const { return n_kv_heads_; }
+    size_t qkv_width() const { return q_width() + 2 * kv_width(); }
     // Floats of AttentionScratch::pack needed for keys/values of up to n_seq_k positions.
     static size_t pack_floats(const ModelConfig& config, size_t n_seq_k);
 
@@ -99,7 +114,8 @@ private:
     size_t kv_head_of(size_t h) const { return h / (nhead_ / n_kv_heads_); }
 
     size_t d_model_ = 0, nhead_ = 0, n_kv_heads_ = 0, d_head_ = 0, additive_dim_ = 0;
-    Linear q_proj_, k_proj_, v_proj_, out_proj_;
+    // Self-attention: in_proj_[0] = q | k | v as one [d_model -> qkv_width]; the others: q, k, v.
+    Linear in_proj_[3], out_proj_;
     Buffer add_q_packed_;  // per head: pack_b of W_qᵀ [d_head, d_a]
     Buffer add_k_packed_;  // per head: pack_b of W_kᵀ [d_head, d_a]
     Buffer add_v_;         // [nhead, d_a]

@@ -7,7 +7,7 @@
 namespace simdformer {
 
 Result<MultiHeadAttention> MultiHeadAttention::load(WeightReader& reader, const AttentionRef& ref,
-                                                    const ModelConfig& config) {
+                                                    const ModelConfig& config, bool self_attention) {
     MultiHeadAttention m;
     const size_t d = config.d_model;
     m.d_model_ = d;
@@ -19,9 +19,12 @@ Result<MultiHeadAttention> MultiHeadAttention::load(WeightReader& reader, const 
         return Status::invalid(cat({"num_key_value_heads=", m.n_kv_heads_,
                                     " does not divide num_attention_heads=", m.nhead_}));
     const size_t qw = config.q_width(), kvw = config.kv_width();
-    SF_ASSIGN_OR_RETURN(m.q_proj_, Linear::load(reader, ref.q, d, qw));
-    SF_ASSIGN_OR_RETURN(m.k_proj_, Linear::load(reader, ref.k, d, kvw));
-    SF_ASSIGN_OR_RETURN(m.v_proj_, Linear::load(reader, ref.v, d, kvw));
+    const LinearRef* parts[3] = {&ref.q, &ref.k, &ref.v};
+    const size_t outs[3] = {qw, kvw, kvw};
+    // Self-attention: one packed [d, q_width + 2 kv_width] weight, one GEMM reads the rows once.
+    for (size_t i = 0; i < (self_attention ? 1 : 3); ++i) {
+        SF_ASSIGN_OR_RETURN(m.in_proj_[i], Linear::load_concat(reader, parts + i, outs + i, self_attention ? 3 : 1, d));
+    }
     SF_ASSIGN_OR_RETURN(m.out_proj_, Linear::load(reader, ref.out, qw, d));
 
     if (m.additive_dim_ > 0) {

@@ -1,24 +1,24 @@
 // The one self-attention sub-block of every layer, for a whole sequence and for cached steps:
-//   out = residual + out_proj(attend(q_proj(in), K, V)),  K, V = keys/values.{k,v} + k/v_proj(in)
-// The new rows' keys and values are written into `kv` at positions [kv.position, kv.position +
-// n_seq) of each item, then the queries attend over every position up to their own. A whole
-// sequence passes the layer scratch as `kv` (position 0, items n_seq rows apart); a decoder's
-// step passes its cache, so keys and values are appended in place and never repacked. With one
-// new row per item (a decoding step) the projections run as GEMVs and attention reads K and V
-// where they lie (MultiHeadAttention's one-query path).
+//   out = residual + out_proj(attend(q, K, V)),  q | k | v = qkv_proj(in),  K, V = keys/values + k, v
+// One GEMM projects the new rows' queries, keys and values side by side (LayerScratch::qkv). A
+// whole sequence passes no keys/values (KeyValues{}): the queries attend over the new rows' keys
+// and values where the projection wrote them. A decoder passes its cache: the new rows' keys and
+// values are copied into it at positions [kv.position, kv.position + n_seq) of each item, then
+// the queries attend over every position up to their own. With one new row per item (a
+// decoding step) the projection runs as a GEMV and attention reads K and V where they lie
+// (MultiHeadAttention's one-query path).
 //
 // This is the single place where queries meet keys: with masks.rope_cos the new queries and keys
-// are rotated (layers/rotary.h) between their projections and attention, and with grouped-query
-// attention K and V hold only the key/value heads (MultiHeadAttention::kv_width wide).
+// are rotated (layers/rotary.h) between their projection and attention (before keys are cached),
+// and with grouped-query attention K and V hold only the key/value heads
+// (MultiHeadAttention::kv_width wide).
 #pragma once
 
 #include "simdformer/layers/layer_scratch.h"
 
 namespace simdformer {
 
-// The layer scratch as the keys/values of a whole-sequence pass: item b's rows at b * n_seq.
-KeyValues scratch_keys_values(const LayerScratch& s, size_t n_seq, size_t kv_width);
-
+// `attention` must have been loaded for self-attention (its projections packed as one).
 // masks: key_padding / key_bias [n_batch, stride] over key positions; attn_mask
 // [n_seq, kv.position + n_seq] additive (a causal mask), or null; causal masks keys after each
 // query with -inf (query i sits at kv.position + i). (window_attn_mask is the layer's to choose.)

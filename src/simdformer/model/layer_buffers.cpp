@@ -15,9 +15,9 @@ void LayerBuffers::plan(const ModelConfig& c, size_t rows, size_t L, BufferPlan&
     pack_floats = p.too_large() ? 0 : MultiHeadAttention::pack_floats(c, L);
     add_floats = p.product({L, c.additive_dim});
     const size_t qw = c.q_width(), kvw = c.kv_width();  // d, but for a rotary decoder's heads
-    p.add(&q, p.product({rows, qw}), "workspace.q");
-    p.add(&k, p.product({rows, kvw}), "workspace.k");
-    p.add(&v, p.product({rows, kvw}), "workspace.v");
+    q_floats = p.product({rows, qw});
+    kv_floats = p.product({rows, kvw});
+    p.add(&qkv, p.sum(q_floats, p.sum(kv_floats, kv_floats)), "workspace.qkv");
     p.add(&context, p.product({rows, qw}), "workspace.context");
     p.add(&s1, p.product({rows, d}), "workspace.s1");
     p.add(&s2, p.product({rows, d}), "workspace.s2");
@@ -30,9 +30,10 @@ void LayerBuffers::plan(const ModelConfig& c, size_t rows, size_t L, BufferPlan&
 
 LayerScratch LayerBuffers::scratch() {
     LayerScratch s;
-    s.q = q.data();
-    s.k = k.data();
-    s.v = v.data();
+    s.qkv = qkv.data();
+    s.q = s.qkv;
+    s.k = s.q + q_floats;
+    s.v = s.k + kv_floats;
     s.context = context.data();
     s.s1 = s1.data();
     s.s2 = s2.data();

@@ -59,23 +59,21 @@ void TextStack::run(size_t n_batch, size_t n, const SequenceMasks& masks, bool n
 }
 
 // The attention scratch still holds the probed layer's projections (the feed-forward half of the
-// layer only uses s1, s2 and hidden): q, k, v, context, then for rotary models q and k turned back
-// by their angles (RotateBy::kMinusAngle), i.e. as projected.
+// layer only uses s1, s2 and hidden), row by row q | k | v: q, k, v, context, then for rotary
+// models q and k turned back by their angles (RotateBy::kMinusAngle), i.e. as projected.
 void TextStack::copy_probe(size_t tokens, const LayerScratch& s, const SequenceMasks& masks, const LayerProbe& probe) const {
     const ModelConfig& shape = *probe.shape;
-    const size_t qw = shape.q_width(), kvw = shape.kv_width(), dh = shape.d_head();
+    const size_t qw = shape.q_width(), kvw = shape.kv_width(), dh = shape.d_head(), ld = qw + 2 * kvw;
     float* out = probe.out;
-    const std::pair<const float*, size_t> parts[4] = {{s.q, qw}, {s.k, kvw}, {s.v, kvw}, {s.context, qw}};
-    for (const auto& [data, width] : parts) {
-        std::memcpy(out, data, tokens * width * sizeof(float));
-        out += tokens * width;
+    const float* q = s.qkv;
+    const struct { const float* data; size_t ld, width; } parts[6] = {
+        {q, ld, qw}, {q + qw, ld, kvw}, {q + qw + kvw, ld, kvw}, {s.context, qw, qw}, {q, ld, qw}, {q + qw, ld, kvw}};
+    for (size_t i = 0; i < (rotary ? 6u : 4u); ++i) {
+        const size_t w = parts[i].width;
+        for (size_t t = 0; t < tokens; ++t) std::memcpy(out + t * w, parts[i].data + t * parts[i].ld, w * sizeof(float));
+        if (i >= 4) rotate_half(tokens, w / dh, dh, out, w, masks.rope_cos, masks.rope_sin, RotateBy::kMinusAngle);
+        out += tokens * w;
     }
-    if (!rotary) return;
-    std::memcpy(out, s.q, tokens * qw * sizeof(float));
-    rotate_half(tokens, qw / dh, dh, out, qw, masks.rope_cos, masks.rope_sin, RotateBy::kMinusAngle);
-    out += tokens * qw;
-    std::memcpy(out, s.k, tokens * kvw * sizeof(float));
-    rotate_half(tokens, kvw / dh, dh, out, kvw, masks.rope_cos, masks.rope_sin, RotateBy::kMinusAngle);
 }
 
 void TextStack::gather_rows(const TextRequest& r, TextWorkspace& ws) const {

@@ -55,7 +55,7 @@ Result<std::unique_ptr<Runner>> TorchStack::load(const RunnerSpec& any, WeightRe
     m->config_text_ = spec->config_text;
     const TorchStackRef& n = spec->names;
     if (n.attention) {
-        SF_ASSIGN_OR_RETURN(MultiHeadAttention a, MultiHeadAttention::load(r, *n.attention, c));
+        SF_ASSIGN_OR_RETURN(MultiHeadAttention a, MultiHeadAttention::load(r, *n.attention, c, false));
         m->attention_ = std::move(a);
     }
     SF_RETURN_IF_ERROR(load_layers(r, n.encoder, c, m->encoder_));
