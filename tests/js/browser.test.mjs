@@ -97,7 +97,7 @@ test('a Vite build of an app using the packed package runs in Chromium', async (
       const model = await sf.loadModel(bytes, config);
       const g = model.generate([[3, 4, 5, 6, 7, 8], [9, 10, 3, 4]], { maxLength: 8 });
       const text = await sf.loadPretrained(new URL('/hf/bert/', location.href));  // the bundler resolves the lazy tokenizer import
-      window.__result = { simd: sf.simd, tokens: g.map((r) => Array.from(r.tokens)), embedding: Array.from(text.embed('Hello, world!')) };
+      window.__result = { simd: sf.simd, relaxedF32: sf.relaxedF32, tokens: g.map((r) => Array.from(r.tokens)), embedding: Array.from(text.embed('Hello, world!')) };
     `);
     execFileSync(process.execPath, [join(ROOT, 'node_modules', 'vite', 'bin', 'vite.js'), 'build', '--logLevel', 'warn'], { cwd: dir, stdio: 'inherit' });
     writeFileSync(join(dir, 'dist', 'model.safetensors'), model);
@@ -108,7 +108,10 @@ test('a Vite build of an app using the packed package runs in Chromium', async (
       assert.equal(r.simd, true);
       assert.deepEqual(r.tokens, expected.tokens);
       const bert = await (await init()).loadPretrained(join(ROOT, 'tests/data/hf/bert'));
-      assert.ok(maxAbsDiff(Float32Array.from(r.embedding), bert.embed('Hello, world!')) === 0);
+      // An app's default init() runs the f32 GEMMs on relaxed SIMD's multiply-add in Chromium, which
+      // Node 20 has not: the same numbers within float rounding then, else bit for bit.
+      assert.equal(r.relaxedF32, true, "Chromium runs relaxed SIMD: 'auto' turns the f32 path on");
+      assert.ok(maxAbsDiff(Float32Array.from(r.embedding), bert.embed('Hello, world!')) <= (r.relaxedF32 ? 1e-5 : 0));
       bert.dispose();
     } finally {
       await built.close();
