@@ -39,10 +39,15 @@ async function compute(sf) {
 }
 
 let one;
+// Whether Node runs the f32 k-loops on relaxed SIMD's multiply-add (Node 20 only behind
+// --experimental-wasm-relaxed-simd, as scripts/test.sh's js-relaxed-f32-* suites run it): the
+// Chromium pages below are told to run the same loops, so their bits can be held to Node's.
+let nodeRelaxedF32;
 before(async () => {
   const sf = await init();
   assert.equal(sf.threads, 1);
   assert.equal(sf.threadsNote, '');
+  nodeRelaxedF32 = sf.relaxedF32;
   one = await compute(sf);
 });
 
@@ -211,7 +216,8 @@ for (const isolated of [true, false]) {
   test(`Chromium, ${isolated ? 'cross-origin isolated page: 2 threads' : 'page without COOP/COEP: one thread and why'}`, async () => {
     const server = await startServer({ mounts: [['/', ROOT]], crossOriginIsolated: isolated });
     try {
-      const r = await pageResult(`${server.url}tests/js/fixtures/threads.html`);
+      const r = await pageResult(`${server.url}tests/js/fixtures/threads.html?relaxedSimd=${nodeRelaxedF32}`);
+      assert.equal(r.relaxedF32, nodeRelaxedF32, 'the page runs the k-loops Node runs');
       assert.equal(r.crossOriginIsolated, isolated);
       assert.equal(r.threads, isolated ? 2 : 1);
       if (isolated) assert.equal(r.note, '');
