@@ -346,8 +346,11 @@ template <size_t R, size_t G, bool kRelaxedOnly = false>
             for (size_t g = 0; g < G; ++g) load_floats(t.c + r * t.ldc + g * t.col_stride, panel_cols(t, g), rows[r][g]);
     if constexpr (kRelaxedOnly) {
         relaxed_kloop(t, relaxed::f32_tile(R, G), &rows[0][0][0]);
-    } else if (kRelaxedKLoops && t.kloops) {
-        if constexpr (kRelaxedKLoops) relaxed_kloop(t, relaxed::f32_tile(R, G), &rows[0][0][0]);
+    } else if constexpr (kRelaxedKLoops) {
+        if (t.kloops)
+            relaxed_kloop(t, relaxed::f32_tile(R, G), &rows[0][0][0]);
+        else
+            tile_kloop<R, G>(t, rows);
     } else {
         tile_kloop<R, G>(t, rows);
     }

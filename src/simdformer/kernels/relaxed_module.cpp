@@ -156,6 +156,9 @@ bool f32_kloops_work() {
 }  // namespace
 
 namespace relaxed {
+// Null in a thread whose module could not be instantiated or installed (never seen: the main
+// thread's probe succeeded on the same engine): that thread then runs multiply and add, so the
+// columns it computes would differ from the others' by rounding -- correct, not bit-identical.
 const F32KLoop* f32_kloops() { return g_f32_on.load(std::memory_order_relaxed) ? install_f32() : nullptr; }
 
 bool i8_dot_block(const uint8_t* a, size_t mc, size_t kq, bool odd_pair, const int8_t* b, size_t panel_stride,
