@@ -146,6 +146,56 @@ test("Node 20's experimental relaxed SIMD runs the f32 loops: rows do not depend
   assert.equal(auto.live + off.live, 0);
 });
 
+test("Node 20's experimental relaxed SIMD: every tile of 1 to 13 rows within the float error bound of float64, rows alone = rows in a batch", () => {
+  // The relaxed path's tiles (gemm.cpp: 2 x 3 main tiles over groups of 6 panels, the short tiles
+  // of a block's last 1 to 4 rows, the GEMV's 1 x 4): every row count from 1 to 13, panel counts
+  // that leave short groups (99 columns: 13 panels, groups of 6 then 1), and a depth past one
+  // k-block (1100 > 1024: the accumulators are reloaded), against float64 sums computed here.
+  const shapes = [[37, 99], [1100, 50], [384, 24]];
+  const input = (n, seed) => Array.from({ length: n }, (_, i) => (((i + seed) * 2654435761) % 2001) / 1000 - 1);
+  const script = `
+    import { init } from ${JSON.stringify(join(ROOT, 'dist/node.mjs'))};
+    const input = ${input.toString()};
+    const out = {};
+    for (const relaxedSimd of ['auto', false]) {
+      const sf = await init({ relaxedSimd, backend: 'wasm' });
+      const runs = [];
+      for (const [K, N] of ${JSON.stringify(shapes)}) {
+        const layer = sf.linear(Float32Array.from(input(N * K, 1)), Float32Array.from(input(N, 2)), K, N);
+        for (let M = 1; M <= 13; M++) {
+          const X = Float32Array.from(input(M * K, 3 + M));
+          const batch = Array.from(layer.forward(X));
+          const alone = [];
+          for (let r = 0; r < M; r++) alone.push(...layer.forward(X.subarray(r * K, (r + 1) * K)));
+          runs.push({ K, N, M, batch, alone });
+        }
+        layer.dispose();
+      }
+      out[String(relaxedSimd)] = { relaxedF32: sf.relaxedF32, runs, live: sf.liveBytes };
+    }
+    console.log(JSON.stringify(out));`;
+  const out = execFileSync(process.execPath, ['--experimental-wasm-relaxed-simd', '--input-type=module', '-e', script], { encoding: 'utf8', maxBuffer: 64 << 20 });
+  const result = JSON.parse(out.trim().split('\n').pop());
+  assert.equal(result.auto.relaxedF32, true);
+  assert.equal(result.false.relaxedF32, false);
+  for (const mode of ['auto', 'false']) {
+    assert.equal(result[mode].live, 0);
+    for (const { K, N, M, batch, alone } of result[mode].runs) {
+      assert.deepEqual(batch, alone, `${mode}: ${M} x ${K} x ${N}: each row alone gives the bits it gets in the batch`);
+      // float64 reference with the classic bound for a float sum of K + 1 terms: |error| <= gamma * sum |terms|.
+      const W = input(N * K, 1).map(Math.fround), B = input(N, 2).map(Math.fround), X = input(M * K, 3 + M).map(Math.fround);
+      const gamma = ((K + 1) * 2 ** -24) / (1 - (K + 1) * 2 ** -24);
+      for (let r = 0; r < M; r++)
+        for (let j = 0; j < N; j++) {
+          let ref = B[j], mag = Math.abs(B[j]);
+          for (let k = 0; k < K; k++) { ref += X[r * K + k] * W[j * K + k]; mag += Math.abs(X[r * K + k] * W[j * K + k]); }
+          const err = Math.abs(batch[r * N + j] - ref);
+          assert.ok(err <= gamma * mag, `${mode}: ${M} x ${K} x ${N}, element (${r}, ${j}): ${batch[r * N + j]} vs ${ref}`);
+        }
+    }
+  }
+});
+
 test("Node 20's experimental relaxed SIMD: the module's self-check turns it off or its results equal the portable twin's", () => {
   // V8 11.3 (Node 20) validates relaxed SIMD behind a flag, and its lowering of the int8 dot
   // product loses an accumulator in a 4-row tile: init()'s check against the portable loop must
