@@ -157,6 +157,21 @@ __attribute__((export_name("run"))) uint32_t run(int strategy, const float* a1, 
         t2x2(a2b, g, st * P, K, cg + 2 * N, N, st * 8);
       }
     }
+  } else if (strategy == 15) {  // S0 in another order: the first 2 x 3 tiles stream the group (rows 0-1), then row 4 and rows 2-3 from cache
+    const uint32_t st = panels / 6;
+    for (uint32_t j = 0; j < st; ++j) {
+      const float* g = b + j * P; float* cg = c + j * 8;
+      for (int idx = 0; idx < 6; idx += 3) t2x3(a2, g + idx * st * P, st * P, K, cg + idx * st * 8, N, st * 8);
+      t1x4(a1, g, st * P, K, cg + 4 * N, N, st * 8);
+      t1x2(a1, g + 4 * st * P, st * P, K, cg + 4 * N + 4 * st * 8, N, st * 8);
+      for (int idx = 0; idx < 6; idx += 3) t2x3(a2b, g + idx * st * P, st * P, K, cg + 2 * N + idx * st * 8, N, st * 8);
+    }
+  } else if (strategy == 16) {  // only the first pass of S15 (2 x 3 tiles streaming for rows 0-1)
+    const uint32_t st = panels / 6;
+    for (uint32_t j = 0; j < st; ++j) {
+      const float* g = b + j * P; float* cg = c + j * 8;
+      for (int idx = 0; idx < 6; idx += 3) t2x3(a2, g + idx * st * P, st * P, K, cg + idx * st * 8, N, st * 8);
+    }
   } else if (strategy == 5) {  // groups of 2 far apart: rows 0-2 as 3x2, rows 3-4 as 2x2 -- but 2x2 first (stream with 2 rows)
     const uint32_t st = panels / 2;
     for (uint32_t j = 0; j < st; ++j) {
