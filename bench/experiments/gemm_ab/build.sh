@@ -10,7 +10,8 @@ name="$1"; src="${2:-$SRC_ROOT/src/simdformer/kernels/gemm.cpp}"
 mkdir -p "$ROOT/build/gemm_ab"
 NODE_PATH=/usr/share/nodejs nice -n 10 em++ -O3 -msimd128 -std=c++17 -DSIMDFORMER_SIMD=1 ${AB_FLAGS:-} \
   -I "$SRC_ROOT/src" -I "$ROOT/.deps/prefix/usr/include" \
-  "$ROOT/bench/experiments/gemm_ab/driver.cpp" "$src" "$SRC_ROOT/src/simdformer/kernels/elementwise.cpp" -o "$ROOT/build/gemm_ab/$name.cjs" \
+  "$ROOT/bench/experiments/gemm_ab/driver.cpp" "$src" "$SRC_ROOT/src/simdformer/kernels/elementwise.cpp" \
+  "$SRC_ROOT/src/simdformer/kernels/relaxed_module.cpp" -o "$ROOT/build/gemm_ab/$name.cjs" \
   -sMODULARIZE=1 -sENVIRONMENT=node -sWASM_ASYNC_COMPILATION=0 -sSINGLE_FILE=1 -sALLOW_MEMORY_GROWTH=1 \
   -sEXPORTED_FUNCTIONS=_ab_setup,_ab_run,_ab_bits -sFILESYSTEM=0
 echo "build/gemm_ab/$name.cjs"
