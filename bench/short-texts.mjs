@@ -60,7 +60,7 @@ async function oneThread(name, weights, dtype, reference, query = 'threads=1') {
   const { page, errors, close } = await openEmbedPage(query);
   try {
     const loaded = await page.evaluate(([n, w, d]) => window.embedBench.load(n, w, { dtype: d }), [name, weights, dtype]);
-    if (weights === 'int8') console.log(`  ${name} int8: relaxed SIMD ${loaded.relaxedSimd ? 'on' : 'off'} (${query})`);
+    if (weights === 'int8') console.log(`  ${name} int8: relaxed SIMD ${loaded.relaxedSimd ? 'on' : 'off'}, ${loaded.int8ActivationBits}-bit activations (${query})`);
     const workloads = reference?.workloads ?? await workloadsFor(page, name);
     const texts = allTexts(workloads);
     const check = await page.evaluate(([n, t]) => window.embedBench.check(n, t), [name, texts]);

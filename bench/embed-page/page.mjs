@@ -65,7 +65,7 @@ async function loadSimdformer(name, weights, m) {
   const sfMs = performance.now() - t;
   const memory = { packed: sf.liveBytes - live0, peak: sf.peakLiveBytes - live0, heapGrowth: sf.heapBytes - heap0,
                    largestTensor: largestTensorBytes(await safetensorsHeader(`/models/${name}/model.safetensors`)) };
-  return { sfMs, memory, arch: sf.arch, relaxedSimd: sf.relaxedSimd, relaxedF32: sf.relaxedF32,
+  return { sfMs, memory, arch: sf.arch, relaxedSimd: sf.relaxedSimd, int8ActivationBits: sf.int8ActivationBits, relaxedF32: sf.relaxedF32,
            info: { weights: m.sfModel.info.weights, parameters: m.sfModel.info.parameters } };
 }
 

@@ -49,12 +49,16 @@ export interface InitOptions {
    */
   backend?: 'auto' | 'native' | 'wasm';
   /**
-   * int8 weights' matrix products: 'auto' (default) runs relaxed SIMD's int8 dot product (one
-   * VNNI instruction per 16 multiply-adds where the engine lowers it so, as Chromium does) where
-   * the engine runs the wasm build's relaxed-SIMD kernel correctly, with activations quantized to
-   * 7 bits instead of 8; true insists on it ('unsupported' elsewhere: Node.js 20, the scalar build,
-   * the native addon); false never; 'portable' the same 7-bit numerics without relaxed SIMD
-   * (bit-identical to true). See Simdformer.relaxedSimd.
+   * int8 weights' matrix products: 'auto' (default) runs relaxed SIMD's int8 dot product where the
+   * engine runs the wasm build's relaxed-SIMD kernel exactly and it is faster than the 8-bit loop:
+   * with activations quantized to 8 bits where the engine's dot product is exact on them (one VNNI
+   * instruction per 16 multiply-adds: Chromium on x86 with AVX-VNNI; results bit-identical to
+   * false), to 7 bits where it is defined only for those (Arm); the 8-bit loop where it is emulated
+   * (x86 without AVX-VNNI, e.g. AMD Zen 4: no faster, less accurate). true insists on it
+   * ('unsupported' elsewhere: Node.js 20, the scalar build, the native addon); false never;
+   * 'portable' what true computes without relaxed SIMD's instruction (bit-identical to it; 7-bit
+   * activations where true does not run). See Simdformer.relaxedSimd and
+   * Simdformer.int8ActivationBits.
    * f32 weights' matrix products: 'auto' and 'portable' run relaxed SIMD's multiply-add (one fused
    * multiply-add where the engine has FMA) where the engine runs the module's f32 loops
    * consistently, true insists on it, false never (SIMD128's multiply and add). Results differ by
@@ -264,6 +268,11 @@ export declare class Simdformer {
   readonly lanes: number;
   /** Whether int8 models run relaxed SIMD's int8 dot product (InitOptions.relaxedSimd). */
   readonly relaxedSimd: boolean;
+  /**
+   * The bits int8 models quantize activations to: 8, or 7 where relaxed SIMD's int8 dot product
+   * runs (or 'portable' reproduces it) and is exact only on 7-bit operands (InitOptions.relaxedSimd).
+   */
+  readonly int8ActivationBits: 7 | 8;
   /** Whether f32 matrix products run relaxed SIMD's multiply-add (InitOptions.relaxedSimd). */
   readonly relaxedF32: boolean;
   /**

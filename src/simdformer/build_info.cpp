@@ -16,15 +16,30 @@ const char* use_int8_kernel(const char* mode) {
         const char* name;
         I8Kernel kernel;
     };
-    static constexpr Choice kChoices[] = {
-        {"off", I8Kernel::kPairs16}, {"relaxed", I8Kernel::kQuads7Relaxed}, {"portable", I8Kernel::kQuads7Portable}};
+    static constexpr Choice kChoices[] = {{"off", I8Kernel::kPairs16},
+                                          {"relaxed", I8Kernel::kQuads7Relaxed},
+                                          {"portable", I8Kernel::kQuads7Portable},
+                                          {"relaxed-u8", I8Kernel::kQuadsU8Relaxed},
+                                          {"portable-u8", I8Kernel::kQuadsU8Portable},
+                                          {"relaxed-s8", I8Kernel::kQuadsS8Relaxed},
+                                          {"portable-s8", I8Kernel::kQuadsS8Portable}};
     const std::string_view m = mode ? mode : "";
+    // Probed only when asked for: a module that runs int8 with "off" never instantiates the module.
+    const kernels::RelaxedI8Support support =
+        m == "relaxed" || m == "portable" ? kernels::relaxed_i8_support() : kernels::RelaxedI8Support{};
     bool ok = false;
     if (m == "auto") {
-        ok = kernels::set_i8_kernel(kernels::relaxed_i8_available() ? I8Kernel::kQuads7Relaxed : I8Kernel::kPairs16);
-    } else {
-        for (const Choice& c : kChoices)
-            if (m == c.name) ok = kernels::set_i8_kernel(c.kernel);
+        ok = kernels::set_i8_kernel(kernels::auto_i8_kernel());
+    } else if (m == "relaxed") {  // the relaxed dot product, on 8-bit activations where it can
+        ok = kernels::set_i8_kernel(support.exact_u8   ? I8Kernel::kQuadsU8Relaxed
+                                    : support.exact_s8 ? I8Kernel::kQuadsS8Relaxed
+                                                       : I8Kernel::kQuads7Relaxed);
+    } else if (m == "portable") {  // what "relaxed" computes, without the relaxed instruction
+        ok = kernels::set_i8_kernel(support.exact_u8   ? I8Kernel::kQuadsU8Portable
+                                    : support.exact_s8 ? I8Kernel::kQuadsS8Portable
+                                                       : I8Kernel::kQuads7Portable);
+    } else if (m == "off") {
+        ok = kernels::set_i8_kernel(I8Kernel::kPairs16);
     }
     if (!ok) return nullptr;
     for (const Choice& c : kChoices)

@@ -206,28 +206,34 @@ TEST(QuantizeRow, MatchesTheReferenceExactly) {
     EXPECT_EQ(ties.centered[4], -2);
 }
 
-TEST(QuantizeRow, SevenBitQuadsMatchTheReferenceExactly) {
-    // The relaxed GEMM's rows: 127 levels, q (not q - zero) as bytes in k quads, zero-padded.
-    for (size_t kk : {1, 2, 3, 4, 5, 15, 16, 17, 31, 33, 100, 768}) {
-        std::vector<std::vector<float>> rows = {random_vector(kk, uint32_t(60 + kk), -3.0f, 5.0f),
-                                                random_vector(kk, uint32_t(61 + kk), 0.0f, 2.0f),
-                                                random_vector(kk, uint32_t(62 + kk), -1.0f, -0.25f),
-                                                std::vector<float>(kk, 0.0f)};
-        rows[0][kk / 2] = 40.0f;  // an outlier
-        for (const auto& x : rows) {
-            const int8ref::QuantizedRow want = int8ref::quantize_row(kk, x.data(), 127);
-            const k::Qd8Row got = k::qd8_row_params(kk, x.data(), 127);
-            ASSERT_EQ(got.scale, want.scale) << kk;
-            ASSERT_EQ(got.zero, want.zero) << kk;
-            ASSERT_LE(want.zero, 127);
-            for (size_t stride : {size_t(1), size_t(3)}) {
-                const size_t quads = (kk + 3) / 4;
-                std::vector<uint8_t> q(4 * quads * stride, 200);
-                k::quantize_row_q7(kk, x.data(), got, q.data(), stride);
-                for (size_t i = 0; i < 4 * quads; ++i) {
-                    const int expect = i < kk ? want.centered[i] + want.zero : 0;
-                    ASSERT_EQ(int(q[(i / 4) * 4 * stride + i % 4]), expect) << "k " << kk << " i " << i << " stride " << stride;
-                    ASSERT_LE(int(q[(i / 4) * 4 * stride + i % 4]), 127);
+TEST(QuantizeRow, QuadsMatchTheReferenceExactlyInEveryByteForm) {
+    // The quad GEMMs' rows: 127 or 255 levels, q (not q - zero) as bytes in k quads, zero-padded;
+    // or q - 128 as int8 (signed bytes), padded with q = 0.
+    for (const auto& [levels, signed_bytes] : {std::pair{127, false}, std::pair{255, false}, std::pair{255, true}}) {
+        for (size_t kk : {1, 2, 3, 4, 5, 15, 16, 17, 31, 33, 100, 768}) {
+            std::vector<std::vector<float>> rows = {random_vector(kk, uint32_t(60 + kk), -3.0f, 5.0f),
+                                                    random_vector(kk, uint32_t(61 + kk), 0.0f, 2.0f),
+                                                    random_vector(kk, uint32_t(62 + kk), -1.0f, -0.25f),
+                                                    std::vector<float>(kk, 0.0f)};
+            rows[0][kk / 2] = 40.0f;  // an outlier
+            for (const auto& x : rows) {
+                const int8ref::QuantizedRow want = int8ref::quantize_row(kk, x.data(), levels);
+                const k::Qd8Row got = k::qd8_row_params(kk, x.data(), levels);
+                ASSERT_EQ(got.scale, want.scale) << kk;
+                ASSERT_EQ(got.zero, want.zero) << kk;
+                ASSERT_LE(want.zero, levels);
+                for (size_t stride : {size_t(1), size_t(3)}) {
+                    const size_t quads = (kk + 3) / 4;
+                    std::vector<uint8_t> q(4 * quads * stride, 200);
+                    k::quantize_row_quads(kk, x.data(), got, levels, signed_bytes, q.data(), stride);
+                    for (size_t i = 0; i < 4 * quads; ++i) {
+                        const int value = i < kk ? want.centered[i] + want.zero : 0;
+                        const uint8_t byte = q[(i / 4) * 4 * stride + i % 4];
+                        ASSERT_EQ(signed_bytes ? int(int8_t(byte)) + 128 : int(byte), value)
+                            << "levels " << levels << " signed " << signed_bytes << " k " << kk << " i " << i
+                            << " stride " << stride;
+                        ASSERT_LE(value, levels);
+                    }
                 }
             }
         }
@@ -264,8 +270,9 @@ struct Design {
     GemmFn gemm;
     RefFn ref;
 };
-// The 7-bit path (kernels::I8Kernel) in its portable k-loop: what the relaxed-SIMD module computes
-// bit for bit (tests/js/relaxed-simd.test.mjs checks the module against it in Chromium).
+// The quad k-loops (kernels::I8Kernel) in their portable twin: what the relaxed-SIMD module computes
+// bit for bit (init checks the module against it on every tile shape; tests/js/relaxed-simd.test.mjs
+// whole models in Chromium), with 7-bit and with 8-bit activations.
 struct I8KernelScope {
     explicit I8KernelScope(k::I8Kernel kernel) { EXPECT_TRUE(k::set_i8_kernel(kernel)); }
     ~I8KernelScope() { k::set_i8_kernel(k::I8Kernel::kPairs16); }
@@ -275,11 +282,23 @@ void gemm_q7_portable(size_t m, size_t n, size_t kk, const float* a, size_t lda,
     I8KernelScope scope(k::I8Kernel::kQuads7Portable);
     k::gemm_qd8_qc8w(m, n, kk, a, lda, packed, c, ldc, ep);
 }
+void gemm_u8_quads_portable(size_t m, size_t n, size_t kk, const float* a, size_t lda, const void* packed, float* c,
+                            size_t ldc, const k::Epilogue& ep) {
+    I8KernelScope scope(k::I8Kernel::kQuadsU8Portable);
+    k::gemm_qd8_qc8w(m, n, kk, a, lda, packed, c, ldc, ep);
+}
+void gemm_s8_quads_portable(size_t m, size_t n, size_t kk, const float* a, size_t lda, const void* packed, float* c,
+                            size_t ldc, const k::Epilogue& ep) {
+    I8KernelScope scope(k::I8Kernel::kQuadsS8Portable);
+    k::gemm_qd8_qc8w(m, n, kk, a, lda, packed, c, ldc, ep);
+}
 
 const Design kDesigns[] = {{"f32_qc8w", k::gemm_f32_qc8w, int8ref::gemm_f32_qc8w},
                            {"qd8_qc8w", k::gemm_qd8_qc8w, int8ref::gemm_qd8_qc8w},
 #if SIMDFORMER_SIMD  // the scalar build has only the 8-bit k-loop
-                           {"q7_qc8w", gemm_q7_portable, int8ref::gemm_q7_qc8w}
+                           {"q7_qc8w", gemm_q7_portable, int8ref::gemm_q7_qc8w},
+                           {"u8_quads_qc8w", gemm_u8_quads_portable, int8ref::gemm_qd8_qc8w},
+                           {"s8_quads_qc8w", gemm_s8_quads_portable, int8ref::gemm_qd8_qc8w}
 #endif
 };
 
@@ -383,6 +402,33 @@ TEST_P(GemmI8Test, SevenBitSumsAreExactAndColumnSplitsChangeNothing) {
     }
 }
 
+TEST_P(GemmI8Test, EightBitQuadsGiveThePairLoopsBitsWithEveryEpilogue) {
+    // The quad k-loops on 255 levels (what the relaxed module runs where the engine's dot product is
+    // exact on unsigned bytes q, or on signed bytes q - 128) quantize each row as design (b) does
+    // and sum the same products exactly, so init's 'auto' may switch to them without changing a bit
+    // of any result.
+    if (!SIMDFORMER_SIMD) GTEST_SKIP() << "the scalar build has only the 8-bit k-loop";
+    const auto [m, n, kk] = GetParam();
+    const size_t lda = kk + 2, ldc = n + 1;
+    const auto a = random_vector(m * lda, 21, -3.0f, 2.0f);
+    const std::vector<uint8_t> packed = pack_whole(kk, n, weight_like(kk * n, 22), n, 1);
+    const auto bias = random_vector(n, 23), residual = random_vector(m * n, 24);
+    for (auto act : {k::Activation::kNone, k::Activation::kGeluErf}) {
+        k::Epilogue ep;
+        ep.activation = act;
+        ep.alpha = 0.81f;
+        ep.bias = bias.data();
+        ep.residual = residual.data();
+        ep.ld_residual = n;
+        std::vector<float> pairs(m * ldc, 7.0f), u8(m * ldc, 7.0f), s8(m * ldc, 7.0f);
+        k::gemm_qd8_qc8w(m, n, kk, a.data(), lda, packed.data(), pairs.data(), ldc, ep);
+        gemm_u8_quads_portable(m, n, kk, a.data(), lda, packed.data(), u8.data(), ldc, ep);
+        gemm_s8_quads_portable(m, n, kk, a.data(), lda, packed.data(), s8.data(), ldc, ep);
+        ASSERT_EQ(u8, pairs) << "act " << int(act);
+        ASSERT_EQ(s8, pairs) << "act " << int(act);
+    }
+}
+
 INSTANTIATE_TEST_SUITE_P(Shapes, GemmI8Test, ::testing::ValuesIn(shapes()), shape_name);
 INSTANTIATE_TEST_SUITE_P(Shapes, PackI8Test, ::testing::Values(Shape{0, 1, 1}, Shape{0, 7, 3}, Shape{0, 8, 16},
                                                               Shape{0, 17, 9}, Shape{0, 33, 40}),
@@ -476,23 +522,49 @@ TEST(GemmI8Accuracy, BothDesignsStayCloseToF32OnTransformerLikeData) {
 
 TEST(I8Kernel, RelaxedRunsOnlyWhereTheEngineRunsTheModule) {
     // Natively (and in wasm under an engine without relaxed SIMD, as Node 20 is without its flag)
-    // the relaxed k-loop is refused and "auto" keeps the 8-bit one; "portable" always runs.
-    if (k::relaxed_i8_available()) GTEST_SKIP() << "this engine runs the relaxed-SIMD module";
+    // the relaxed k-loops are refused and "auto" keeps the 8-bit one; "portable" always runs.
+    const k::RelaxedI8Support support = k::relaxed_i8_support();
+    if (support.exact7) GTEST_SKIP() << "this engine runs the relaxed-SIMD module";
+    EXPECT_FALSE(support.exact_u8 || support.exact_s8 || support.saturating_pairs) << "found only where the module runs";
+    EXPECT_EQ(k::auto_i8_kernel(), k::I8Kernel::kPairs16);
     EXPECT_FALSE(k::set_i8_kernel(k::I8Kernel::kQuads7Relaxed));
+    EXPECT_FALSE(k::set_i8_kernel(k::I8Kernel::kQuadsU8Relaxed));
+    EXPECT_FALSE(k::set_i8_kernel(k::I8Kernel::kQuadsS8Relaxed));
     EXPECT_EQ(k::i8_kernel(), k::I8Kernel::kPairs16);
     EXPECT_EQ(use_int8_kernel("relaxed"), nullptr);
     EXPECT_STREQ(use_int8_kernel("auto"), "off");
     if (!SIMDFORMER_SIMD) {  // the scalar build has only the 8-bit k-loop
         EXPECT_EQ(use_int8_kernel("portable"), nullptr);
+        EXPECT_FALSE(k::set_i8_kernel(k::I8Kernel::kQuadsU8Portable));
+        EXPECT_FALSE(k::set_i8_kernel(k::I8Kernel::kQuadsS8Portable));
         EXPECT_EQ(k::i8_kernel(), k::I8Kernel::kPairs16);
         return;
     }
     EXPECT_STREQ(use_int8_kernel("portable"), "portable");
     EXPECT_EQ(k::i8_kernel(), k::I8Kernel::kQuads7Portable);
     EXPECT_EQ(use_int8_kernel("fast"), nullptr);
+    for (const char* name : {"relaxed-u8", "relaxed-s8", "portable-u8", "portable-s8"})
+        EXPECT_EQ(use_int8_kernel(name), nullptr) << name << ": a name init() reports, not a mode it asks for";
     EXPECT_EQ(use_int8_kernel(nullptr), nullptr);
     EXPECT_EQ(k::i8_kernel(), k::I8Kernel::kQuads7Portable) << "a refused mode changes nothing";
     EXPECT_STREQ(use_int8_kernel("off"), "off");
+}
+
+TEST(I8Kernel, QuadBytes) {
+    EXPECT_EQ(k::quad_bytes(k::I8Kernel::kPairs16).levels, 0);
+    const struct {
+        k::I8Kernel kernel;
+        int levels;
+        bool signed_bytes, relaxed;
+    } kWant[] = {{k::I8Kernel::kQuads7Relaxed, 127, false, true},   {k::I8Kernel::kQuads7Portable, 127, false, false},
+                 {k::I8Kernel::kQuadsU8Relaxed, 255, false, true},  {k::I8Kernel::kQuadsU8Portable, 255, false, false},
+                 {k::I8Kernel::kQuadsS8Relaxed, 255, true, true},   {k::I8Kernel::kQuadsS8Portable, 255, true, false}};
+    for (const auto& w : kWant) {
+        const k::QuadBytes got = k::quad_bytes(w.kernel);
+        EXPECT_EQ(got.levels, w.levels) << int(w.kernel);
+        EXPECT_EQ(got.signed_bytes, w.signed_bytes) << int(w.kernel);
+        EXPECT_EQ(got.relaxed, w.relaxed) << int(w.kernel);
+    }
 }
 
 TEST(TestUtil, CosineSimilarityAndMaxAbsDiff) {

@@ -450,10 +450,13 @@ struct Int8Case {
     }
 };
 
-// The k-loops a build has: design (b), and the 7-bit one (portable) where SIMD is built.
+// The k-loops a build has: design (b), and the quad ones (portable: 7-bit, unsigned and signed
+// 8-bit bytes) where SIMD is built.
 std::vector<k::I8Kernel> int8_kernels() {
     std::vector<k::I8Kernel> all = {k::I8Kernel::kPairs16};
-    if (k::set_i8_kernel(k::I8Kernel::kQuads7Portable)) all.push_back(k::I8Kernel::kQuads7Portable);
+    for (const k::I8Kernel quads :
+         {k::I8Kernel::kQuads7Portable, k::I8Kernel::kQuadsU8Portable, k::I8Kernel::kQuadsS8Portable})
+        if (k::set_i8_kernel(quads)) all.push_back(quads);
     k::set_i8_kernel(k::I8Kernel::kPairs16);
     return all;
 }

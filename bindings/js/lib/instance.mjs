@@ -29,7 +29,9 @@ export class Simdformer {
   constructor(module, { simd, readSource, localFolder = null, threads = 1, threadsNote = '', backend = 'wasm',
                         threadsStarting = null, relaxedSimd = 'auto' }) {
     this.#module = module;
-    this.relaxedSimd = int8Kernel(module, relaxedSimd) === 'relaxed';
+    const int8 = int8Kernel(module, relaxedSimd);
+    this.relaxedSimd = int8.startsWith('relaxed');
+    this.int8ActivationBits = int8 === 'relaxed' || int8 === 'portable' ? 7 : 8;  // '-u8', '-s8', 'off': 8
     this.relaxedF32 = f32Kernel(module, relaxedSimd) === 'relaxed';
     this.#readSource = readSource;
     this.#localFolder = localFolder;
@@ -170,8 +172,9 @@ function configJson(config) {
 
 /**
  * The int8 GEMMs' k-loop (init's relaxedSimd; build_info.h use_int8_kernel): 'auto' relaxed SIMD
- * where this engine runs the module's relaxed-SIMD kernel correctly, true insists on it, false
- * never, 'portable' its 7-bit numerics in portable code. The native addon has none of these.
+ * where this engine's int8 dot product is exact and faster than the 8-bit pair loop (on 8-bit
+ * activations where it is exact on them: 'relaxed-u8' or 'relaxed-s8'), true insists on it,
+ * false never, 'portable' true's numerics in portable code. The native addon has none of these.
  */
 function int8Kernel(module, requested) {
   const mode = requested === true ? 'relaxed' : requested === false ? 'off' : requested;

@@ -33,7 +33,7 @@ const EH_PROBE = new Uint8Array([
 // --experimental-wasm-relaxed-simd)? Validates a tiny module using i8x16.relaxed_swizzle, as
 // wasm-feature-detect does. Only a shortcut for init()'s relaxedSimd: 'auto': where it is false the
 // engine cannot validate the SIMD128 builds' relaxed int8 module either, so the module's own check
-// (C++ relaxed_i8_available, which validates it and runs it against the portable loop) would
+// (C++ relaxed_i8_support, which validates it and runs it against the portable loop) would
 // answer no; where it is true that check still decides.
 const RELAXED_PROBE = new Uint8Array([
   0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,  // magic, version

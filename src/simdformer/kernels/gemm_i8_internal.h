@@ -77,13 +77,14 @@ inline size_t qa_params_bytes(size_t m) { return (m * sizeof(Qd8Row) + kQaAlign 
 inline Qd8Row* qa_params(const QuantizedA& qa) { return static_cast<Qd8Row*>(qa.data); }
 inline uint8_t* qa_values(const QuantizedA& qa) { return static_cast<uint8_t*>(qa.data) + qa_params_bytes(qa.m); }
 
-// The int8 GEMM with 7-bit activations (kernels/gemm_i8_relaxed.cpp): the k-loop in the relaxed-
-// SIMD module when `relaxed`, else in its portable twin; gemm_qd8_qc8w_cols's contract, quantizing
-// A itself (qa null) or reading it from a QuantizedA of the 7-bit kind (a, lda unused).
-void gemm_q7_qc8w_cols(size_t m, size_t n, size_t k, const float* a, size_t lda, const QuantizedA* qa,
-                       const void* packed_b, size_t col0, size_t col1, float* c, size_t ldc, const Epilogue& ep,
-                       bool relaxed);
-// quantize_a_rows for the 7-bit k-loops: k quads of 4 bytes, [m, round_up(k, 4)] bytes in all.
-void quantize_a_rows_q7(const QuantizedA& qa, const float* a, size_t lda, size_t row0, size_t row1);
+// The int8 GEMM in k quads (kernels/gemm_i8_relaxed.cpp) for a quad `kernel` (kQuads7* / kQuads8*):
+// the k-loop in the relaxed-SIMD module or its portable twin, activations at the kernel's levels;
+// gemm_qd8_qc8w_cols's contract, quantizing A itself (qa null) or reading it from a QuantizedA of
+// that kernel (a, lda unused).
+void gemm_quads_qc8w_cols(size_t m, size_t n, size_t k, const float* a, size_t lda, const QuantizedA* qa,
+                          const void* packed_b, size_t col0, size_t col1, float* c, size_t ldc, const Epilogue& ep,
+                          I8Kernel kernel);
+// quantize_a_rows for the quad k-loops: k quads of 4 bytes, [m, round_up(k, 4)] bytes in all.
+void quantize_a_rows_quads(const QuantizedA& qa, const float* a, size_t lda, size_t row0, size_t row1);
 
 }  // namespace simdformer::kernels::i8detail

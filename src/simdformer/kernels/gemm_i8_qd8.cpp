@@ -248,7 +248,7 @@ void quantize_a_rows_qd8(const QuantizedA& qa, const float* a, size_t lda, size_
     }
 }
 
-bool is_q7(I8Kernel kernel) { return SIMDFORMER_SIMD && kernel != I8Kernel::kPairs16; }
+bool is_quads(I8Kernel kernel) { return SIMDFORMER_SIMD && quad_bytes(kernel).levels != 0; }
 
 }  // namespace
 
@@ -256,8 +256,7 @@ void gemm_qd8_qc8w_cols(size_t m, size_t n, size_t k, const float* a, size_t lda
                         size_t col0, size_t col1, float* c, size_t ldc, const Epilogue& ep) {
 #if SIMDFORMER_SIMD  // the scalar build has only this k-loop
     if (const I8Kernel kernel = i8_kernel(); kernel != I8Kernel::kPairs16)
-        return i8detail::gemm_q7_qc8w_cols(m, n, k, a, lda, nullptr, packed_b, col0, col1, c, ldc, ep,
-                                           kernel == I8Kernel::kQuads7Relaxed);
+        return i8detail::gemm_quads_qc8w_cols(m, n, k, a, lda, nullptr, packed_b, col0, col1, c, ldc, ep, kernel);
 #endif
     gemm_cols(m, n, k, RowSource{a, lda, nullptr}, packed_b, col0, col1, c, ldc, ep);
 }
@@ -268,7 +267,7 @@ void gemm_qd8_qc8w(size_t m, size_t n, size_t k, const float* a, size_t lda, con
 }
 
 size_t quantized_a_row_bytes(I8Kernel kernel, size_t k) {
-    const size_t values = is_q7(kernel) ? (k + 3) / 4 * 4 : (k + 1) / 2 * sizeof(int32_t);
+    const size_t values = is_quads(kernel) ? (k + 3) / 4 * 4 : (k + 1) / 2 * sizeof(int32_t);
     return sizeof(Qd8Row) + values;
 }
 
@@ -278,7 +277,7 @@ size_t quantized_a_bytes(I8Kernel kernel, size_t m, size_t k) {
 
 void quantize_a_rows(const QuantizedA& qa, const float* a, size_t lda, size_t row0, size_t row1) {
 #if SIMDFORMER_SIMD
-    if (is_q7(qa.kernel)) return i8detail::quantize_a_rows_q7(qa, a, lda, row0, row1);
+    if (is_quads(qa.kernel)) return i8detail::quantize_a_rows_quads(qa, a, lda, row0, row1);
 #endif
     quantize_a_rows_qd8(qa, a, lda, row0, row1);
 }
@@ -286,9 +285,9 @@ void quantize_a_rows(const QuantizedA& qa, const float* a, size_t lda, size_t ro
 void gemm_qd8_qc8w_quantized_cols(const QuantizedA& qa, size_t n, const void* packed_b, size_t col0, size_t col1,
                                   float* c, size_t ldc, const Epilogue& ep) {
 #if SIMDFORMER_SIMD
-    if (is_q7(qa.kernel))
-        return i8detail::gemm_q7_qc8w_cols(qa.m, n, qa.k, nullptr, 0, &qa, packed_b, col0, col1, c, ldc, ep,
-                                           qa.kernel == I8Kernel::kQuads7Relaxed);
+    if (is_quads(qa.kernel))
+        return i8detail::gemm_quads_qc8w_cols(qa.m, n, qa.k, nullptr, 0, &qa, packed_b, col0, col1, c, ldc, ep,
+                                              qa.kernel);
 #endif
     gemm_cols(qa.m, n, qa.k, RowSource{nullptr, 0, &qa}, packed_b, col0, col1, c, ldc, ep);
 }

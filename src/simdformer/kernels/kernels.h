@@ -208,10 +208,13 @@ Qd8Row qd8_row_params(size_t k, const float* x, int levels = 255);
 // q[2 p * pair_stride + e] = q(x[2p + e]) - zero for p < ceil(k / 2) (0 for the odd pad);
 // `row` must be qd8_row_params of x (or of a range containing x).
 void quantize_row_qd8(size_t k, const float* x, const Qd8Row& row, int16_t* q, size_t pair_stride = 1);
-// The relaxed-SIMD GEMM's 7-bit row in k quads: q[(i / 4) * 4 * quad_stride + i % 4] =
-// clamp(round(x[i] * inv_scale) + zero, 0, 127) for i < k, and 0 up to the next multiple of 4;
-// `row` must be qd8_row_params(k, x, 127) (or of a range containing x).
-void quantize_row_q7(size_t k, const float* x, const Qd8Row& row, uint8_t* q, size_t quad_stride = 1);
+// The quad k-loops' row (kernels/gemm_i8_relaxed.cpp) in k quads: byte i at
+// q[(i / 4) * 4 * quad_stride + i % 4] holds clamp(round(x[i] * inv_scale) + zero, 0, levels) for
+// i < k -- itself, or minus 128 as an int8 when `signed_bytes` -- and 0 (q = 0, or -128) up to the
+// next multiple of 4; `row` must be qd8_row_params(k, x, levels) (or of a range containing x),
+// levels 127 or 255.
+void quantize_row_quads(size_t k, const float* x, const Qd8Row& row, int levels, bool signed_bytes, uint8_t* q,
+                        size_t quad_stride = 1);
 
 // Design (a), widening the int8 weights to f32 in the micro-kernel, lost to design (b) on every
 // shape measured and lives in bench/experiments/int8/ (gemm_f32_qc8w.h) beside the benchmark that compared them.
@@ -230,21 +233,54 @@ void gemm_qd8_qc8w_cols(size_t m, size_t n, size_t k, const float* a, size_t lda
 // ---- int8 on relaxed SIMD (kernels/gemm_i8_relaxed.cpp) ------------------------------------------
 // Which k-loop every int8 GEMM above runs, for the whole module (set once, before work starts):
 //  - kPairs16: design (b), 8-bit activations (255 levels) as i16 pairs, i32x4.dot_i16x8_s;
-//  - kQuads7Relaxed: 7-bit activations (127 levels) times the int8 weights four k at a time with
-//    i32x4.relaxed_dot_i8x16_i7x16_add_s (one VNNI vpdpbusd where the engine lowers it so), in a
-//    kernel module built apart (kernels/relaxed/) and run beside this one on the same memory;
-//  - kQuads7Portable: the same 7-bit numerics with portable code, for engines that cannot run
-//    the relaxed module and for checking it: both give bit-identical results (the sums are exact
-//    integers), which differ from kPairs16's by the coarser activation quantization. SIMD builds
-//    only: the scalar build (SIMDFORMER_SIMD=0) has only kPairs16.
+//  - the quad k-loops: the int8 weights times activation bytes four k at a time with
+//    i32x4.relaxed_dot_i8x16_i7x16_add_s, in a kernel module built apart (kernels/relaxed/) and
+//    run beside this one on the same memory (*Relaxed), or in its portable twin (*Portable: for
+//    engines that cannot run the module and for checking it; bit-identical, the sums being exact
+//    integers). The relaxed dot product is defined on every engine only for a 7-bit second
+//    operand; what it does with bytes of 128 and above depends on the engine, so init finds out
+//    (relaxed_i8_support):
+//    - kQuads7*: 7-bit activations (127 levels), bytes q in [0, 127]: exact everywhere;
+//    - kQuadsU8*: 8-bit activations (255 levels), bytes q, where the engine multiplies them as
+//      unsigned (V8 on x86 with AVX-VNNI: one vpdpbusd);
+//    - kQuadsS8*: 8-bit activations, bytes q - 128 as int8, where the engine multiplies them as
+//      signed (V8 on Arm: sdot; on x86 with AVX-VNNI-INT8: vpdpbssd).
+//    The 8-bit ones sum exactly the products kPairs16 sums, so their results are kPairs16's bit
+//    for bit. SIMD builds only: the scalar build (SIMDFORMER_SIMD=0) has only kPairs16.
 // A pair of int8 GEMM results is bit-identical across thread counts and batch positions under
 // any one setting.
-enum class I8Kernel { kPairs16, kQuads7Relaxed, kQuads7Portable };
-// Does this engine run the relaxed kernel module, correctly? Validates, instantiates and checks
-// it against the portable loop on every tile shape once (an engine that lowers it wrongly -- Node
-// 20's experimental relaxed SIMD does -- says no). Always false outside wasm builds with the module.
-bool relaxed_i8_available();
-// Sets the k-loop; kQuads7Relaxed where relaxed_i8_available() is false is refused (false).
+enum class I8Kernel {
+    kPairs16,
+    kQuads7Relaxed,
+    kQuads7Portable,
+    kQuadsU8Relaxed,
+    kQuadsU8Portable,
+    kQuadsS8Relaxed,
+    kQuadsS8Portable
+};
+// A quad k-loop's activation bytes: q in [0, levels], held as q - 128 (int8) when `signed_bytes`;
+// levels 0 for kPairs16, which is no quad k-loop.
+struct QuadBytes {
+    int levels = 0;
+    bool signed_bytes = false, relaxed = false;
+};
+QuadBytes quad_bytes(I8Kernel kernel);
+// What this engine's relaxed int8 dot product does, probed once: the module validated, was
+// instantiated and gave the portable loop's exact sums on every tile shape with 7-bit activation
+// bytes (`exact7`; an engine that lowers it wrongly -- Node 20's experimental relaxed SIMD -- does
+// not), with bytes up to 255 taken as unsigned (`exact_u8`) or as signed (`exact_s8`);
+// `saturating_pairs`: it adds products in pairs into 16 bits with saturation first (V8 on x86
+// without AVX-VNNI: pmaddubsw + pmaddwd, exact only for 7-bit bytes). All false outside wasm
+// builds with the module.
+struct RelaxedI8Support {
+    bool exact7 = false, exact_u8 = false, exact_s8 = false, saturating_pairs = false;
+};
+RelaxedI8Support relaxed_i8_support();
+// The k-loop init's relaxedSimd 'auto' picks from what relaxed_i8_support() found (see the
+// definition for the measurements behind it).
+I8Kernel auto_i8_kernel();
+// Sets the k-loop; a relaxed one the engine does not run exactly, or a quad one in the scalar
+// build, is refused (false).
 bool set_i8_kernel(I8Kernel kernel);
 I8Kernel i8_kernel();
 

@@ -185,16 +185,20 @@ __attribute__((noinline)) void quantize_row_qd8(size_t k, const float* x, const 
     }
 }
 
-__attribute__((noinline)) void quantize_row_q7(size_t k, const float* x, const Qd8Row& row, uint8_t* q,
-                                               size_t quad_stride) {
-    // The same rounding as quantize_row_qd8 (|x * inv_scale| <= 127 for a row inside the range),
-    // then the zero point added and the result clamped to [0, 127] as bytes.
+__attribute__((noinline)) void quantize_row_quads(size_t k, const float* x, const Qd8Row& row, int levels,
+                                                   bool signed_bytes, uint8_t* q, size_t quad_stride) {
+    // The same rounding as quantize_row_qd8 (|x * inv_scale| <= levels for a row inside the
+    // range), then the zero point added and the result clamped to [0, levels] as bytes: for 255
+    // levels the bytes are quantize_row_qd8's values plus the zero point. q - 128 as an int8 is q
+    // with its top bit flipped.
+    const uint8_t flip = signed_bytes ? 0x80 : 0;
     const size_t quads = (k + 3) / 4, step = 4 * quad_stride;
     size_t i = 0;  // values done, a multiple of 4
 #if SIMDFORMER_I8_SIMD
     namespace v = simd::i8;
     const v::vf inv = v::splat_f(row.inv_scale);
-    const v::vi zero = v::splat_i16(static_cast<int16_t>(row.zero)), top = v::splat_i8(127);
+    const v::vi zero = v::splat_i16(static_cast<int16_t>(row.zero)),
+               top = v::splat_i8(static_cast<int8_t>(levels)), vflip = v::splat_i8(static_cast<int8_t>(flip));
     for (; i + 16 <= k; i += 16) {
         const v::vi r0 = v::round_i32(v::mul_f(v::load_f(x + i), inv));
         const v::vi r1 = v::round_i32(v::mul_f(v::load_f(x + i + 4), inv));
@@ -202,15 +206,15 @@ __attribute__((noinline)) void quantize_row_q7(size_t k, const float* x, const Q
         const v::vi r3 = v::round_i32(v::mul_f(v::load_f(x + i + 12), inv));
         const v::vi lo = v::add_sat_i16(v::narrow_i16(r0, r1), zero), hi = v::add_sat_i16(v::narrow_i16(r2, r3), zero);
         uint8_t bytes[16];
-        v::store_i(bytes, v::min_u8(v::narrow_u8(lo, hi), top));
+        v::store_i(bytes, v::xor_i(v::min_u8(v::narrow_u8(lo, hi), top), vflip));
         for (size_t e = 0; e < 16; e += 4) std::memcpy(q + (i + e) / 4 * step, bytes + e, 4);
     }
 #endif
     for (; i < 4 * quads; ++i) {
         float r = i < k ? std::nearbyint(x[i] * row.inv_scale) + float(row.zero) : 0.0f;
         if (!(r >= 0.0f)) r = 0.0f;  // NaN too
-        if (r > 127.0f) r = 127.0f;
-        q[i / 4 * step + i % 4] = static_cast<uint8_t>(r);
+        if (r > float(levels)) r = float(levels);
+        q[i / 4 * step + i % 4] = static_cast<uint8_t>(static_cast<uint8_t>(r) ^ flip);
     }
 }
 

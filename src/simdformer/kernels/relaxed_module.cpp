@@ -188,7 +188,7 @@ bool module_validates() { return false; }
 #endif
 
 bool relaxed_f32_available() {
-    // Probed once, by the first caller, as relaxed_i8_available() probes (an atomic, no
+    // Probed once, by the first caller, as relaxed_i8_support() probes (an atomic, no
     // function-local static: the wasm builds have no thread-safe statics).
     enum : int { kUnknown, kProbing, kNo, kYes };
     int state = g_f32_probe.load(std::memory_order_acquire);

@@ -84,6 +84,7 @@ inline vi splat_i8(int8_t x) { return wasm_i8x16_splat(x); }
 // Two i16x8 -> one u8x16 with unsigned saturation (negative -> 0, above 255 -> 255).
 inline vi narrow_u8(vi a, vi b) { return wasm_u8x16_narrow_i16x8(a, b); }
 inline vi min_u8(vi a, vi b) { return wasm_u8x16_min(a, b); }
+inline vi xor_i(vi a, vi b) { return wasm_v128_xor(a, b); }
 inline float lane0_f(vf v) { return wasm_f32x4_extract_lane(v, 0); }
 // Horizontal min/max of four lanes into every lane.
 inline vf hmin_f(vf v) {
@@ -142,6 +143,7 @@ inline vi add_sat_i16(vi a, vi b) { return _mm_adds_epi16(a, b); }
 inline vi splat_i8(int8_t x) { return _mm_set1_epi8(x); }
 inline vi narrow_u8(vi a, vi b) { return _mm_packus_epi16(a, b); }
 inline vi min_u8(vi a, vi b) { return _mm_min_epu8(a, b); }
+inline vi xor_i(vi a, vi b) { return _mm_xor_si128(a, b); }
 inline float lane0_f(vf v) { return _mm_cvtss_f32(v); }
 inline vf hmin_f(vf v) {
     v = min_f(v, _mm_shuffle_ps(v, v, _MM_SHUFFLE(1, 0, 3, 2)));
