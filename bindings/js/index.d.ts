@@ -50,15 +50,14 @@ export interface InitOptions {
   backend?: 'auto' | 'native' | 'wasm';
   /**
    * int8 weights' matrix products: 'auto' (default) runs relaxed SIMD's int8 dot product where the
-   * engine runs the wasm build's relaxed-SIMD kernel exactly and it is faster than the 8-bit loop:
-   * with activations quantized to 8 bits where the engine's dot product is exact on them (one VNNI
-   * instruction per 16 multiply-adds: Chromium on x86 with AVX-VNNI; results bit-identical to
-   * false), to 7 bits where it is defined only for those (Arm); the 8-bit loop where it is emulated
-   * (x86 without AVX-VNNI, e.g. AMD Zen 4: no faster, less accurate). true insists on it
-   * ('unsupported' elsewhere: Node.js 20, the scalar build, the native addon); false never;
-   * 'portable' what true computes without relaxed SIMD's instruction (bit-identical to it; 7-bit
-   * activations where true does not run). See Simdformer.relaxedSimd and
-   * Simdformer.int8ActivationBits.
+   * engine runs the wasm build's relaxed-SIMD kernel exactly on 8-bit activations (one VNNI
+   * instruction per 16 multiply-adds in Chromium on x86 with AVX-VNNI, one sdot on Arm): results
+   * bit-identical to false, faster. Elsewhere the 8-bit loop (x86 without AVX-VNNI, e.g. AMD Zen 4,
+   * where the instruction is emulated, exact only on 7-bit activations and no faster). true insists
+   * on the instruction, with 7-bit activations where it is exact only on those ('unsupported' where
+   * it does not run: Node.js 20, the scalar build, the native addon); false never; 'portable' what
+   * true computes without the instruction (bit-identical to it; 7-bit activations where true does
+   * not run). See Simdformer.relaxedSimd and Simdformer.int8ActivationBits.
    * f32 weights' matrix products: 'auto' and 'portable' run relaxed SIMD's multiply-add (one fused
    * multiply-add where the engine has FMA) where the engine runs the module's f32 loops
    * consistently, true insists on it, false never (SIMD128's multiply and add). Results differ by

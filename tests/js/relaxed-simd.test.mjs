@@ -69,10 +69,10 @@ test('Chromium runs the relaxed-SIMD module, and it gives exactly what its porta
   assert.deepEqual(r.threads2.hidden, r.relaxed.hidden, '2 threads: the same bits');
   assert.deepEqual(r.threads2.embeddings, r.relaxed.embeddings);
   assert.deepEqual(r.threads2.ids, r.relaxed.ids);
-  // 'auto': true's choice where it has 8-bit activations; with 7-bit ones either that (Arm) or
-  // the 8-bit loop (x86 without AVX-VNNI, where the relaxed dot product is no faster).
-  if (bits === 8) assert.equal(r.auto.relaxedSimd, true, "'auto' runs the 8-bit relaxed loop where it is exact");
-  assert.equal(r.auto.int8ActivationBits, r.auto.relaxedSimd ? bits : 8);
+  // 'auto': true's choice where it has 8-bit activations, else the 8-bit pair loop (x86 without
+  // AVX-VNNI, where the relaxed dot product is no faster).
+  assert.equal(r.auto.relaxedSimd, bits === 8, "'auto' runs the relaxed loop exactly where it has 8-bit activations");
+  assert.equal(r.auto.int8ActivationBits, 8);
   if (r.auto.relaxedSimd) {
     assert.deepEqual(r.auto.hidden, r.relaxed.hidden, "'auto' gives its k-loop's bits");
     assert.deepEqual(r.auto.ids, r.relaxed.ids);

@@ -30,7 +30,7 @@ std::atomic<int> g_kernel{static_cast<int>(I8Kernel::kPairs16)};  // set_i8_kern
 namespace {
 
 // relaxed_i8_support's probe: 0 unknown, 1 probing, then 2 + the findings (bit 0 exact7, bit 1
-// exact_u8, bit 2 exact_s8, bit 3 saturating_pairs).
+// exact_u8, bit 2 exact_s8).
 std::atomic<int> g_relaxed{0};
 
 using i8detail::kNr;
@@ -132,18 +132,6 @@ bool relaxed_module_works(int levels, bool signed_bytes) {
     return true;
 }
 
-// Whether the engine adds the dot product's products in pairs into 16 bits, saturating, before
-// the 32-bit sum: a quad of activation bytes 255 times weights 127 is 4 * 32385 = 129540 exactly
-// (vpdpbusd), 2 * 32767 = 65534 so (pmaddubsw + pmaddwd), -508 where bytes are signed.
-bool dot_saturates_pairs() {
-    alignas(16) static const uint8_t a[4] = {255, 255, 255, 255};
-    alignas(16) static int8_t b[2 * kPairBytes];
-    alignas(16) static int32_t c[kNr];
-    std::fill(b, b + sizeof(b), int8_t(127));
-    if (!dot_block_relaxed(DotBlock{a, 1, 1, false, b, sizeof(b), 1, c, kNr, true, false})) return false;
-    return std::all_of(c, c + kNr, [](int32_t v) { return v == 2 * 32767; });
-}
-
 void dot_block(const DotBlock& d, bool relaxed) {
     if (!relaxed || !dot_block_relaxed(d)) dot_block_portable(d);
 }
@@ -223,8 +211,7 @@ RelaxedI8Support relaxed_i8_support() {
             const bool exact7 = valid && relaxed_module_works(127, false);
             const bool exact_u8 = exact7 && relaxed_module_works(255, false);
             const bool exact_s8 = exact7 && !exact_u8 && relaxed_module_works(255, true);
-            const bool saturating = exact7 && !exact_u8 && !exact_s8 && dot_saturates_pairs();
-            state = kDone + (exact7 ? 1 : 0) + (exact_u8 ? 2 : 0) + (exact_s8 ? 4 : 0) + (saturating ? 8 : 0);
+            state = kDone + (exact7 ? 1 : 0) + (exact_u8 ? 2 : 0) + (exact_s8 ? 4 : 0);
             g_relaxed.store(state, std::memory_order_release);
         } else {
             while ((state = g_relaxed.load(std::memory_order_acquire)) < kDone) {
@@ -235,7 +222,6 @@ RelaxedI8Support relaxed_i8_support() {
     found.exact7 = bits & 1;
     found.exact_u8 = bits & 2;
     found.exact_s8 = bits & 4;
-    found.saturating_pairs = bits & 8;
 #endif
     return found;
 }
@@ -243,13 +229,13 @@ RelaxedI8Support relaxed_i8_support() {
 I8Kernel auto_i8_kernel() {
     const RelaxedI8Support s = relaxed_i8_support();
     // 8-bit activations on the relaxed dot product where it is exact on them (one vpdpbusd per 16
-    // multiply-adds on x86 with AVX-VNNI: BENCHMARKS.md, session 23; sdot on Arm); the 8-bit pair
-    // loop where the dot product is pmaddubsw + pmaddwd (AMD Zen 4 in Chromium, session 22: no
-    // faster than the pair loop, within +-4 %, and 7-bit activations cost accuracy: BERT-base
-    // cosine 0.99883 to f32); 7-bit activations only on an engine exact on nothing more.
+    // multiply-adds on x86 with AVX-VNNI: BENCHMARKS.md, session 23; sdot on Arm), else the 8-bit
+    // pair loop. An engine exact only on 7-bit bytes adds products in pairs into 16 bits with
+    // saturation (V8 on x86 without AVX-VNNI: pmaddubsw + pmaddwd), which on AMD Zen 4 was no faster
+    // than the pair loop (session 22: within +-4 %), and 7-bit activations cost accuracy (BERT-base
+    // cosine 0.99883 to f32, under the 0.999 bound): true still runs it there.
     if (s.exact_u8) return I8Kernel::kQuadsU8Relaxed;
     if (s.exact_s8) return I8Kernel::kQuadsS8Relaxed;
-    if (s.exact7 && !s.saturating_pairs) return I8Kernel::kQuads7Relaxed;
     return I8Kernel::kPairs16;
 }
 

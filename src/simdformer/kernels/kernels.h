@@ -268,12 +268,10 @@ QuadBytes quad_bytes(I8Kernel kernel);
 // What this engine's relaxed int8 dot product does, probed once: the module validated, was
 // instantiated and gave the portable loop's exact sums on every tile shape with 7-bit activation
 // bytes (`exact7`; an engine that lowers it wrongly -- Node 20's experimental relaxed SIMD -- does
-// not), with bytes up to 255 taken as unsigned (`exact_u8`) or as signed (`exact_s8`);
-// `saturating_pairs`: it adds products in pairs into 16 bits with saturation first (V8 on x86
-// without AVX-VNNI: pmaddubsw + pmaddwd, exact only for 7-bit bytes). All false outside wasm
-// builds with the module.
+// not), with bytes up to 255 taken as unsigned (`exact_u8`) or as signed (`exact_s8`). All false
+// outside wasm builds with the module.
 struct RelaxedI8Support {
-    bool exact7 = false, exact_u8 = false, exact_s8 = false, saturating_pairs = false;
+    bool exact7 = false, exact_u8 = false, exact_s8 = false;
 };
 RelaxedI8Support relaxed_i8_support();
 // The k-loop init's relaxedSimd 'auto' picks from what relaxed_i8_support() found (see the
