@@ -84,7 +84,8 @@ void dot_block_portable(const DotBlock& d) {
                     SF_NO_VECTORIZE
                     for (size_t p = 0; p < pairs; ++p) {
                         const uint8_t* x = a + (p / 2 * rows + r) * 4 + p % 2 * 2;
-                        const int32_t x0 = d.signed_bytes ? int8_t(x[0]) : x[0], x1 = d.signed_bytes ? int8_t(x[1]) : x[1];
+                        const int32_t x0 = d.signed_bytes ? int8_t(x[0]) : x[0];
+                        const int32_t x1 = d.signed_bytes ? int8_t(x[1]) : x[1];
                         s += int32_t(b[p * kPairBytes + 2 * j]) * x0 + int32_t(b[p * kPairBytes + 2 * j + 1]) * x1;
                     }
                     c[j] = s;
@@ -183,8 +184,10 @@ void finish_block(size_t mc, const Qd8Row* rows, int32_t offset, size_t col0, si
             uint32_t sums[kNr] = {};
             std::memcpy(sums, cr, ncols * sizeof(uint32_t));
             float acc[kNr];
-            for (size_t j = 0; j < kNr; ++j)
-                acc[j] = static_cast<float>(static_cast<int32_t>(sums[j] - uint32_t(row.zero - offset) * uint32_t(colsums[col + j])));
+            for (size_t j = 0; j < kNr; ++j) {
+                const uint32_t correction = uint32_t(row.zero - offset) * uint32_t(colsums[col + j]);
+                acc[j] = static_cast<float>(static_cast<int32_t>(sums[j] - correction));
+            }
             i8detail::finish_row(acc, ep.alpha * row.scale, scales + col, ep.bias ? ep.bias + col : nullptr,
                                  ep.activation, residual ? residual + r * ep.ld_residual + col : nullptr, cr, ncols);
         }
@@ -270,8 +273,8 @@ namespace i8detail {
 // Not inlined: one copy serves both callers (the threads build's size budget).
 __attribute__((noinline)) void gemm_quads_qc8w_cols(size_t m, size_t n, size_t k, const float* a, size_t lda,
                                                     const QuantizedA* qa, const void* packed_b, size_t col0,
-                                                    size_t col1,
-                                                    float* c, size_t ldc, const Epilogue& ep, I8Kernel kernel) {
+                                                    size_t col1, float* c, size_t ldc, const Epilogue& ep,
+                                                    I8Kernel kernel) {
     const QuadBytes qb = quad_bytes(kernel);
     const int32_t offset = qb.signed_bytes ? 128 : 0;  // byte = q - offset
     const auto* panels = static_cast<const int8_t*>(packed_b);
