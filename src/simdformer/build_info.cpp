@@ -24,20 +24,11 @@ const char* use_int8_kernel(const char* mode) {
                                           {"relaxed-s8", I8Kernel::kQuadsS8Relaxed},
                                           {"portable-s8", I8Kernel::kQuadsS8Portable}};
     const std::string_view m = mode ? mode : "";
-    // Probed only when asked for: a module that runs int8 with "off" never instantiates the module.
-    const kernels::RelaxedI8Support support =
-        m == "relaxed" || m == "portable" ? kernels::relaxed_i8_support() : kernels::RelaxedI8Support{};
     bool ok = false;
     if (m == "auto") {
         ok = kernels::set_i8_kernel(kernels::auto_i8_kernel());
-    } else if (m == "relaxed") {  // the relaxed dot product, on 8-bit activations where it can
-        ok = kernels::set_i8_kernel(support.exact_u8   ? I8Kernel::kQuadsU8Relaxed
-                                    : support.exact_s8 ? I8Kernel::kQuadsS8Relaxed
-                                                       : I8Kernel::kQuads7Relaxed);
-    } else if (m == "portable") {  // what "relaxed" computes, without the relaxed instruction
-        ok = kernels::set_i8_kernel(support.exact_u8   ? I8Kernel::kQuadsU8Portable
-                                    : support.exact_s8 ? I8Kernel::kQuadsS8Portable
-                                                       : I8Kernel::kQuads7Portable);
+    } else if (m == "relaxed" || m == "portable") {  // "portable": what "relaxed" computes, portably
+        ok = kernels::set_i8_kernel(kernels::best_quad_kernel(m == "relaxed"));
     } else if (m == "off") {
         ok = kernels::set_i8_kernel(I8Kernel::kPairs16);
     }

@@ -229,17 +229,22 @@ RelaxedI8Support relaxed_i8_support() {
     return found;
 }
 
-I8Kernel auto_i8_kernel() {
+I8Kernel best_quad_kernel(bool relaxed) {
     const RelaxedI8Support s = relaxed_i8_support();
+    if (s.exact_u8) return relaxed ? I8Kernel::kQuadsU8Relaxed : I8Kernel::kQuadsU8Portable;
+    if (s.exact_s8) return relaxed ? I8Kernel::kQuadsS8Relaxed : I8Kernel::kQuadsS8Portable;
+    return relaxed ? I8Kernel::kQuads7Relaxed : I8Kernel::kQuads7Portable;
+}
+
+I8Kernel auto_i8_kernel() {
     // 8-bit activations on the relaxed dot product where it is exact on them (one vpdpbusd per 16
     // multiply-adds on x86 with AVX-VNNI: BENCHMARKS.md, session 23; sdot on Arm), else the 8-bit
     // pair loop. An engine exact only on 7-bit bytes adds products in pairs into 16 bits with
     // saturation (V8 on x86 without AVX-VNNI: pmaddubsw + pmaddwd), which on AMD Zen 4 was no faster
     // than the pair loop (session 22: within +-4 %), and 7-bit activations cost accuracy (BERT-base
     // cosine 0.99883 to f32, under the 0.999 bound): true still runs it there.
-    if (s.exact_u8) return I8Kernel::kQuadsU8Relaxed;
-    if (s.exact_s8) return I8Kernel::kQuadsS8Relaxed;
-    return I8Kernel::kPairs16;
+    const I8Kernel best = best_quad_kernel(true);
+    return quad_bytes(best).levels == 255 ? best : I8Kernel::kPairs16;
 }
 
 QuadBytes quad_bytes(I8Kernel kernel) {

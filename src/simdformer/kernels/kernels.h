@@ -274,6 +274,9 @@ struct RelaxedI8Support {
     bool exact7 = false, exact_u8 = false, exact_s8 = false;
 };
 RelaxedI8Support relaxed_i8_support();
+// The quad k-loop with the most activation bits this engine's relaxed dot product is exact on
+// (U8, else S8, else 7-bit), as the relaxed module (`relaxed`) or its portable twin.
+I8Kernel best_quad_kernel(bool relaxed);
 // The k-loop init's relaxedSimd 'auto' picks from what relaxed_i8_support() found (see the
 // definition for the measurements behind it).
 I8Kernel auto_i8_kernel();
