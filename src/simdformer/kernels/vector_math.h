@@ -55,31 +55,55 @@ constexpr float kErfM[] = {-0x1.f86cc6p+0f, -0x1.ab69bcp+1f, -0x1.2d7bf4p+0f, -0
 constexpr float kExp2P[] = {0x1p+0f, 0x1.62e430p-1f, 0x1.ebfbe0p-3f, 0x1.c6b3f6p-5f, 0x1.3b36a8p-7f,
                             0x1.5c78acp-10f, 0x1.35eaaep-13f};
 
+// The constant c (a float with an address: an element of the tables above, or a named
+// constant) in every lane. In wasm it is loaded from memory where it lives: a vector constant
+// becomes v128.const, which V8 builds inside the loop that uses it, every iteration, with three
+// instructions (a 64-bit immediate into a general register, a move to a vector register, a
+// shuffle: two of them on x86's one shuffle port). erf's ~28 constants made the exact GELU cost
+// ~48 cycles per vector in Chromium, most of them those moves; a broadcast load (v128.load32_splat,
+// vbroadcastss) is one load instead. The empty asm hides the address's contents from the
+// compiler, which would otherwise fold the load back into a v128.const. Natively the compiler
+// already keeps its vector constants in memory (or registers): the plain splat.
+inline vf32 constant(const float& c) {
+#if defined(__wasm__)
+    const float* p = &c;
+    __asm__("" : "+r"(p));
+    return vf32(*p);
+#else
+    return vf32(c);
+#endif
+}
+
 // c[0] + c[1] x + ... + c[N-1] x^(N-1) by Horner's rule.
 template <size_t N>
 inline vf32 horner(vf32 x, const float (&c)[N]) {
-    vf32 p(c[N - 1]);
-    for (size_t i = N - 1; i-- > 0;) p = simd::fma(p, x, vf32(c[i]));
+    vf32 p = constant(c[N - 1]);
+    for (size_t i = N - 1; i-- > 0;) p = simd::fma(p, x, constant(c[i]));
     return p;
 }
+
+// erf's and the GELU's other constants, as objects with addresses (constant() above).
+constexpr float kErfClamp = 4.0f;
+constexpr float kErfShifter = 0x1.8p23f + 127.0f;
+constexpr float kOne = 1.0f, kHalf = 0.5f, kInvSqrt2 = 0.70710678118654752f;
 
 inline vf32 erf(vf32 x) {
     const vf32 a = simd::abs(x);
     const vf32 small = simd::fma(a, horner(a * a, kErfQ), a);
-    const vf32 v = simd::min(a, vf32(4.0f)) - vf32(kErfSplit);  // exact where erfc matters (a < 2 kErfSplit)
+    const vf32 split = constant(kErfSplit);
+    const vf32 v = simd::min(a, constant(kErfClamp)) - split;  // exact where erfc matters (a < 2 kErfSplit)
     const vf32 m = horner(v, kErfM);  // log2 erfc(a), in [-25, -1.97] for a in [kErfSplit, 4]
-    const vf32 shifter(0x1.8p23f + 127.0f);
+    const vf32 shifter = constant(kErfShifter);
     const vf32 t = m + shifter;       // round(m) + 127 in the low mantissa bits
     const vf32 r = m - (t - shifter);  // m - round(m), exact
     const vf32 erfc = horner(r, kExp2P) * simd::pow2_of_shifted(t);
-    const vf32 large = vf32(1.0f) - erfc;
-    return simd::copysign(simd::select_gt(a, vf32(kErfSplit), large, small), x);
+    const vf32 large = constant(kOne) - erfc;
+    return simd::copysign(simd::select_gt(a, split, large, small), x);
 }
 
 inline vf32 gelu_erf(vf32 x) {
     // 0.5 x (1 + erf(x / sqrt 2)): PyTorch's exact GELU.
-    const vf32 half(0.5f), one(1.0f), inv_sqrt2(0.70710678118654752f);
-    return half * x * (one + erf(x * inv_sqrt2));
+    return constant(kHalf) * x * (constant(kOne) + erf(x * constant(kInvSqrt2)));
 }
 
 // GELU(approximate='tanh') = 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))), in two halves
