@@ -15,12 +15,19 @@
 // (the package in dist/ is copied to a temporary folder under build/ with that build's glue and wasm in place
 // of its own: the glue and the wasm go together)
 //   (PROFILE_MS: sampling time per shape, default 3000)
+//   node bench/profile.mjs --browser [...]
+// runs the same in headless Chromium (bench/embed-page, the page's embed(): tokenizer, forward
+// pass, pooling), sampled through the DevTools protocol: the engine the goals are measured on,
+// with relaxed SIMD's multiply-add where Chromium has it, so the GEMM is also given against the
+// relaxed_madd ceiling measured in the same page (bench/experiments/relaxed-madd.mjs's loops).
 // Two threads are not profiled here: the sampling profiler sees the main thread only.
 import { copyFileSync, cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
+import { openEmbedPage } from './embed-page/open.mjs';
+import { measure as measureMadd } from './experiments/relaxed-madd.mjs';
 import { textOfTokens } from './native.mjs';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -29,6 +36,7 @@ const BUILD = resolve(arg('--build', join(HERE, '..', 'build', 'wasm-prof')));
 const MODELS = arg('--models', 'minilm-l6,bert-base').split(',');
 const LENGTHS = [5, 23, 46, 128];
 const SAMPLE_MS = Number(process.env.PROFILE_MS ?? 3000);
+const BROWSER = process.argv.includes('--browser');
 
 // A sample's category: from the attention functions on its stack when there is one (the
 // score and weights · V products run the same GEMM kernel as the projections), else from the
@@ -39,7 +47,10 @@ const ATTENTION = [
   ['attention: masks', /mask_scores|floor_f32/],
 ];
 const LEAF = [
-  ['GEMM: projections + FFN', /gemm_f32|gemv_|run_tile|tile<|finish_panel|epilogue_row|pack_b|pack_a/],
+  // The epilogue of a finished tile (bias, the activation -- the exact GELU's erf --, residual) on
+  // its own line: out of line in wasm (epilogue_tile), where it is most of what is not k-loop.
+  ['epilogue: bias, GELU, residual', /epilogue_tile|epilogue_row|finish_panel|activate_rows/],
+  ['GEMM: projections + FFN', /gemm_f32|gemv_|run_tile|tile<|relaxed_kloop|pack_b|pack_a/],
   ['GELU / activation', /activate|gelu|erf|tanh|silu/i],
   ['LayerNorm', /layernorm|rms_norm/i],
   ['residual add / bias', /add_f32|bias/],
@@ -55,6 +66,10 @@ function categoryOf(stack) {  // stack: function names, leaf first
     for (const [cat, re] of ATTENTION) if (stack.slice(0, inHead + 1).some((f) => re.test(f))) return cat;
     return 'attention: weights · V';
   }
+  // The relaxed-SIMD k-loops run in a module of their own, assembled at init without names
+  // (kernels/relaxed_module.cpp; the build's own functions all have theirs): a nameless wasm
+  // function is one of them (V8 does not always record the caller across the two modules).
+  if (/^wasm-function\[/.test(stack[0])) return 'GEMM: projections + FFN';
   return (LEAF.find(([, re]) => re.test(stack[0])) ?? ['other'])[0];
 }
 
@@ -74,7 +89,8 @@ function sampleTimes(profile) {
     const dt = (deltas[i + 1] ?? deltas[i]) / 1000;
     const cat = categoryOf(stack);
     categories.set(cat, (categories.get(cat) ?? 0) + dt);
-    leaves.set(stack[0], (leaves.get(stack[0]) ?? 0) + dt);
+    const leaf = `[${cat}] ${stack[0]}`;
+    leaves.set(leaf, (leaves.get(leaf) ?? 0) + dt);
   });
   return { categories, leaves };
 }
@@ -90,49 +106,102 @@ async function ceilingGflops() {
   }
 }
 
+// The lines of one shape: time per pass, the GEMM's GFLOP/s against the ceilings, each category.
+function report(name, info, n, { passes, wall, profile }, ceilings) {
+  const { n_layers: layers, d_model: d, d_ff: ff } = info;
+  const { categories: cats, leaves } = sampleTimes(profile);
+  const total = [...cats.values()].reduce((x, y) => x + y, 0);
+  const perPass = wall / passes;
+  // The matrix products of one pass: 4 d x d projections and the two FFN ones per layer.
+  const flops = 2 * n * layers * (4 * d * d + 2 * d * ff);
+  // The GEMM's GFLOP/s over its k-loops and its epilogue together (as before the epilogue had a line).
+  const gemmMs = (((cats.get('GEMM: projections + FFN') ?? 0) + (cats.get('epilogue: bias, GELU, residual') ?? 0)) / total) * perPass;
+  const gflops = flops / (gemmMs * 1e6);
+  const against = Object.entries(ceilings).filter(([, c]) => c).map(([k, c]) => `${(100 * gflops / c).toFixed(0)} % of the ${k} ceiling`);
+  console.log(`\n${name} (${layers} x ${d}, ff ${ff}), ${n} tokens: ${perPass.toFixed(2)} ms per pass (${passes} passes); `
+    + `GEMM ${gemmMs.toFixed(2)} ms = ${gflops.toFixed(1)} GFLOP/s${against.length ? ` (${against.join(', ')})` : ''}`);
+  for (const [cat, ms] of [...cats].sort((a, b) => b[1] - a[1])) {
+    console.log(`  ${cat.padEnd(30)} ${(100 * ms / total).toFixed(1).padStart(5)} %  ${(perPass * ms / total).toFixed(3).padStart(8)} ms`);
+  }
+  if (process.env.PROFILE_ALL) {
+    const top = [...leaves].sort((x, y) => y[1] - x[1]).filter(([, ms]) => ms / total >= 0.001);
+    for (const [fn, ms] of top) console.log(`    ${(100 * ms / total).toFixed(1).padStart(5)} %  ${fn.slice(0, 120)}`);
+  }
+}
+
 // Inside the checkout (build/ is git-ignored), so that the copy finds node_modules as dist/ does.
 const dist = mkdtempSync(join(HERE, '..', 'build', 'dist-profile-'));
 process.on('exit', () => rmSync(dist, { recursive: true, force: true }));
 cpSync(join(HERE, '..', 'dist'), dist, { recursive: true });
 for (const f of ['simdformer.mjs', 'simdformer.wasm']) copyFileSync(join(BUILD, 'bindings', f), join(dist, f));
-const { init } = await import(pathToFileURL(join(dist, 'node.mjs')).href);
-const sf = await init({ simd: true, backend: 'wasm' });
-const session = new Session();
-session.connect();
-await session.post('Profiler.enable');
-await session.post('Profiler.setSamplingInterval', { interval: 100 });
-const ceiling = await ceilingGflops();
-console.log(`wasm from ${BUILD}; ${sf.arch}; sampling ${SAMPLE_MS} ms per shape; mul + add ceiling ${ceiling ? `${ceiling.toFixed(1)} GFLOP/s` : 'not measured (bench/ceiling.mjs exports no measureCeiling)'}`);
-for (const name of MODELS) {
-  const model = await sf.loadPretrained(join(HERE, 'models', name));
-  const { n_layers: layers, d_model: d, d_ff: ff } = model.info;
-  for (const n of LENGTHS) {
-    const text = textOfTokens(model, n);
-    for (let i = 0; i < 3; i++) model.encodeText(text);  // warm-up: tier-up, workspace
-    await session.post('Profiler.start');
-    const t0 = performance.now();
-    let passes = 0;
-    while (performance.now() - t0 < SAMPLE_MS) { model.encodeText(text); passes++; }
-    const wall = performance.now() - t0;
-    const { profile } = await session.post('Profiler.stop');
-    const { categories: cats, leaves } = sampleTimes(profile);
-    const total = [...cats.values()].reduce((x, y) => x + y, 0);
-    const perPass = wall / passes;
-    // The matrix products of one pass: 4 d x d projections and the two FFN ones per layer.
-    const flops = 2 * n * layers * (4 * d * d + 2 * d * ff);
-    const gemmMs = ((cats.get('GEMM: projections + FFN') ?? 0) / total) * perPass;
-    const gflops = flops / (gemmMs * 1e6);
-    console.log(`\n${name} (${layers} x ${d}, ff ${ff}), ${n} tokens: ${perPass.toFixed(2)} ms per pass (${passes} passes); `
-      + `GEMM ${gemmMs.toFixed(2)} ms = ${gflops.toFixed(1)} GFLOP/s${ceiling ? ` (${(100 * gflops / ceiling).toFixed(0)} % of the ceiling)` : ''}`);
-    for (const [cat, ms] of [...cats].sort((a, b) => b[1] - a[1])) {
-      console.log(`  ${cat.padEnd(30)} ${(100 * ms / total).toFixed(1).padStart(5)} %  ${(perPass * ms / total).toFixed(3).padStart(8)} ms`);
+
+// Node: the package's wasm backend in this process, sampled by node:inspector.
+async function profileNode() {
+  const { init } = await import(pathToFileURL(join(dist, 'node.mjs')).href);
+  const sf = await init({ simd: true, backend: 'wasm' });
+  const session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.setSamplingInterval', { interval: 100 });
+  const ceiling = await ceilingGflops();
+  console.log(`wasm from ${BUILD}; ${sf.arch}; sampling ${SAMPLE_MS} ms per shape; mul + add ceiling ${ceiling ? `${ceiling.toFixed(1)} GFLOP/s` : 'not measured (bench/ceiling.mjs exports no measureCeiling)'}`);
+  for (const name of MODELS) {
+    const model = await sf.loadPretrained(join(HERE, 'models', name));
+    for (const n of LENGTHS) {
+      const text = textOfTokens(model, n);
+      for (let i = 0; i < 3; i++) model.encodeText(text);  // warm-up: tier-up, workspace
+      await session.post('Profiler.start');
+      const t0 = performance.now();
+      let passes = 0;
+      while (performance.now() - t0 < SAMPLE_MS) { model.encodeText(text); passes++; }
+      const wall = performance.now() - t0;
+      const { profile } = await session.post('Profiler.stop');
+      report(name, model.info, n, { passes, wall, profile }, { 'mul + add': ceiling });
     }
-    if (process.env.PROFILE_ALL) {
-      const top = [...leaves].sort((x, y) => y[1] - x[1]).filter(([, ms]) => ms / total >= 0.001);
-      for (const [fn, ms] of top) console.log(`    ${(100 * ms / total).toFixed(1).padStart(5)} %  ${fn.slice(0, 120)}`);
-    }
+    model.dispose();
   }
-  model.dispose();
+  await session.post('Profiler.disable');
+  session.disconnect();
 }
-await session.post('Profiler.disable');
-session.disconnect();
+
+// Chromium: the page of bench/short-texts.mjs with this build as its package, 1 thread, its
+// embed() sampled through the DevTools protocol.
+async function profileBrowser() {
+  const { page, errors, close } = await openEmbedPage('threads=1', { dist });
+  try {
+    const cdp = await page.context().newCDPSession(page);
+    const ceilings = await page.evaluate(`(${measureMadd.toString()})()`);
+    const madd = ceilings['relaxed_madd, registers'], mulAdd = ceilings['mul + add, registers'];
+    const version = await page.evaluate(() => navigator.userAgent.match(/Chrom\w*\/[\d.]+/)?.[0] ?? navigator.userAgent);
+    await cdp.send('Profiler.enable');
+    await cdp.send('Profiler.setSamplingInterval', { interval: 100 });
+    for (const name of MODELS) {
+      const loaded = await page.evaluate((m) => window.embedBench.load(m, 'f32', { engines: ['simdformer'] }), name);
+      if (name === MODELS[0]) {
+        console.log(`wasm from ${BUILD}; ${version}, ${loaded.arch}, relaxed f32 ${loaded.relaxedF32}; sampling ${SAMPLE_MS} ms per shape; `
+          + `ceilings in this page: mul + add ${mulAdd.toFixed(1)}, relaxed_madd ${typeof madd === 'number' ? `${madd.toFixed(1)} GFLOP/s` : madd}`);
+      }
+      for (const n of LENGTHS) {
+        const text = await page.evaluate(([m, k]) => window.embedBench.textOfTokens(m, k), [name, n]);
+        const loop = (ms) => page.evaluate(async ([m, t, budget]) => {
+          const t0 = performance.now();
+          let passes = 0;
+          while (performance.now() - t0 < budget) { await window.embedBench.run('simdformer', m, [t]); passes++; }
+          return { passes, wall: performance.now() - t0 };
+        }, [name, text, ms]);
+        await loop(300);  // warm-up: tier-up, workspace
+        await cdp.send('Profiler.start');
+        const { passes, wall } = await loop(SAMPLE_MS);
+        const { profile } = await cdp.send('Profiler.stop');
+        report(name, loaded.info, n, { passes, wall, profile },
+          loaded.relaxedF32 ? { relaxed_madd: typeof madd === 'number' ? madd : null } : { 'mul + add': mulAdd });
+      }
+    }
+    await cdp.send('Profiler.disable');
+    if (errors.length) throw new Error(`the page reported: ${errors.join('; ')}`);
+  } finally {
+    await close();
+  }
+}
+
+await (BROWSER ? profileBrowser() : profileNode());

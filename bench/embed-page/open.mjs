@@ -15,9 +15,10 @@ const BENCH = join(HERE, '..');
 const ROOT = join(BENCH, '..');
 
 // -> { page, errors, notFound, close }; page has window.embedBench ready (or the global `ready`
-// names, of the page `file`: decode.html has window.decodeBench). query: e.g. 'threads=2'.
-export async function openEmbedPage(query = '', { file = 'index.html', ready = 'embedBench' } = {}) {
-  const server = await startServer({ mounts: [['/', HERE], ['/dist/', join(ROOT, 'dist')],
+// names, of the page `file`: decode.html has window.decodeBench). query: e.g. 'threads=2'. dist:
+// the package folder served as /dist/ (another build of it, for A/B runs and bench/profile.mjs).
+export async function openEmbedPage(query = '', { file = 'index.html', ready = 'embedBench', dist = join(ROOT, 'dist') } = {}) {
+  const server = await startServer({ mounts: [['/', HERE], ['/dist/', dist],
     ['/nm/', join(ROOT, 'node_modules')], ['/bnm/', join(BENCH, 'node_modules')], ['/models/', join(BENCH, 'models')]] });
   const profile = mkdtempSync(join(tmpdir(), 'simdformer-embed-'));
   const context = await chromium.launchPersistentContext(profile, {

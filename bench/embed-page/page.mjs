@@ -66,7 +66,8 @@ async function loadSimdformer(name, weights, m) {
   const memory = { packed: sf.liveBytes - live0, peak: sf.peakLiveBytes - live0, heapGrowth: sf.heapBytes - heap0,
                    largestTensor: largestTensorBytes(await safetensorsHeader(`/models/${name}/model.safetensors`)) };
   return { sfMs, memory, arch: sf.arch, relaxedSimd: sf.relaxedSimd, int8ActivationBits: sf.int8ActivationBits, relaxedF32: sf.relaxedF32,
-           info: { weights: m.sfModel.info.weights, parameters: m.sfModel.info.parameters } };
+           info: { weights: m.sfModel.info.weights, parameters: m.sfModel.info.parameters, n_layers: m.sfModel.info.n_layers,
+                   d_model: m.sfModel.info.d_model, d_ff: m.sfModel.info.d_ff } };
 }
 
 window.embedBench = {

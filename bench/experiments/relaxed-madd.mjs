@@ -5,10 +5,13 @@
 // operand is loaded from L1 as a GEMM's k-loop loads B. Assembled byte by byte (clang 14 cannot
 // emit the relaxed opcodes).
 //   node --experimental-wasm-relaxed-simd bench/experiments/relaxed-madd.mjs [--no-browser]
+import { pathToFileURL } from 'node:url';
+
 import { chromium } from 'playwright-core';
 
-// The page and Node both run this function's source: it must stay self-contained.
-function measure() {
+// The page and Node both run this function's source: it must stay self-contained (bench/profile.mjs
+// --browser runs it in its page too).
+export function measure() {
   const leb = (n) => { const out = []; do { let b = n & 0x7f; n >>>= 7; if (n) b |= 0x80; out.push(b); } while (n); return out; };
   const section = (id, bytes) => [id, ...leb(bytes.length), ...bytes];
   const SIMD = 0xfd, CHAINS = 12;
@@ -55,8 +58,10 @@ function measure() {
 }
 
 const show = (where, r) => console.log(`${where}: ${Object.entries(r).map(([k, v]) => `${k} ${typeof v === 'number' ? v.toFixed(1) + ' GFLOP/s' : v}`).join(' | ')}`);
-show(`Node ${process.version}`, measure());
-if (!process.argv.includes('--no-browser')) {
+
+async function main() {
+  show(`Node ${process.version}`, measure());
+  if (process.argv.includes('--no-browser')) return;
   const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--headless', '--no-sandbox', '--disable-gpu'] });
   const page = await browser.newPage();
   await page.goto('about:blank');
@@ -64,3 +69,5 @@ if (!process.argv.includes('--no-browser')) {
   show(`Chromium ${browser.version()}`, r);
   await browser.close();
 }
+
+if (import.meta.url === pathToFileURL(process.argv[1]).href) await main();

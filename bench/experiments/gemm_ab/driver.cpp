@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "simdformer/kernels/kernels.h"
+#include "simdformer/kernels/vector_math.h"
 
 namespace k = simdformer::kernels;
 
@@ -53,6 +54,18 @@ double ab_run(int reps, int bias) {
     for (size_t i = 0; i < g_m * g_n; i += 97) s += g_c[i];
     return s;
 }
+// The exact GELU alone (the epilogue's activate_rows) over C, `reps` times in 48-float pieces as
+// the 2 x 3 tiles' epilogues call it; returns a checksum.
+double ab_gelu(int reps) {
+    for (int r = 0; r < reps; ++r)
+        for (size_t i = 0; i + 48 <= g_m * g_n; i += 48) k::detail::activate_rows(simdformer::Activation::kGeluErf, g_c + i, 48);
+    double s = 0;
+    for (size_t i = 0; i < g_m * g_n; i += 97) s += g_c[i];
+    return s;
+}
+// Runs the f32 GEMMs on the relaxed-SIMD module's k-loops (on != 0) or on SIMD128's; returns
+// whether the switch took (a build without the module, or an engine without relaxed SIMD, refuses).
+int ab_relaxed(int on) { return k::set_relaxed_f32(on != 0) ? 1 : 0; }
 // FNV-1a hash of every bit of C (after ab_run): equal hashes across variants mean bit-identical
 // results, which the rounded checksum above cannot show.
 unsigned ab_bits() {
