@@ -7,10 +7,11 @@
 // with an empty past). With --weights int8 simdformer quantizes as it loads and ORT runs the q8
 // graph; --relaxed off keeps simdformer's int8 on its 8-bit k-loop (a page of its own).
 // Both engines are checked against PyTorch (bench/models/<name>/check.safetensors) first.
-//   node bench/decode-page.mjs [--decoder smollm2-135m,gpt2-small] [--weights f32|int8] [--relaxed auto|off] [--threads N] [--quick] [--json out.json]
+//   node bench/decode-page.mjs [--decoder smollm2-135m,gpt2-small] [--weights f32|int8] [--relaxed auto|off] [--threads N] [--dist DIR] [--quick] [--json out.json]
 //   (BENCH_ROUNDS, BENCH_STEPS: rounds, and timed steps per round and context)
 import { writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
+import { resolve } from 'node:path';
 
 import { openEmbedPage } from './embed-page/open.mjs';
 import { median, quantile } from './stats.mjs';
@@ -22,6 +23,8 @@ const DECODERS = arg('--decoder', 'smollm2-135m,gpt2-small').split(',');
 const WEIGHTS = arg('--weights', 'int8');
 const RELAXED = arg('--relaxed', 'auto');
 const THREADS = Number(arg('--threads', '1'));
+// --dist DIR: another build of the package as the pages' /dist/ (A/B of a variant).
+const DIST = arg('--dist', null) && resolve(arg('--dist'));
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? (quick ? 2 : 5));
 const STEPS = Number(process.env.BENCH_STEPS ?? 16);
 const PREFILL = quick ? 32 : 128;
@@ -89,7 +92,7 @@ async function benchDecoder(name) {
   const blocks = THREADS === 1 ? [engines] : [['simdformer'], ['ort'], ['ort'], ['simdformer']];
   const rounds = THREADS === 1 ? ROUNDS : Math.max(1, Math.ceil(ROUNDS / 2));
   for (const block of blocks) {
-    const { page, errors, close } = await openEmbedPage(pageQuery(), { file: 'decode.html', ready: 'decodeBench' });
+    const { page, errors, close } = await openEmbedPage(pageQuery(), { file: 'decode.html', ready: 'decodeBench', ...(DIST ? { dist: DIST } : {}) });
     try {
       if (!versionsShown) console.log(JSON.stringify(await page.evaluate(() => window.decodeBench.versions())));
       versionsShown = true;

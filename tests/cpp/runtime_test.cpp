@@ -645,7 +645,7 @@ TEST(ParallelGemm, AForkJoinThatLooksWrongIsMeasuredAgain) {
 
 #if !defined(__EMSCRIPTEN__)  // clock() there does not count the workers' time
 TEST(ThreadPool, IdleWorkersStopSpinning) {
-    // Workers spin for tens of microseconds after a job, then sleep: 200 ms after the last job
+    // Workers spin for up to a millisecond after a job, then sleep: 200 ms after the last job
     // the process must use next to no CPU (a spinning worker would use all 200 ms).
     SKIP_WITHOUT_THREADS();
     ThreadsGuard guard;

@@ -49,13 +49,20 @@ bool in_parallel_task() { return t_in_task; }
 // How long a thread spins for the next event before it sleeps on a condition variable. A
 // forward pass issues its fork-joins microseconds apart (a GEMM, a layer norm, the next GEMM), so
 // a worker that spins through the gap starts the next job in well under a microsecond instead
-// of paying a futex wake (tens of microseconds on a busy 2-core machine); once the model is idle
-// for longer than this, every thread sleeps and nothing spins (a Node script still exits, a
-// background page costs no CPU), as pthreadpool's and onnxruntime's pools do.
+// of paying a futex wake; once the model is idle for longer than this, every thread sleeps and
+// nothing spins (a Node script still exits, a background page costs no CPU), as pthreadpool's and
+// onnxruntime's pools do. A millisecond, not the 50 us of before: some gaps are longer than 50 us
+// -- the JavaScript between two calls (a text's tokens, a decoding step's token), a decoding
+// step's attention over a long context on one thread -- and Chromium wakes a sleeping worker
+// slowly (Atomics.wait / notify): a worker that slept through each such gap came late to the next
+// job, whose ranges the caller then ran itself. Measured (2026-12-06, Xeon, idle; BENCHMARKS.md
+// "Session 24"): GPT-2-small decoding at 2 threads in Chromium 23.1 / 25.1 / 30.3 -> 20.0 / 20.9 /
+// 24.1 ms per token at contexts 16 / 128 / 512; Node at 2 threads MiniLM-L6 5 / 23 tokens 2.8 /
+// 10.2 -> 2.5 / 9.6 ms; with one core kept busy unchanged (bench/under-load.mjs).
 // SIMDFORMER_SPIN_WINDOW_US builds another window for A/B timing (0: a pool that sleeps after
 // every job; bench/under-load.mjs compares the two with one core kept busy).
 #ifndef SIMDFORMER_SPIN_WINDOW_US
-#define SIMDFORMER_SPIN_WINDOW_US 50
+#define SIMDFORMER_SPIN_WINDOW_US 1000
 #endif
 constexpr int64_t kSpinWindowNs = int64_t(SIMDFORMER_SPIN_WINDOW_US) * 1000;
 
