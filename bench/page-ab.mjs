@@ -5,7 +5,7 @@
 // and BERT-base folders, rounds alternated (A B B A ...); medians, B / A and the paired median of
 // B / A per round. Run an A/A first (the same build copied) to see the spread between two pages:
 // +-2 % measured on an idle Xeon (where each page's memory lands).
-//   node bench/page-ab.mjs <dist A> <dist B> [--models minilm-l6,bert-base]
+//   node bench/page-ab.mjs <dist A> <dist B> [--models minilm-l6,bert-base] [--weights f32|int8]
 import { resolve } from 'node:path';
 
 import { openEmbedPage } from './embed-page/open.mjs';
@@ -13,13 +13,14 @@ import { openEmbedPage } from './embed-page/open.mjs';
 const args = process.argv.slice(2);
 const opt = (name, dflt) => { const i = args.indexOf(name); return i < 0 ? dflt : args.splice(i, 2)[1]; };
 const MODELS = opt('--models', 'minilm-l6,bert-base').split(',');
+const WEIGHTS = opt('--weights', 'f32');  // or int8: simdformer's weights: 'int8'
 const [a, b] = args.map((d) => resolve(d));
 if (!a || !b) throw new Error('usage: node bench/page-ab.mjs <dist A> <dist B> [--models minilm-l6,bert-base]');
 // Calls per timed sample: ~200 ms of work (the page's clock ticks in 0.1 ms).
 const MS_PER_TOKEN = { 'minilm-l6': 0.7, 'bert-base': 5 };
 const pages = [await openEmbedPage('threads=1', { dist: a }), await openEmbedPage('threads=1', { dist: b })];
 for (const name of MODELS) {
-  for (const p of pages) await p.page.evaluate((m) => window.embedBench.load(m, 'f32', { engines: ['simdformer'] }), name);
+  for (const p of pages) await p.page.evaluate(([m, w]) => window.embedBench.load(m, w, { engines: ['simdformer'] }), [name, WEIGHTS]);
   for (const n of [5, 23, 46, 128]) {
     const text = await pages[0].page.evaluate(([m, k]) => window.embedBench.textOfTokens(m, k), [name, n]);
     const run = (i, reps) => pages[i].page.evaluate(async ([m, t, r]) => { const s = performance.now(); for (let j = 0; j < r; j++) await window.embedBench.run('simdformer', m, [t]); return (performance.now() - s) / r; }, [name, text, reps]);

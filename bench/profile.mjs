@@ -15,7 +15,7 @@
 // (the package in dist/ is copied to a temporary folder under build/ with that build's glue and wasm in place
 // of its own: the glue and the wasm go together)
 //   (PROFILE_MS: sampling time per shape, default 3000)
-//   node bench/profile.mjs --browser [...]
+//   node bench/profile.mjs --browser [...] [--weights int8]
 // runs the same in headless Chromium (bench/embed-page, the page's embed(): tokenizer, forward
 // pass, pooling), sampled through the DevTools protocol: the engine the goals are measured on,
 // with relaxed SIMD's multiply-add where Chromium has it, so the GEMM is also given against the
@@ -37,6 +37,10 @@ const MODELS = arg('--models', 'minilm-l6,bert-base').split(',');
 const LENGTHS = [5, 23, 46, 128];
 const SAMPLE_MS = Number(process.env.PROFILE_MS ?? 3000);
 const BROWSER = process.argv.includes('--browser');
+// --weights int8: the int8 path (weights quantized as they load, activations quantized per row);
+// its GEMM rate is then 2 x int8 multiply-adds per second, given against no float ceiling.
+const WEIGHTS = arg('--weights', 'f32');
+if (!['f32', 'int8'].includes(WEIGHTS)) throw new Error(`--weights must be f32 or int8, not '${WEIGHTS}'`);
 
 // A sample's category: from the attention functions on its stack when there is one (the
 // score and weights · V products run the same GEMM kernel as the projections), else from the
@@ -50,7 +54,8 @@ const LEAF = [
   // The epilogue of a finished tile (bias, the activation -- the exact GELU's erf --, residual) on
   // its own line: out of line in wasm (epilogue_tile), where it is most of what is not k-loop.
   ['epilogue: bias, GELU, residual', /epilogue_tile|epilogue_row|finish_panel|activate_rows/],
-  ['GEMM: projections + FFN', /gemm_f32|gemv_|run_tile|tile<|relaxed_kloop|pack_b|pack_a/],
+  ['GEMM: projections + FFN', /gemm_f32|gemv_|run_tile|tile<|relaxed_kloop|pack_b|pack_a|gemm_qd8|gemm_quads|gemm_cols|dot_block|dot_panels|finish_block/],
+  ['int8: quantizing activations', /quantize_row|quantize_a|qd8_row_params/],
   ['GELU / activation', /activate|gelu|erf|tanh|silu/i],
   ['LayerNorm', /layernorm|rms_norm/i],
   ['residual add / bias', /add_f32|bias/],
@@ -146,7 +151,7 @@ async function profileNode() {
   const ceiling = await ceilingGflops();
   console.log(`wasm from ${BUILD}; ${sf.arch}; sampling ${SAMPLE_MS} ms per shape; mul + add ceiling ${ceiling ? `${ceiling.toFixed(1)} GFLOP/s` : 'not measured (bench/ceiling.mjs exports no measureCeiling)'}`);
   for (const name of MODELS) {
-    const model = await sf.loadPretrained(join(HERE, 'models', name));
+    const model = await sf.loadPretrained(join(HERE, 'models', name), { weights: WEIGHTS });
     for (const n of LENGTHS) {
       const text = textOfTokens(model, n);
       for (let i = 0; i < 3; i++) model.encodeText(text);  // warm-up: tier-up, workspace
@@ -156,7 +161,7 @@ async function profileNode() {
       while (performance.now() - t0 < SAMPLE_MS) { model.encodeText(text); passes++; }
       const wall = performance.now() - t0;
       const { profile } = await session.post('Profiler.stop');
-      report(name, model.info, n, { passes, wall, profile }, { 'mul + add': ceiling });
+      report(name, model.info, n, { passes, wall, profile }, WEIGHTS === 'f32' ? { 'mul + add': ceiling } : {});
     }
     model.dispose();
   }
@@ -176,9 +181,9 @@ async function profileBrowser() {
     await cdp.send('Profiler.enable');
     await cdp.send('Profiler.setSamplingInterval', { interval: 100 });
     for (const name of MODELS) {
-      const loaded = await page.evaluate((m) => window.embedBench.load(m, 'f32', { engines: ['simdformer'] }), name);
+      const loaded = await page.evaluate(([m, w]) => window.embedBench.load(m, w, { engines: ['simdformer'] }), [name, WEIGHTS]);
       if (name === MODELS[0]) {
-        console.log(`wasm from ${BUILD}; ${version}, ${loaded.arch}, relaxed f32 ${loaded.relaxedF32}; sampling ${SAMPLE_MS} ms per shape; `
+        console.log(`wasm from ${BUILD}; ${version}, ${loaded.arch}, ${WEIGHTS} weights, relaxed f32 ${loaded.relaxedF32}, int8 activations ${loaded.int8ActivationBits} bits; sampling ${SAMPLE_MS} ms per shape; `
           + `ceilings in this page: mul + add ${mulAdd.toFixed(1)}, relaxed_madd ${typeof madd === 'number' ? `${madd.toFixed(1)} GFLOP/s` : madd}`);
       }
       for (const n of LENGTHS) {
@@ -193,8 +198,8 @@ async function profileBrowser() {
         await cdp.send('Profiler.start');
         const { passes, wall } = await loop(SAMPLE_MS);
         const { profile } = await cdp.send('Profiler.stop');
-        report(name, loaded.info, n, { passes, wall, profile },
-          loaded.relaxedF32 ? { relaxed_madd: typeof madd === 'number' ? madd : null } : { 'mul + add': mulAdd });
+        const ceiling = loaded.relaxedF32 ? { relaxed_madd: typeof madd === 'number' ? madd : null } : { 'mul + add': mulAdd };
+        report(name, loaded.info, n, { passes, wall, profile }, WEIGHTS === 'f32' ? ceiling : {});
       }
     }
     await cdp.send('Profiler.disable');
