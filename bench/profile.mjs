@@ -45,6 +45,8 @@ if (!['f32', 'int8'].includes(WEIGHTS)) throw new Error(`--weights must be f32 o
 // A sample's category: from the attention functions on its stack when there is one (the
 // score and weights · V products run the same GEMM kernel as the projections), else from the
 // function it is in. Names are the C++ functions', demangled.
+// The two categories the GEMM's rate is computed from.
+const GEMM = 'GEMM: projections + FFN', EPILOGUE = 'epilogue: bias, GELU, residual';
 const ATTENTION = [
   ['attention: scores q·k', /head_dot_scores|dot_rows_f32/],
   ['attention: softmax', /softmax|relu_normalize/],
@@ -53,8 +55,8 @@ const ATTENTION = [
 const LEAF = [
   // The epilogue of a finished tile (bias, the activation -- the exact GELU's erf --, residual) on
   // its own line: out of line in wasm (epilogue_tile), where it is most of what is not k-loop.
-  ['epilogue: bias, GELU, residual', /epilogue_tile|epilogue_row|finish_panel|activate_rows/],
-  ['GEMM: projections + FFN', /gemm_f32|gemv_|run_tile|tile<|relaxed_kloop|pack_b|pack_a|gemm_qd8|gemm_quads|gemm_cols|dot_block|dot_panels|finish_block/],
+  [EPILOGUE, /epilogue_tile|epilogue_row|finish_panel|activate_rows/],
+  [GEMM, /gemm_f32|gemv_|run_tile|tile<|relaxed_kloop|pack_b|pack_a|gemm_qd8|gemm_quads|gemm_cols|dot_block|dot_panels|finish_block/],
   ['int8: quantizing activations', /quantize_row|quantize_a|qd8_row_params/],
   ['GELU / activation', /activate|gelu|erf|tanh|silu/i],
   ['LayerNorm', /layernorm|rms_norm/i],
@@ -74,7 +76,7 @@ function categoryOf(stack) {  // stack: function names, leaf first
   // The relaxed-SIMD k-loops run in a module of their own, assembled at init without names
   // (kernels/relaxed_module.cpp; the build's own functions all have theirs): a nameless wasm
   // function is one of them (V8 does not always record the caller across the two modules).
-  if (/^wasm-function\[/.test(stack[0])) return 'GEMM: projections + FFN';
+  if (/^wasm-function\[/.test(stack[0])) return GEMM;
   return (LEAF.find(([, re]) => re.test(stack[0])) ?? ['other'])[0];
 }
 
@@ -120,7 +122,7 @@ function report(name, info, n, { passes, wall, profile }, ceilings) {
   // The matrix products of one pass: 4 d x d projections and the two FFN ones per layer.
   const flops = 2 * n * layers * (4 * d * d + 2 * d * ff);
   // The GEMM's GFLOP/s over its k-loops and its epilogue together (as before the epilogue had a line).
-  const gemmMs = (((cats.get('GEMM: projections + FFN') ?? 0) + (cats.get('epilogue: bias, GELU, residual') ?? 0)) / total) * perPass;
+  const gemmMs = (((cats.get(GEMM) ?? 0) + (cats.get(EPILOGUE) ?? 0)) / total) * perPass;
   const gflops = flops / (gemmMs * 1e6);
   const against = Object.entries(ceilings).filter(([, c]) => c).map(([k, c]) => `${(100 * gflops / c).toFixed(0)} % of the ${k} ceiling`);
   console.log(`\n${name} (${layers} x ${d}, ff ${ff}), ${n} tokens: ${perPass.toFixed(2)} ms per pass (${passes} passes); `
