@@ -14,7 +14,17 @@ Two ranges of a = |x|:
 and 2^r for r in [-1/2, 1/2] (r = M - round(M)): P(r) ~ 2^r, minimax in relative error.
 Each polynomial is rounded to float32 one coefficient at a time, lowest degree first, and the
 remaining ones are refitted with the rounded ones fixed, so the rounding errors are absorbed.
+
+  /usr/bin/python3 scripts/fit_erf.py --gelu [clamp] [deg_p] [deg_q]
+
+The exact GELU's erf(x / sqrt 2) as one rational function of x: a P(a^2) / Q(a^2), a = min(|x|,
+clamp), Q(0) = 1, minimax in relative error over [0, clamp] (Remez exchange for a rational
+function: each step solves the linear system with the error term weighted by the previous Q);
+its float coefficients rounded one at a time and the rest refitted, as above. Then the float
+nearest 5.55 at which the fit evaluates to >= 1 in float arithmetic both with and without fused
+multiply-adds: the clamp, where min(fit, 1) is exactly 1 (erf(x / sqrt 2) rounds to 1 there).
 """
+import functools
 import struct
 import sys
 
@@ -93,7 +103,100 @@ def find_split(lo=0.78, hi=0.8125):
         print(f"t = {float(t).hex()} ({t}): log2 erfc(t) {e:.2g} ulp from a float")
 
 
+def rational_remez(f, w, a, b, dp, dq, fixed_p, fixed_q, iters=60):
+    """P / Q (Q(0) = 1) minimising max |w(x) (P(x) / Q(x) - f(x))| on [a, b], with the coefficients
+    in fixed_p / fixed_q (power -> value) held; returns (error, P's coefficients, Q's)."""
+    free_p = [j for j in range(dp + 1) if j not in fixed_p]
+    free_q = [j for j in range(1, dq + 1) if j not in fixed_q]
+    n = len(free_p) + len(free_q) + 1
+    xs = [(a + b) / 2 - (b - a) / 2 * mp.cos(mp.pi * i / (n - 1)) for i in range(n)]
+    grid = [a + (b - a) * i / GRID for i in range(GRID + 1)]
+    fg = [f(x) for x in grid]
+    wg = [w(x) for x in grid]
+    poly = lambda cs, x: sum(v * x ** j for j, v in cs.items())
+    q_prev = {0: mp.mpf(1)}
+    best = None
+    for _ in range(iters):
+        for _ in range(8):  # the error term's Q from the previous solve, until it settles
+            A = mp.matrix(n, n)
+            rhs = mp.matrix(n, 1)
+            for i, x in enumerate(xs):
+                fx = f(x)
+                for k, j in enumerate(free_p):
+                    A[i, k] = x ** j
+                for k, j in enumerate(free_q):
+                    A[i, len(free_p) + k] = -fx * x ** j
+                A[i, n - 1] = -(-1) ** i * poly(q_prev, x) / w(x)
+                rhs[i] = fx * (1 + poly(fixed_q, x)) - poly(fixed_p, x)
+            sol = mp.lu_solve(A, rhs)
+            pc = {**fixed_p, **{j: sol[k] for k, j in enumerate(free_p)}}
+            qc = {0: mp.mpf(1), **fixed_q, **{j: sol[len(free_p) + k] for k, j in enumerate(free_q)}}
+            q_prev = qc
+        vals = [wg[i] * (poly(pc, grid[i]) / poly(qc, grid[i]) - fg[i]) for i in range(len(grid))]
+        err = max(abs(v) for v in vals)
+        if best is None or err < best[0]:
+            best = (err, pc, qc)
+        ext, start = [], 0
+        for i in range(1, len(grid) + 1):
+            if i == len(grid) or (vals[i] > 0) != (vals[start] > 0):
+                k = max(range(start, i), key=lambda k: abs(vals[k]))
+                ext.append((grid[k], abs(vals[k])))
+                start = i
+        while len(ext) > n:
+            ext.pop(0 if ext[0][1] < ext[-1][1] else -1)
+        if len(ext) < n or [x for x, _ in ext] == xs:
+            break
+        xs = [x for x, _ in ext]
+    return best
+
+
+def fit_gelu(clamp, dp, dq):
+    f = lambda s: mp.erf(mp.sqrt(s / 2)) / mp.sqrt(s) if s > 0 else mp.sqrt(2 / mp.pi)
+    w = lambda s: 1 / f(s)
+    fixed_p, fixed_q = {}, {}
+    for kind, j in sorted([('p', j) for j in range(dp + 1)] + [('q', j) for j in range(1, dq + 1)],
+                          key=lambda t: (t[1], t[0])):  # lowest degree first
+        _, pc, qc = rational_remez(f, w, mp.mpf(0), clamp * clamp, dp, dq, fixed_p, fixed_q)
+        (fixed_p if kind == 'p' else fixed_q)[j] = mp.mpf(f32((pc if kind == 'p' else qc)[j]))
+    p = [fixed_p[j] for j in range(dp + 1)]
+    q = [mp.mpf(1)] + [fixed_q[j] for j in range(1, dq + 1)]
+    ss = [clamp * clamp * i / (4 * GRID) for i in range(4 * GRID + 1)]
+    err = max(abs(sum(c * s ** j for j, c in enumerate(p)) / sum(c * s ** j for j, c in enumerate(q)) / f(s) - 1)
+              for s in ss)
+    return [float(v) for v in p], [float(v) for v in q], err
+
+
+def gelu_fit_in_float(a, p, q, fused):
+    """a P(a^2) / Q(a^2) evaluated in float32 as kernels/vector_math.h does (Horner's rule), with
+    fused multiply-adds or a multiply and an add."""
+    madd = (lambda x, y, z: f32(x * y + z)) if fused else (lambda x, y, z: f32(f32(x * y) + z))
+    s = f32(a * a)
+    horner = lambda cs: functools.reduce(lambda acc, c: madd(acc, s, c), reversed(cs[:-1]), cs[-1])
+    return f32(a * f32(horner(p) / horner(q)))
+
+
+def gelu_clamp(p, q, near=5.55):
+    bits = lambda x: struct.unpack('I', struct.pack('f', x))[0]
+    frombits = lambda b: struct.unpack('f', struct.pack('I', b))[0]
+    for d in range(20000):
+        for b in (bits(near) - d, bits(near) + d):
+            a = frombits(b)
+            if all(gelu_fit_in_float(a, p, q, fused) >= 1 for fused in (False, True)):
+                return a
+    return None
+
+
 def main():
+    if len(sys.argv) > 1 and sys.argv[1] == '--gelu':
+        clamp = mp.mpf(sys.argv[2]) if len(sys.argv) > 2 else mp.mpf('5.55')
+        dp = int(sys.argv[3]) if len(sys.argv) > 3 else 5
+        dq = int(sys.argv[4]) if len(sys.argv) > 4 else 5
+        p, q, err = fit_gelu(clamp, dp, dq)
+        print(f"// erf(x / sqrt 2) = a P(a^2) / Q(a^2) on [0, {clamp}]: P degree {dp}, Q degree {dq}, relative "
+              f"error {mp.nstr(err, 3)} with float32 coefficients; clamp {float(gelu_clamp(p, q)).hex()}")
+        for name, cs in (('P', p), ('Q', q)):
+            print(f"{name}: " + ", ".join(f"{v.hex()}" for v in cs))
+        return
     # The split: a float at which log2 erfc is within 2e-5 ulp of a float (scripts/fit_erf.py
     # --split finds it), so rounding M's constant term costs nothing where erfc is largest.
     if len(sys.argv) > 1 and sys.argv[1] == '--split':

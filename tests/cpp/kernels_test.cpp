@@ -304,6 +304,55 @@ TEST(Erf, WithinATenthOfAMillionthOfTheExactValueForEveryFloat) {
     EXPECT_TRUE(out[3] == 0.0f && std::signbit(out[3]));
 }
 
+// The exact GELU's rational erf (kernels/vector_math.h) against 0.5 x erfc(-x / sqrt 2) in double,
+// over the float line (a float bit pattern in every `stride`, both signs, every float at stride 1
+// with SIMDFORMER_ERF_EXHAUSTIVE=1: 2.9e-7 natively); from its clamp on, x and -0 exactly; the
+// special values.
+TEST(GeluErf, WithinAThirdOfAMillionthOfTheExactValueTimesMaxOfOneAndXForEveryFloat) {
+    const char* env = std::getenv("SIMDFORMER_ERF_EXHAUSTIVE");
+    const uint32_t stride = env && std::string(env) == "1" ? 1 : (kSanitizerSampleDivisor == 1 ? 61 : 619);
+    const uint32_t end_dense = 0x40d00000u;  // 6.5f, beyond the clamp (5.55)
+    constexpr size_t kChunk = 4096;
+    std::vector<float> x(kChunk), y(kChunk);
+    double worst = 0;
+    float worst_x = 0;
+    auto check = [&](size_t n) {
+        k::activation_f32(k::Activation::kGeluErf, n, x.data(), y.data());
+        for (size_t i = 0; i < n; ++i) {
+            const double xd = x[i], exact = 0.5 * xd * std::erfc(-xd / std::sqrt(2.0));
+            if (std::fabs(xd) >= 5.55) {  // the clamp: erf(x / sqrt 2) is 1 in float
+                if (xd > 0) ASSERT_EQ(y[i], x[i]) << "x = " << x[i];
+                else ASSERT_TRUE(y[i] == 0.0f && std::signbit(y[i])) << "x = " << x[i] << " y = " << y[i];
+                continue;
+            }
+            const double e = std::fabs(double(y[i]) - exact) / std::max(1.0, std::fabs(xd));
+            if (!(e <= worst)) worst = e, worst_x = x[i];
+        }
+    };
+    size_t n = 0;
+    auto add = [&](uint32_t bits) {
+        for (uint32_t sign : {0u, 0x80000000u}) {
+            const uint32_t b = bits | sign;
+            std::memcpy(&x[n++], &b, sizeof(float));
+            if (n == kChunk) check(n), n = 0;
+        }
+    };
+    for (uint64_t b = 0; b < end_dense; b += stride) add(uint32_t(b));
+    for (uint64_t b = end_dense; b < 0x7f800000u; b += 4099) add(uint32_t(b));
+    add(0x7f7fffffu);  // the largest float
+    check(n);
+    EXPECT_LE(worst, 3.5e-7) << "at x = " << std::hexfloat << worst_x;
+    std::printf("# gelu: max |error| / max(1, |x|) %.3g at x = %a (stride %u)\n", worst, double(worst_x), stride);
+    const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
+    std::vector<float> special = {nan, -nan, 0.0f, -0.0f, inf, -inf}, out(special.size());
+    k::activation_f32(k::Activation::kGeluErf, special.size(), special.data(), out.data());
+    EXPECT_TRUE(std::isnan(out[0]) && std::isnan(out[1]));
+    EXPECT_TRUE(out[2] == 0.0f && !std::signbit(out[2]));
+    EXPECT_TRUE(out[3] == 0.0f && std::signbit(out[3]));
+    EXPECT_EQ(out[4], inf);
+    EXPECT_TRUE(std::isnan(out[5]));  // -inf * (1 + erf(-inf)) = -inf * 0, as PyTorch's 0.5 x (1 + erf)
+}
+
 TEST(Elementwise, AddAndScaleMatchReference) {
     for (size_t n : kSizes) {
         const auto a = random_vector(n, 21), b = random_vector(n, 22);
