@@ -15,6 +15,11 @@ and 2^r for r in [-1/2, 1/2] (r = M - round(M)): P(r) ~ 2^r, minimax in relative
 Each polynomial is rounded to float32 one coefficient at a time, lowest degree first, and the
 remaining ones are refitted with the rounded ones fixed, so the rounding errors are absorbed.
 
+  /usr/bin/python3 scripts/fit_erf.py --exp [deg]
+
+softmax's exp: e^r for |r| <= ln 2 / 2 (plus a margin for r's rounding), minimax in relative error,
+float coefficients rounded lowest degree first as above (the first two come out as exactly 1).
+
   /usr/bin/python3 scripts/fit_erf.py --gelu [clamp] [deg_p] [deg_q]
 
 The exact GELU's erf(x / sqrt 2) as one rational function of x: a P(a^2) / Q(a^2), a = min(|x|,
@@ -187,6 +192,13 @@ def gelu_clamp(p, q, near=5.55):
 
 
 def main():
+    if len(sys.argv) > 1 and sys.argv[1] == '--exp':
+        deg = int(sys.argv[2]) if len(sys.argv) > 2 else 6
+        half = mp.log(2) / 2 + mp.mpf('0.0005')
+        c, err = fit_rounded(mp.exp, lambda r: 1 / mp.exp(r), -half, half, deg)
+        print(f"// e^r on |r| <= ln 2 / 2 + 0.0005: degree {deg}, relative error {mp.nstr(err, 3)}; float32 coefficients")
+        print("P: " + ", ".join(f"{v.hex()}" for v in c))
+        return
     if len(sys.argv) > 1 and sys.argv[1] == '--gelu':
         clamp = mp.mpf(sys.argv[2]) if len(sys.argv) > 2 else mp.mpf('5.55')
         dp = int(sys.argv[3]) if len(sys.argv) > 3 else 5

@@ -353,6 +353,50 @@ TEST(GeluErf, WithinAThirdOfAMillionthOfTheExactValueTimesMaxOfOneAndXForEveryFl
     EXPECT_TRUE(std::isnan(out[5]));  // -inf * (1 + erf(-inf)) = -inf * 0, as PyTorch's 0.5 x (1 + erf)
 }
 
+// softmax's exp (kernels/vector_math.h) against exp in double over every float of [-87, 0] (every
+// `stride`-th with SIMDFORMER_ERF_EXHAUSTIVE unset), in ulps of the result; 0 below -87 and for
+// -inf, NaN stays NaN.
+TEST(SoftmaxExp, WithinTwoUlpsOfTheExactValueForEveryNonPositiveFloat) {
+    const char* env = std::getenv("SIMDFORMER_ERF_EXHAUSTIVE");
+    const uint32_t stride = env && std::string(env) == "1" ? 1 : (kSanitizerSampleDivisor == 1 ? 61 : 619);
+    constexpr size_t kChunk = 4096;
+    std::vector<float> x(kChunk), y(kChunk);
+    double worst = 0;
+    float worst_x = 0;
+    auto check = [&](size_t n) {
+        k::softmax_exp_f32(n, x.data(), y.data());
+        for (size_t i = 0; i < n; ++i) {
+            if (x[i] < -87.0f) {
+                ASSERT_EQ(y[i], 0.0f) << "x = " << x[i];
+                continue;
+            }
+            const double exact = std::exp(double(x[i]));
+            const double ulp = std::ldexp(1.0, std::ilogb(exact) - 23);
+            const double e = std::fabs(double(y[i]) - exact) / ulp;
+            if (!(e <= worst)) worst = e, worst_x = x[i];
+        }
+    };
+    size_t n = 0;
+    auto add = [&](uint32_t bits) {
+        std::memcpy(&x[n++], &bits, sizeof(float));
+        if (n == kChunk) check(n), n = 0;
+    };
+    const uint32_t end = 0xc2b00000u;  // -88.0f: past the flush to 0 at -87
+    for (uint64_t b = 0x80000000u; b <= end; b += stride) add(uint32_t(b));
+    for (uint64_t b = end; b < 0xff800000u; b += 4099) add(uint32_t(b));
+    add(0xc2ae0000u);  // -87.0f exactly: 2^-126 times e^r, still normal
+    check(n);
+    EXPECT_LE(worst, 2.0) << "at x = " << std::hexfloat << worst_x;
+    std::printf("# softmax exp: max error %.3g ulps at x = %a (stride %u)\n", worst, double(worst_x), stride);
+    const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
+    std::vector<float> special = {nan, -inf, 0.0f, -0.0f}, out(special.size());
+    k::softmax_exp_f32(special.size(), special.data(), out.data());
+    EXPECT_TRUE(std::isnan(out[0]));
+    EXPECT_EQ(out[1], 0.0f);
+    EXPECT_EQ(out[2], 1.0f);
+    EXPECT_EQ(out[3], 1.0f);
+}
+
 TEST(Elementwise, AddAndScaleMatchReference) {
     for (size_t n : kSizes) {
         const auto a = random_vector(n, 21), b = random_vector(n, 22);

@@ -69,6 +69,10 @@ void erf_f32(size_t n, const float* x, float* y) {
     map_f32(n, y, [&](size_t i, size_t w) { return detail::erf(load_n(x, i, w)); });
 }
 
+void softmax_exp_f32(size_t n, const float* x, float* y) {
+    map_f32(n, y, [&](size_t i, size_t w) { return detail::exp_of_shifted_score(load_n(x, i, w)); });
+}
+
 void add_f32(size_t n, const float* a, const float* b, float* y) {
     map_f32(n, y, [&](size_t i, size_t w) { return load_n(a, i, w) + load_n(b, i, w); });
 }

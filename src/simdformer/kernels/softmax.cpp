@@ -2,6 +2,7 @@
 // before them. Masked scores are -inf so that they drop out of the max and of the sum.
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 
 #include "simdformer/kernels/kernels.h"
@@ -30,29 +31,26 @@ float row_max(const float* x, size_t n) {
 // x = exp(x - max) in place; returns the sum. Key j always adds into accumulator (j / kLanes) % 2,
 // lane j % kLanes, whatever n is: the tail is a whole block whose missing keys are -inf (exp 0).
 // So keys masked at the end of a row (a padded batch's padding) add exact zeros, and a text's
-// weights are the same bits padded to any length as alone (tests/js/length-groups.test.mjs).
+// weights are the same bits padded to any length as alone (tests/js/length-groups.test.mjs). The
+// tail runs through the loop's own body from a padded copy: one inlined exp per accumulator.
 float exp_shifted_sum(float* x, size_t n, float max) {
     const vf32 vmax(max);
     vf32 s0(0.0f), s1(0.0f);
-    size_t j = 0;
-    for (; j + 2 * kLanes <= n; j += 2 * kLanes) {
-        const vf32 e0 = simd::exp(simd::load(x + j) - vmax);
-        const vf32 e1 = simd::exp(simd::load(x + j + kLanes) - vmax);
-        simd::store(x + j, e0);
-        simd::store(x + j + kLanes, e1);
+    float tail[2 * kLanes];
+    for (size_t j = 0; j < n; j += 2 * kLanes) {
+        const size_t w = std::min(n - j, 2 * kLanes);
+        float* p = x + j;
+        if (w < 2 * kLanes) {
+            for (size_t i = 0; i < 2 * kLanes; ++i) tail[i] = i < w ? p[i] : kNegInf;
+            p = tail;
+        }
+        const vf32 e0 = detail::exp_of_shifted_score(simd::load(p) - vmax);
+        const vf32 e1 = detail::exp_of_shifted_score(simd::load(p + kLanes) - vmax);
+        simd::store(p, e0);
+        simd::store(p + kLanes, e1);
         s0 += e0;
         s1 += e1;
-    }
-    if (j < n) {
-        const size_t n0 = std::min(n - j, kLanes), n1 = n - j - n0;
-        const vf32 e0 = simd::exp(detail::load_partial(x + j, n0, kNegInf) - vmax);  // pad lanes -> 0
-        detail::store_partial(x + j, n0, e0);
-        s0 += e0;
-        if (n1 > 0) {
-            const vf32 e1 = simd::exp(detail::load_partial(x + j + kLanes, n1, kNegInf) - vmax);
-            detail::store_partial(x + j + kLanes, n1, e1);
-            s1 += e1;
-        }
+        if (p == tail) std::memcpy(x + j, tail, w * sizeof(float));
     }
     return simd::reduce_add(s0 + s1);
 }

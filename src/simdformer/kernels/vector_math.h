@@ -84,7 +84,7 @@ inline vf32 horner(vf32 x, const float (&c)[N]) {
 
 // erf's and the GELU's other constants, as objects with addresses (constant() above).
 constexpr float kErfClamp = 4.0f;
-constexpr float kErfShifter = 0x1.8p23f + 127.0f;
+constexpr float kPow2Shifter = 0x1.8p23f + 127.0f;  // 1.5 * 2^23, whose ulp is 1; + 127: 2^n's exponent bias
 constexpr float kOne = 1.0f, kHalf = 0.5f;
 
 inline vf32 erf(vf32 x) {
@@ -93,7 +93,7 @@ inline vf32 erf(vf32 x) {
     const vf32 split = constant(kErfSplit);
     const vf32 v = simd::min(a, constant(kErfClamp)) - split;  // exact where erfc matters (a < 2 kErfSplit)
     const vf32 m = horner(v, kErfM);  // log2 erfc(a), in [-25, -1.97] for a in [kErfSplit, 4]
-    const vf32 shifter = constant(kErfShifter);
+    const vf32 shifter = constant(kPow2Shifter);
     const vf32 t = m + shifter;       // round(m) + 127 in the low mantissa bits
     const vf32 r = m - (t - shifter);  // m - round(m), exact
     const vf32 erfc = horner(r, kExp2P) * simd::pow2_of_shifted(t);
@@ -126,6 +126,38 @@ inline vf32 gelu_erf(vf32 x) {
     const vf32 s = a * a;
     const vf32 erf_abs = simd::min(a * (horner(s, kGeluP) / horner(s, kGeluQ)), constant(kOne));
     return constant(kHalf) * x * (constant(kOne) + simd::copysign(erf_abs, x));
+}
+
+// ---- exp for softmax ----------------------------------------------------------------------------
+// exp(x) for a score minus its row's max (x <= 0, -inf for a masked key), within 1.2 ulps, the same
+// formula in every build. xsimd's exp rounds with f32x4.nearest and builds 2^n with a float-to-int
+// conversion, which V8 lowers on x86 to ~7 instructions (NaN and overflow fix-ups), and selects
+// twice for its overflow and underflow. Here: n = round(x log2 e) as the low bits of
+// t = x log2 e + 1.5 * 2^23 + 127 (the erf's trick), r = x - n ln 2 in two parts (Cody and Waite:
+// n kLn2Hi is exact, kLn2Hi's 15 bits times |n| <= 126), e^r a minimax polynomial of degree 6 on
+// |r| <= ln 2 / 2 (relative error 3.3e-9 with float coefficients; scripts/fit_erf.py --exp), times
+// 2^n from t's bits. Below kExpMin (e^-87 = 1.6e-38, where 2^n would leave the normal floats:
+// what the lanes computed there is replaced) the result is 0, so masked keys (-inf) add exact
+// zeros. NaN stays NaN (NaN < kExpMin is false). No clamp: a max() would drop a NaN in wasm
+// (xsimd's max is f32x4.pmax, whose NaN operand order is the opposite of x86's maxps).
+constexpr float kExpMin = -87.0f;
+constexpr float kLog2e = 0x1.715476p+0f;
+constexpr float kLn2Hi = 0x1.62e4p-1f, kLn2Lo = 0x1.7f7d1cp-20f;
+constexpr float kExpP[] = {0x1p+0f, 0x1p+0f, 0x1.fffffcp-2f, 0x1.55548ap-3f, 0x1.55584ep-5f, 0x1.123f30p-7f,
+                           0x1.6ad158p-10f};
+constexpr float kZero = 0.0f;
+
+// Out of line in the scalar build, where each inlined copy is code size that buys no speed.
+#if !SIMDFORMER_SIMD
+[[gnu::noinline]]
+#endif
+inline vf32 exp_of_shifted_score(vf32 x) {
+    const vf32 shifter = constant(kPow2Shifter);
+    const vf32 t = simd::fma(x, constant(kLog2e), shifter);  // round(x log2 e) + 127 in the low bits
+    const vf32 n = t - shifter;
+    const vf32 r = (x - n * constant(kLn2Hi)) - n * constant(kLn2Lo);
+    const vf32 e = horner(r, kExpP) * simd::pow2_of_shifted(t);
+    return simd::select_gt(constant(kExpMin), x, constant(kZero), e);
 }
 
 // GELU(approximate='tanh') = 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))), in two halves
