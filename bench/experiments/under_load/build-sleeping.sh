@@ -15,4 +15,15 @@ T="$B/bindings/simdformer-threads"
 cp "$T.mjs" "$T.wasm" "$T.worker.js" build/dist-sleeping/
 cp "$T.worker.js" build/dist-sleeping/simdformer-threads.worker.cjs
 cmp -s dist/simdformer-threads.wasm build/dist-sleeping/simdformer-threads.wasm && { echo "the sleeping build is byte-identical to dist's: the define did not reach thread_pool.cpp" >&2; exit 1; }
-echo "build/dist-sleeping (wasm threads build with SIMDFORMER_SPIN_WINDOW_US=0)"
+# The addons dist/ ships for this platform (bench/under-load.mjs --backend native), each level
+# rebuilt the same way.
+for addon in build/dist-sleeping/prebuilds/*/simdformer*.node; do
+  [ -f "$addon" ] || continue
+  level=$(basename "$addon" .node); level=${level#simdformer}; preset="native-addon$level"
+  cmake --preset "$preset" -B "build/$preset-sleeping" -DCMAKE_CXX_FLAGS=-DSIMDFORMER_SPIN_WINDOW_US=0 >/dev/null
+  cmake --build "build/$preset-sleeping" --target simdformer_node -j "${JOBS:-2}" >/dev/null
+  cp "build/$preset-sleeping/bindings/node/simdformer.node" "$addon"
+  strip --strip-unneeded "$addon"
+  echo "  $addon rebuilt with SIMDFORMER_SPIN_WINDOW_US=0"
+done
+echo "build/dist-sleeping (wasm threads build and addons with SIMDFORMER_SPIN_WINDOW_US=0)"
