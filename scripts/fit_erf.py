@@ -43,6 +43,20 @@ def f32(x):
     return struct.unpack('f', struct.pack('f', float(x)))[0]
 
 
+def exchange(grid, vals, n):
+    """The next reference: the largest |error| of each run of one sign on the grid, trimmed to n
+    points from the ends with the smaller error; None when the error alternates fewer than n times."""
+    ext, start = [], 0
+    for i in range(1, len(grid) + 1):
+        if i == len(grid) or (vals[i] > 0) != (vals[start] > 0):
+            best = max(range(start, i), key=lambda k: abs(vals[k]))
+            ext.append((grid[best], abs(vals[best])))
+            start = i
+    while len(ext) > n:
+        ext.pop(0 if ext[0][1] < ext[-1][1] else -1)
+    return [x for x, _ in ext] if len(ext) == n else None
+
+
 def remez(f, w, a, b, powers, iters=30):
     """c minimising max |w(x) (sum_j c_j x^powers[j] - f(x))| on [a, b]; returns (c, error)."""
     n = len(powers) + 1
@@ -63,17 +77,9 @@ def remez(f, w, a, b, powers, iters=30):
         coeffs = [sol[j] for j in range(n - 1)]
         vals = [wg[i] * (sum(c * grid[i] ** p for c, p in zip(coeffs, powers)) - fg[i]) for i in range(len(grid))]
         err_now = max(abs(v) for v in vals)
-        ext, start = [], 0
-        for i in range(1, len(grid) + 1):
-            if i == len(grid) or (vals[i] > 0) != (vals[start] > 0):
-                best = max(range(start, i), key=lambda k: abs(vals[k]))
-                ext.append((grid[best], abs(vals[best])))
-                start = i
-        while len(ext) > n:
-            ext.pop(0 if ext[0][1] < ext[-1][1] else -1)
-        if len(ext) < n:
+        new = exchange(grid, vals, n)
+        if new is None:
             break
-        new = [x for x, _ in ext]
         err = err_now
         if new == xs:
             break
@@ -141,17 +147,10 @@ def rational_remez(f, w, a, b, dp, dq, fixed_p, fixed_q, iters=60):
         err = max(abs(v) for v in vals)
         if best is None or err < best[0]:
             best = (err, pc, qc)
-        ext, start = [], 0
-        for i in range(1, len(grid) + 1):
-            if i == len(grid) or (vals[i] > 0) != (vals[start] > 0):
-                k = max(range(start, i), key=lambda k: abs(vals[k]))
-                ext.append((grid[k], abs(vals[k])))
-                start = i
-        while len(ext) > n:
-            ext.pop(0 if ext[0][1] < ext[-1][1] else -1)
-        if len(ext) < n or [x for x, _ in ext] == xs:
+        new = exchange(grid, vals, n)
+        if new is None or new == xs:
             break
-        xs = [x for x, _ in ext]
+        xs = new
     return best
 
 
