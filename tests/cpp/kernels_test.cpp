@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <initializer_list>
 #include <limits>
 #include <string>
 
@@ -257,23 +258,47 @@ TEST(Activations, MatchReference) {
     }
 }
 
+// The float sweeps below: float bit patterns from `begin` at a stride of 61 (619 under the
+// sanitizers; primes, so every low bit pattern comes up) below `end_dense`, every float there with
+// SIMDFORMER_ERF_EXHAUSTIVE=1, then every 4099th up to `end_sparse`, then `extra`; each pattern
+// also with its sign flipped where `both_signs`. check(x, n) gets them in chunks. Returns the stride.
+template <class Check>
+uint32_t sweep_floats(uint64_t begin, uint64_t end_dense, uint64_t end_sparse, std::initializer_list<uint32_t> extra,
+                      bool both_signs, Check check) {
+    const char* env = std::getenv("SIMDFORMER_ERF_EXHAUSTIVE");
+    const uint32_t stride = env && std::string(env) == "1" ? 1 : (kSanitizerSampleDivisor == 1 ? 61 : 619);
+    constexpr size_t kChunk = 4096;
+    std::vector<float> x(kChunk);
+    size_t n = 0;
+    auto add = [&](uint32_t bits) {
+        for (uint32_t sign : {0u, 0x80000000u}) {
+            if (sign && !both_signs) break;
+            const uint32_t b = bits ^ sign;
+            std::memcpy(&x[n++], &b, sizeof(float));
+            if (n == kChunk) check(x.data(), n), n = 0;
+        }
+    };
+    for (uint64_t b = begin; b < end_dense; b += stride) add(uint32_t(b));
+    for (uint64_t b = end_dense; b < end_sparse; b += 4099) add(uint32_t(b));
+    for (uint32_t b : extra) add(b);
+    check(x.data(), n);
+    return stride;
+}
+
 // The vectorised erf of the exact GELU against erf in double, over the float line: float bit
 // patterns of [0, 4.5] at a stride of 61 (every exponent, mantissa residues mod 61; 1.8e7
 // values), every 4099th float beyond (to +inf: erf rounds to 1 there), the negatives of all of
 // them (erf(-x) = -erf(x) bit for bit), NaN. SIMDFORMER_ERF_EXHAUSTIVE=1 takes stride 1: every
 // one of the 1.08e9 floats of [0, 4.5] (about 30 s natively, minutes in wasm).
 TEST(Erf, WithinATenthOfAMillionthOfTheExactValueForEveryFloat) {
-    const char* env = std::getenv("SIMDFORMER_ERF_EXHAUSTIVE");
-    const uint32_t sampled = kSanitizerSampleDivisor == 1 ? 61 : 619;  // primes: every low bit pattern
-    const uint32_t stride = env && std::string(env) == "1" ? 1 : sampled;
-    const uint32_t end_dense = 0x40900000u;  // 4.5f
-    constexpr size_t kChunk = 4096;
-    std::vector<float> x(kChunk), y(kChunk), xn(kChunk), yn(kChunk);
+    std::vector<float> y(4096), xn(4096), yn(4096);
     double worst = 0;
     float worst_x = 0;
     uint64_t checked = 0;
-    auto check = [&](size_t n) {
-        k::erf_f32(n, x.data(), y.data());
+    const uint32_t stride = sweep_floats(0, 0x40900000u /* 4.5f */, 0x7f800000u,
+                                         {0x7f7fffffu /* the largest float */, 0x7f800000u /* +inf */}, false,
+                                         [&](const float* x, size_t n) {
+        k::erf_f32(n, x, y.data());
         for (size_t i = 0; i < n; ++i) xn[i] = -x[i];
         k::erf_f32(n, xn.data(), yn.data());
         for (size_t i = 0; i < n; ++i) {
@@ -282,17 +307,7 @@ TEST(Erf, WithinATenthOfAMillionthOfTheExactValueForEveryFloat) {
             ASSERT_EQ(yn[i], -y[i]) << "x = " << x[i];
         }
         checked += n;
-    };
-    size_t n = 0;
-    auto add = [&](uint32_t bits) {
-        std::memcpy(&x[n++], &bits, sizeof(float));
-        if (n == kChunk) check(n), n = 0;
-    };
-    for (uint64_t b = 0; b < end_dense; b += stride) add(uint32_t(b));
-    for (uint64_t b = end_dense; b < 0x7f800000u; b += 4099) add(uint32_t(b));
-    add(0x7f7fffffu);  // the largest float
-    add(0x7f800000u);  // +inf
-    check(n);
+    });
     EXPECT_LE(worst, 1e-7) << "at x = " << std::hexfloat << worst_x;
     std::printf("# erf: %llu floats, max |error| %.3g at x = %a (stride %u)\n", (unsigned long long)checked, worst,
                 double(worst_x), stride);
@@ -309,15 +324,12 @@ TEST(Erf, WithinATenthOfAMillionthOfTheExactValueForEveryFloat) {
 // with SIMDFORMER_ERF_EXHAUSTIVE=1: 2.9e-7 natively); from its clamp on, x and -0 exactly; the
 // special values.
 TEST(GeluErf, WithinAThirdOfAMillionthOfTheExactValueTimesMaxOfOneAndXForEveryFloat) {
-    const char* env = std::getenv("SIMDFORMER_ERF_EXHAUSTIVE");
-    const uint32_t stride = env && std::string(env) == "1" ? 1 : (kSanitizerSampleDivisor == 1 ? 61 : 619);
-    const uint32_t end_dense = 0x40d00000u;  // 6.5f, beyond the clamp (5.55)
-    constexpr size_t kChunk = 4096;
-    std::vector<float> x(kChunk), y(kChunk);
+    std::vector<float> y(4096);
     double worst = 0;
     float worst_x = 0;
-    auto check = [&](size_t n) {
-        k::activation_f32(k::Activation::kGeluErf, n, x.data(), y.data());
+    // Dense to 6.5, beyond the clamp (5.55).
+    const uint32_t stride = sweep_floats(0, 0x40d00000u, 0x7f800000u, {0x7f7fffffu}, true, [&](const float* x, size_t n) {
+        k::activation_f32(k::Activation::kGeluErf, n, x, y.data());
         for (size_t i = 0; i < n; ++i) {
             const double xd = x[i], exact = 0.5 * xd * std::erfc(-xd / std::sqrt(2.0));
             if (std::fabs(xd) >= 5.55) {  // the clamp: erf(x / sqrt 2) is 1 in float
@@ -328,19 +340,7 @@ TEST(GeluErf, WithinAThirdOfAMillionthOfTheExactValueTimesMaxOfOneAndXForEveryFl
             const double e = std::fabs(double(y[i]) - exact) / std::max(1.0, std::fabs(xd));
             if (!(e <= worst)) worst = e, worst_x = x[i];
         }
-    };
-    size_t n = 0;
-    auto add = [&](uint32_t bits) {
-        for (uint32_t sign : {0u, 0x80000000u}) {
-            const uint32_t b = bits | sign;
-            std::memcpy(&x[n++], &b, sizeof(float));
-            if (n == kChunk) check(n), n = 0;
-        }
-    };
-    for (uint64_t b = 0; b < end_dense; b += stride) add(uint32_t(b));
-    for (uint64_t b = end_dense; b < 0x7f800000u; b += 4099) add(uint32_t(b));
-    add(0x7f7fffffu);  // the largest float
-    check(n);
+    });
     EXPECT_LE(worst, 3.5e-7) << "at x = " << std::hexfloat << worst_x;
     std::printf("# gelu: max |error| / max(1, |x|) %.3g at x = %a (stride %u)\n", worst, double(worst_x), stride);
     const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
@@ -357,14 +357,13 @@ TEST(GeluErf, WithinAThirdOfAMillionthOfTheExactValueTimesMaxOfOneAndXForEveryFl
 // `stride`-th with SIMDFORMER_ERF_EXHAUSTIVE unset), in ulps of the result; 0 below -87 and for
 // -inf, NaN stays NaN.
 TEST(SoftmaxExp, WithinTwoUlpsOfTheExactValueForEveryNonPositiveFloat) {
-    const char* env = std::getenv("SIMDFORMER_ERF_EXHAUSTIVE");
-    const uint32_t stride = env && std::string(env) == "1" ? 1 : (kSanitizerSampleDivisor == 1 ? 61 : 619);
-    constexpr size_t kChunk = 4096;
-    std::vector<float> x(kChunk), y(kChunk);
+    std::vector<float> y(4096);
     double worst = 0;
     float worst_x = 0;
-    auto check = [&](size_t n) {
-        k::softmax_exp_f32(n, x.data(), y.data());
+    // -0 to -88 (past the flush to 0 at -87), then to -inf; -87 exactly: 2^-126 times e^r, still normal.
+    const uint32_t stride = sweep_floats(0x80000000u, 0xc2b00000u, 0xff800000u, {0xc2ae0000u}, false,
+                                         [&](const float* x, size_t n) {
+        k::softmax_exp_f32(n, x, y.data());
         for (size_t i = 0; i < n; ++i) {
             if (x[i] < -87.0f) {
                 ASSERT_EQ(y[i], 0.0f) << "x = " << x[i];
@@ -375,17 +374,7 @@ TEST(SoftmaxExp, WithinTwoUlpsOfTheExactValueForEveryNonPositiveFloat) {
             const double e = std::fabs(double(y[i]) - exact) / ulp;
             if (!(e <= worst)) worst = e, worst_x = x[i];
         }
-    };
-    size_t n = 0;
-    auto add = [&](uint32_t bits) {
-        std::memcpy(&x[n++], &bits, sizeof(float));
-        if (n == kChunk) check(n), n = 0;
-    };
-    const uint32_t end = 0xc2b00000u;  // -88.0f: past the flush to 0 at -87
-    for (uint64_t b = 0x80000000u; b <= end; b += stride) add(uint32_t(b));
-    for (uint64_t b = end; b < 0xff800000u; b += 4099) add(uint32_t(b));
-    add(0xc2ae0000u);  // -87.0f exactly: 2^-126 times e^r, still normal
-    check(n);
+    });
     EXPECT_LE(worst, 2.0) << "at x = " << std::hexfloat << worst_x;
     std::printf("# softmax exp: max error %.3g ulps at x = %a (stride %u)\n", worst, double(worst_x), stride);
     const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
