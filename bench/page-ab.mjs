@@ -5,7 +5,9 @@
 // and BERT-base folders, rounds alternated (A B B A ...); medians, B / A and the paired median of
 // B / A per round. Run an A/A first (the same build copied) to see the spread between two pages:
 // +-2 % measured on an idle Xeon (where each page's memory lands).
-//   node bench/page-ab.mjs <dist A> <dist B> [--models minilm-l6,bert-base] [--weights f32|int8]
+//   node bench/page-ab.mjs <dist A> <dist B> [--models minilm-l6,bert-base] [--weights f32|int8] [--relaxed off]
+// --relaxed off: both pages with relaxedSimd: false (the 8-bit int8 k-loop, SIMD128's multiply and
+// add), what engines without relaxed SIMD or without VNNI run.
 import { resolve } from 'node:path';
 
 import { openEmbedPage } from './embed-page/open.mjs';
@@ -15,11 +17,12 @@ const args = process.argv.slice(2);
 const opt = (name, dflt) => { const i = args.indexOf(name); return i < 0 ? dflt : args.splice(i, 2)[1]; };
 const MODELS = opt('--models', 'minilm-l6,bert-base').split(',');
 const WEIGHTS = opt('--weights', 'f32');  // or int8: simdformer's weights: 'int8'
+const QUERY = opt('--relaxed', 'on') === 'off' ? 'threads=1&relaxed=off' : 'threads=1';
 const [a, b] = args.map((d) => resolve(d));
-if (!a || !b) throw new Error('usage: node bench/page-ab.mjs <dist A> <dist B> [--models minilm-l6,bert-base] [--weights f32|int8]');
+if (!a || !b) throw new Error('usage: node bench/page-ab.mjs <dist A> <dist B> [--models minilm-l6,bert-base] [--weights f32|int8] [--relaxed off]');
 // Calls per timed sample: ~200 ms of work (the page's clock ticks in 0.1 ms).
 const MS_PER_TOKEN = { 'minilm-l6': 0.7, 'bert-base': 5 };
-const pages = [await openEmbedPage('threads=1', { dist: a }), await openEmbedPage('threads=1', { dist: b })];
+const pages = [await openEmbedPage(QUERY, { dist: a }), await openEmbedPage(QUERY, { dist: b })];
 try {
   for (const name of MODELS) {
     for (const p of pages) await p.page.evaluate(([m, w]) => window.embedBench.load(m, w, { engines: ['simdformer'] }), [name, WEIGHTS]);

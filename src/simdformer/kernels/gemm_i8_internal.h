@@ -66,6 +66,27 @@ inline void finish_row(const float* acc, float row_mult, const float* scale,  //
     if (!full) std::memcpy(c, out, ncols * sizeof(float));
 }
 
+// Brings [p, p + bytes) into the cache: the next panel's block of weights, read before the tiles
+// of this one. A tile does ~20 operations per 16 bytes of weights (4 rows), so the loads of its
+// loop that miss are only a few lines apart in the core's reorder window, and each waits out the
+// memory's latency nearly alone: BERT-base's 85 MB of int8 weights streamed at ~2 GB/s at 5
+// tokens. Here the loads come back to back, dozens of lines in flight at once (BENCHMARKS.md
+// "Session 26"). wasm has no prefetch instruction: one volatile byte load per 64-byte line
+// (volatile, or the compiler drops a load whose value nobody uses); natively, a prefetch, which
+// does not hold up the work after it.
+inline void touch_lines(const int8_t* p, size_t bytes) {
+#if !SIMDFORMER_SIMD
+    (void)p, (void)bytes;  // the scalar build's k-loop is slow enough for the memory to keep up
+#elif defined(__wasm__)
+#if defined(__clang__)
+#pragma clang loop vectorize(disable) interleave(disable) unroll(disable)
+#endif
+    for (size_t i = 0; i < bytes; i += 64) (void)*static_cast<const volatile int8_t*>(p + i);
+#else
+    for (size_t i = 0; i < bytes; i += 64) __builtin_prefetch(p + i);
+#endif
+}
+
 // ---- a QuantizedA (kernels.h): [m] Qd8Row, padded to 64 bytes, then the values --------------------
 // The values are laid out k block by k block (kKc = 1024 columns of k, the blocks both k-loops
 // read), each block holding all m rows in tiles of kMr = 4 rows, exactly as one thread's buffer

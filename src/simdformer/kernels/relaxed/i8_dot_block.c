@@ -86,7 +86,15 @@ __attribute__((export_name("dot_block"))) void dot_block(const uint8_t* a, uint3
                                                          uint32_t odd_pair, const int8_t* b, uint32_t panel_stride,
                                                          uint32_t npanels, int32_t* c, uint32_t ldc,
                                                          uint32_t first) {
+    const uint32_t block_bytes = (2 * kq - odd_pair) * 16;
     for (uint32_t jp = 0; jp < npanels; ++jp, b += panel_stride, c += 8) {
+        // The next panel's block, one byte per cache line, loads back to back before this one's
+        // tiles (gemm_i8_internal.h's touch_lines says why; volatile, or clang drops them).
+        if (jp + 1 < npanels) {
+            const int8_t* next = b + panel_stride;
+            _Pragma("clang loop vectorize(disable) interleave(disable) unroll(disable)")
+            for (uint32_t i = 0; i < block_bytes; i += 64) (void)*(const volatile int8_t*)(next + i);
+        }
         for (uint32_t i = 0; i < mc; i += 4) {  // the panel block stays in L1 for every row tile
             const uint8_t* at = a + i * 4 * kq;
             int32_t* ct = c + i * ldc;
