@@ -89,8 +89,10 @@ __attribute__((export_name("dot_block"))) void dot_block(const uint8_t* a, uint3
     const uint32_t block_bytes = (2 * kq - odd_pair) * 16;
     for (uint32_t jp = 0; jp < npanels; ++jp, b += panel_stride, c += 8) {
         // The next panel's block, one byte per cache line, loads back to back before this one's
-        // tiles (gemm_i8_internal.h's touch_lines says why; volatile, or clang drops them).
-        if (jp + 1 < npanels) {
+        // tiles (gemm_i8_internal.h's touch_lines says why; volatile, or clang drops them). Not
+        // for one row (decoding): its tile does ~7 operations per 32 bytes, its own loads keep
+        // enough lines in flight.
+        if (mc > 1 && jp + 1 < npanels) {
             const int8_t* next = b + panel_stride;
             _Pragma("clang loop vectorize(disable) interleave(disable) unroll(disable)")
             for (uint32_t i = 0; i < block_bytes; i += 64) (void)*(const volatile int8_t*)(next + i);
