@@ -14,6 +14,11 @@ const HERE = dirname(fileURLToPath(import.meta.url));
 const BENCH = join(HERE, '..');
 const ROOT = join(BENCH, '..');
 
+// BENCH_V8_FLAGS: V8 flags for every page, e.g. '--no-enable-avx-vnni' makes V8 lower relaxed
+// SIMD's int8 dot product as it does on x86 without AVX-VNNI (AMD Zen 3 / Zen 4): pmaddubsw +
+// pmaddwd, for both engines -- what those machines run, measured on a machine that has VNNI.
+const V8_FLAGS = process.env.BENCH_V8_FLAGS ? [`--js-flags=${process.env.BENCH_V8_FLAGS}`] : [];
+
 // -> { page, errors, notFound, close }; page has window.embedBench ready (or the global `ready`
 // names, of the page `file`: decode.html has window.decodeBench). query: e.g. 'threads=2'. dist:
 // the package folder served as /dist/ (another build of it, for A/B runs and bench/profile.mjs).
@@ -23,7 +28,8 @@ export async function openEmbedPage(query = '', { file = 'index.html', ready = '
   const profile = mkdtempSync(join(tmpdir(), 'simdformer-embed-'));
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: '/usr/bin/chromium', headless: true,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update'],
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update',
+      ...V8_FLAGS],
   });
   const close = async () => {
     await context.close();
