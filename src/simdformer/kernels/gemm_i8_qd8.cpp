@@ -208,12 +208,11 @@ __attribute__((noinline)) void gemm_cols(size_t m, size_t n, size_t k, const Row
             const int32_t* a_block = src.block(ic, mc, pc, kc);
             for (size_t jp = jp0; jp < jp1; ++jp) {
                 const size_t col = jp * kNr;
-                // The first block of rows brings the next panel's block in (gemm_i8_internal.h).
-                if (ic == 0 && jp + 1 < jp1)
-                    i8detail::touch_lines(panels + (jp + 1) * pb + pc / 2 * kPairBytes, (kc + 1) / 2 * kPairBytes);
                 TileArgs t{};
                 t.kc2 = (kc + 1) / 2;
                 t.panel = panels + jp * pb + pc / 2 * kPairBytes;
+                // The first block of rows brings the next panel's block in (gemm_i8_internal.h).
+                if (ic == 0 && jp + 1 < jp1) i8detail::touch_lines(t.panel + pb, t.kc2 * kPairBytes);
                 t.ldc = ldc;
                 t.ncols = std::min(kNr, std::min(col1, n) - col);
                 t.first = pc == 0;
