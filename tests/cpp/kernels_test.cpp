@@ -1,5 +1,6 @@
 // Every kernel against its scalar double-precision reference, over sizes around the SIMD width
 // and the GEMM tile sizes (1, 3, 17, 129, ...), with strides and all epilogues.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -455,25 +456,55 @@ TEST(Gemv, EqualsAOneRowGemmBitForBit) {
         }
 }
 
-// One query against rows read in place, with padded row strides (a cache's [n, d_model] rows
-// read one head at a time).
-TEST(AttentionQuery, DotRowsAndWeightedSumMatchReference) {
+// One query's heads against rows read in place: rows of several key/value heads side by side
+// with a padded stride (a cache's rows), grouped-query spans that start inside a group, and one
+// masked key. Each head matches the reference, and a span's heads equal the same heads computed
+// one at a time bit for bit (the span only reorders which row is read when).
+struct SpanCase {
+    size_t first, heads, group;
+};
+constexpr SpanCase kSpanCases[] = {{0, 1, 1}, {0, 3, 1}, {2, 5, 1}, {1, 5, 2}, {3, 4, 4}};
+
+TEST(AttentionQuery, HeadSpansMatchReferenceAndSingleHeads) {
     for (size_t n : kSizes)
-        for (size_t d : {size_t(1), size_t(3), size_t(4), size_t(8), size_t(31), size_t(64), size_t(67)}) {
-            const size_t ld = d + 5;
-            const auto x = random_vector(d, 41), rows = random_vector(n * ld, 42);
-            std::vector<float> got(n), want(n);
-            k::dot_rows_f32(n, d, x.data(), rows.data(), ld, 0.125f, got.data());
-            k::ref::dot_rows_f32(n, d, x.data(), rows.data(), ld, 0.125f, want.data());
-            EXPECT_LT(max_abs_diff(got, want), 1e-6 * double(d + 1)) << n << "x" << d;
-            auto weights = random_vector(n, 43, 0.0f, 1.0f);
-            weights[n / 2] = 0.0f;  // a masked key is skipped and changes nothing
-            std::vector<float> ctx(d + 1, 42.0f), ctx_want(d);
-            k::weighted_sum_rows_f32(n, d, weights.data(), rows.data(), ld, ctx.data());
-            k::ref::weighted_sum_rows_f32(n, d, weights.data(), rows.data(), ld, ctx_want.data());
-            EXPECT_LT(max_abs_diff(ctx.data(), ctx_want.data(), d), 1e-6 * double(n + 1)) << n << "x" << d;
-            EXPECT_EQ(ctx[d], 42.0f);
-        }
+        for (size_t d : {size_t(1), size_t(3), size_t(4), size_t(8), size_t(31), size_t(64), size_t(67)})
+            for (const SpanCase& c : kSpanCases) {
+                const size_t first = c.first, heads = c.heads, group = c.group;
+                const size_t kv_first = first / group, kv_heads = (first + heads - 1) / group - kv_first + 1;
+                const size_t ld = kv_heads * d + 5;
+                const auto q = random_vector(heads * d, 41), rows = random_vector(n * ld, 42);
+                k::HeadSpan span;
+                span.heads = heads;
+                span.d = d;
+                span.first = first;
+                span.group = group;
+                const std::string what = std::to_string(n) + "x" + std::to_string(d) + " heads " +
+                                         std::to_string(first) + "+" + std::to_string(heads) + "/" + std::to_string(group);
+                std::vector<float> scores(heads * n), one(n), want(n);
+                k::dot_rows_heads_f32(n, span, q.data(), rows.data(), ld, 0.125f, scores.data(), n);
+                auto weights = random_vector(heads * n, 43, 0.0f, 1.0f);
+                weights[n / 2] = 0.0f;  // a masked key is skipped and changes nothing
+                weights[(heads - 1) * n + n - 1] = 0.0f;
+                std::vector<float> ctx(heads * d + 1, 42.0f), ctx_one(d), ctx_want(d);
+                k::weighted_sum_rows_heads_f32(n, span, weights.data(), n, rows.data(), ld, ctx.data());
+                EXPECT_EQ(ctx[heads * d], 42.0f) << what;
+                for (size_t i = 0; i < heads; ++i) {
+                    const float* r = rows.data() + span.column(i);
+                    k::ref::dot_rows_f32(n, d, q.data() + i * d, r, ld, 0.125f, want.data());
+                    EXPECT_LT(max_abs_diff(scores.data() + i * n, want.data(), n), 1e-6 * double(d + 1)) << what;
+                    k::ref::weighted_sum_rows_f32(n, d, weights.data() + i * n, r, ld, ctx_want.data());
+                    EXPECT_LT(max_abs_diff(ctx.data() + i * d, ctx_want.data(), d), 1e-6 * double(n + 1)) << what;
+                    k::HeadSpan single = span;
+                    single.heads = 1;
+                    single.first = first + i;
+                    const float* r_single = rows.data() + ((first + i) / group - kv_first) * d;
+                    ASSERT_EQ(r_single, r) << what;
+                    k::dot_rows_heads_f32(n, single, q.data() + i * d, r_single, ld, 0.125f, one.data(), n);
+                    EXPECT_TRUE(std::equal(one.begin(), one.end(), scores.begin() + i * n)) << what << " head " << i;
+                    k::weighted_sum_rows_heads_f32(n, single, weights.data() + i * n, n, r_single, ld, ctx_one.data());
+                    EXPECT_TRUE(std::equal(ctx_one.begin(), ctx_one.end(), ctx.begin() + i * d)) << what << " head " << i;
+                }
+            }
 }
 
 TEST(Simd, ReportsTheArchitectureItWasBuiltFor) {

@@ -81,19 +81,28 @@ void gemv_f32_packed(size_t n, size_t k,
                      const Epilogue& epilogue = {});
 
 // ---- one query against stored keys and values (kernels/attention_query.cpp) ----------------
-// out[j] = alpha * (x · rows[j]) for every row: the scores of one query against keys read in
-// place (a cache or encoder memory), no packing.
-void dot_rows_f32(size_t n, size_t d,
-                  const float* x,               // [d]
-                  const float* rows, size_t ld,  // [n, d], row stride ld
-                  float alpha,
-                  float* out);                  // [n]
-// out = Σ_j w[j] · rows[j]: the context of one query, a weighted sum of value rows read in place.
-// Rows whose weight is exactly 0 (masked keys) are skipped.
-void weighted_sum_rows_f32(size_t n, size_t d,
-                           const float* w,                // [n]
-                           const float* rows, size_t ld,  // [n, d], row stride ld
-                           float* out);                   // [d]
+// The heads of one query, side by side in q, out and scores' rows: query head i (of the model's
+// heads first .. first + heads - 1) reads d floats at column(i) of each stored row, whose first
+// float is head `first`'s key/value head's (grouped-query attention: `group` query heads per
+// key/value head).
+struct HeadSpan {
+    size_t heads = 1, d = 0, first = 0, group = 1;
+    size_t column(size_t i) const { return ((first + i) / group - first / group) * d; }
+};
+// scores[i, j] = alpha * (q_i · rows[j] at column(i)): the scores of one query against keys read in
+// place (a cache or encoder memory), no packing; every row read once for all the heads.
+void dot_rows_heads_f32(size_t n, const HeadSpan& span,
+                        const float* q,                       // [heads, d]
+                        const float* rows, size_t ld,         // [n, ...], row stride ld
+                        float alpha,
+                        float* scores, size_t ld_scores);     // [heads, n], row stride ld_scores
+// out_i = Σ_j w[i, j] · rows[j] at column(i): the context of one query, a weighted sum of value
+// rows read in place, every row once for all the heads. Weights exactly 0 (masked keys) skip
+// their row.
+void weighted_sum_rows_heads_f32(size_t n, const HeadSpan& span,
+                                 const float* w, size_t ld_w,     // [heads, n], row stride ld_w
+                                 const float* rows, size_t ld,    // [n, ...], row stride ld
+                                 float* out);                     // [heads, d]
 
 // ---- attention scores ----------------------------------------------------------------------------
 // Applies masks to scores [rows, cols] in place, in PyTorch's convention: `additive` is added

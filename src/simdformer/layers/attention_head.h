@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include "simdformer/config.h"
+#include "simdformer/kernels/kernels.h"
 
 namespace simdformer {
 
@@ -44,16 +45,17 @@ void head_attend(size_t n_seq_q, size_t n_seq_k, size_t d_v,
                  float* context, size_t ldc,  // [n_seq_q, d_v]
                  float* pack);                // [packed_b_size(n_seq_k, d_v)] scratch
 
-// One query against keys and values read where they are stored (a decoding step: the cache, or
-// an encoder memory): scores, masks (row 0 of attn_mask; causal as for a query at position
-// causal_offset), normalisation and context, without packing K or V. Dot-product scores only
-// (the additive kind needs the caller's weights and goes through head_dot_scores' sibling).
-void head_attend_query(size_t n_seq_k, size_t d,
-                       const float* q,               // [d]
-                       const float* k, size_t ldk,   // [n_seq_k, d]
-                       const float* v, size_t ldv,   // [n_seq_k, d]
-                       ScoreKind score, const HeadMasks& masks, NormalizeKind normalize,
-                       float* weights,               // [n_seq_k]: the query's weights out
-                       float* context);              // [d]
+// One query's heads against keys and values read where they are stored (a decoding step: the
+// cache, or an encoder memory): scores, masks (row 0 of attn_mask; causal as for a query at
+// position causal_offset), normalisation and context, without packing K or V, every stored row
+// read once for all the heads of `span`. Dot-product scores only (the additive kind needs the
+// caller's weights and goes through head_dot_scores' sibling).
+void heads_attend_query(size_t n_seq_k, const kernels::HeadSpan& span,
+                        const float* q,               // [heads, d]
+                        const float* k, size_t ldk,   // [n_seq_k, ...] from head span.first's column
+                        const float* v, size_t ldv,   // [n_seq_k, ...] likewise
+                        ScoreKind score, const HeadMasks& masks, NormalizeKind normalize,
+                        float* weights,               // [heads, n_seq_k]: the query's weights out
+                        float* context);              // [heads, d]
 
 }  // namespace simdformer

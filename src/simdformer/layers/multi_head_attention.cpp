@@ -67,10 +67,7 @@ void MultiHeadAttention::head_scores(const AttendArgs& a, const AttentionScratch
 
 void MultiHeadAttention::attend(const AttendArgs& a, const AttentionScratch& s) const {
     const size_t nq = a.n_seq_q, nk = a.n_seq_k, dh = d_head_;
-    // One head of one batch item: raw scores, masks, normalisation, weighted values. Heads only
-    // write their own context columns (and weights), so they may run on any thread, in any order.
-    const auto run_head = [&](size_t bh, const AttentionScratch& scratch) {
-        const size_t b = bh / nhead_, h = bh % nhead_;
+    const auto masks_of = [&](size_t b) {
         HeadMasks masks;
         masks.key_padding = a.key_padding ? a.key_padding + b * a.key_padding_stride : nullptr;
         masks.key_bias = a.key_bias ? a.key_bias + b * a.key_bias_stride : nullptr;
@@ -78,20 +75,38 @@ void MultiHeadAttention::attend(const AttendArgs& a, const AttentionScratch& s) 
         masks.causal = a.causal;
         masks.causal_offset = a.causal_offset;
         masks.combine_by_fill = a.combine_by_fill;
+        return masks;
+    };
+    // One head of one batch item: raw scores, masks, normalisation, weighted values. Heads only
+    // write their own context columns (and weights), so they may run on any thread, in any order.
+    const auto run_head = [&](size_t bh, const AttentionScratch& scratch) {
+        const size_t b = bh / nhead_, h = bh % nhead_;
         // When the caller asked for weights, they are computed in place in its buffer and used
         // from there; otherwise they live only in the reused scratch matrix.
         float* scores = a.weights ? a.weights + ((b * nhead_ + h) * nq) * nk : scratch.scores;
         const size_t kv_at = b * a.kv_batch_stride + kv_head_of(h) * dh;
-        const float* v = a.v + kv_at;
-        float* ctx = a.context + b * a.context_batch_stride + h * dh;
-        if (nq == 1 && a.options.score != ScoreKind::kAdditive) {
-            // A decoding step: one query against K and V where they lie (cache or memory).
-            head_attend_query(nk, dh, a.q + b * a.q_batch_stride + h * dh, a.k + kv_at, a.ld_kv, v, a.ld_kv,
-                              a.options.score, masks, a.options.normalize, scores, ctx);
-            return;
-        }
         head_scores(a, scratch, b, h, scores);
-        head_attend(nq, nk, dh, scores, masks, a.options.normalize, v, a.ld_kv, ctx, a.ld_context, scratch.pack);
+        head_attend(nq, nk, dh, scores, masks_of(b), a.options.normalize, a.v + kv_at, a.ld_kv,
+                    a.context + b * a.context_batch_stride + h * dh, a.ld_context, scratch.pack);
+    };
+    // A decoding step: the heads [bh, end) of one query (as many of one batch item as the weights'
+    // room holds: the caller's buffer, or a scratch copy) against K and V where they lie (cache or
+    // memory), every stored row read once for them all. Returns the next head.
+    const bool one_query = nq == 1 && a.options.score != ScoreKind::kAdditive;
+    const size_t room = a.weights ? nhead_ : std::max<size_t>(1, s.scores_stride / std::max<size_t>(nk, 1));
+    const auto run_query_heads = [&](size_t bh, size_t end, const AttentionScratch& scratch) {
+        const size_t b = bh / nhead_, h = bh % nhead_;
+        kernels::HeadSpan span;
+        span.heads = std::min({end - bh, nhead_ - h, room});
+        span.d = dh;
+        span.first = h;
+        span.group = nhead_ / n_kv_heads_;
+        float* weights = a.weights ? a.weights + (b * nhead_ + h) * nk : scratch.scores;
+        const size_t kv_at = b * a.kv_batch_stride + kv_head_of(h) * dh;
+        heads_attend_query(nk, span, a.q + b * a.q_batch_stride + h * dh, a.k + kv_at, a.ld_kv, a.v + kv_at,
+                           a.ld_kv, a.options.score, masks_of(b), a.options.normalize, weights,
+                           a.context + b * a.context_batch_stride + h * dh);
+        return bh + span.heads;
     };
     // Threads over batch x heads: part p takes a contiguous run of heads and scratch copy p.
     // Small attentions (one decoding step, tiny models) stay on the calling thread.
@@ -104,7 +119,13 @@ void MultiHeadAttention::attend(const AttendArgs& a, const AttentionScratch& s) 
         for (size_t p = p0; p < p1; ++p) {
             const AttentionScratch scratch = s.slot(p);
             const runtime::TaskRange heads = runtime::static_range(n_heads, p, parts);
-            for (size_t bh = heads.begin; bh < heads.end; ++bh) run_head(bh, scratch);
+            for (size_t bh = heads.begin; bh < heads.end;) {
+                if (one_query) {
+                    bh = run_query_heads(bh, heads.end, scratch);
+                } else {
+                    run_head(bh++, scratch);
+                }
+            }
         }
     }, macs);
 }
