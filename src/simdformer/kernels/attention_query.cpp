@@ -31,10 +31,9 @@ inline vf32 dot_lanes(size_t d, const float* x, const float* r) {
     return acc;
 }
 
-// out[t * ld_out] = alpha * (x · r_t) for the four rows r_t = r + t * ld: one load of x serves four
+// out[t] = alpha * (x · r_t) for the four rows r_t = r + t * ld: one load of x serves four
 // independent multiply-add chains (each the chain dot_lanes would run).
-inline void dot_four_rows(size_t d, const float* x, const float* r, size_t ld, float alpha, float* out,
-                          size_t ld_out) {
+inline void dot_four_rows(size_t d, const float* x, const float* r, size_t ld, float alpha, float* out) {
     const float* r0 = r;
     const float* r1 = r0 + ld;
     const float* r2 = r1 + ld;
@@ -57,9 +56,9 @@ inline void dot_four_rows(size_t d, const float* x, const float* r, size_t ld, f
         a3 = simd::fma(xv, detail::load_partial(r3 + p, t, 0.0f), a3);
     }
     out[0] = alpha * simd::reduce_add(a0);
-    out[ld_out] = alpha * simd::reduce_add(a1);
-    out[2 * ld_out] = alpha * simd::reduce_add(a2);
-    out[3 * ld_out] = alpha * simd::reduce_add(a3);
+    out[1] = alpha * simd::reduce_add(a1);
+    out[2] = alpha * simd::reduce_add(a2);
+    out[3] = alpha * simd::reduce_add(a3);
 }
 
 // out += w · r over d floats (vectors multiply-added, the tail in scalar code: r may end right
@@ -79,7 +78,7 @@ void dot_rows_heads_f32(size_t n, const HeadSpan& span, const float* q, const fl
     size_t j = 0;
     for (; j + 4 <= n; j += 4)
         for (size_t i = 0; i < span.heads; ++i)
-            dot_four_rows(d, q + i * d, rows + j * ld + span.column(i), ld, alpha, scores + i * ld_scores + j, 1);
+            dot_four_rows(d, q + i * d, rows + j * ld + span.column(i), ld, alpha, scores + i * ld_scores + j);
     for (; j < n; ++j)
         for (size_t i = 0; i < span.heads; ++i)
             scores[i * ld_scores + j] = alpha * simd::reduce_add(dot_lanes(d, q + i * d, rows + j * ld + span.column(i)));

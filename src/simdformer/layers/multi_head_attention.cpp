@@ -100,7 +100,7 @@ void MultiHeadAttention::attend(const AttendArgs& a, const AttentionScratch& s) 
         span.heads = std::min({end - bh, nhead_ - h, room});
         span.d = dh;
         span.first = h;
-        span.group = nhead_ / n_kv_heads_;
+        span.group = kv_group();
         float* weights = a.weights ? a.weights + (b * nhead_ + h) * nk : scratch.scores;
         const size_t kv_at = b * a.kv_batch_stride + kv_head_of(h) * dh;
         heads_attend_query(nk, span, a.q + b * a.q_batch_stride + h * dh, a.k + kv_at, a.ld_kv, a.v + kv_at,

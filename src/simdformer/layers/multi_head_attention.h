@@ -110,8 +110,10 @@ private:
     void head_scores(const AttendArgs& args, const AttentionScratch& scratch, size_t b, size_t h,
                      float* scores) const;
 
-    // The key/value head query head h reads (h itself without grouped-query attention).
-    size_t kv_head_of(size_t h) const { return h / (nhead_ / n_kv_heads_); }
+    // Query heads per key/value head (1 without grouped-query attention), and the key/value head
+    // query head h reads.
+    size_t kv_group() const { return nhead_ / n_kv_heads_; }
+    size_t kv_head_of(size_t h) const { return h / kv_group(); }
 
     size_t d_model_ = 0, nhead_ = 0, n_kv_heads_ = 0, d_head_ = 0, additive_dim_ = 0;
     // Self-attention: in_proj_[0] = q | k | v as one [d_model -> qkv_width]; the others: q, k, v.
