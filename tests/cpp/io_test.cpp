@@ -189,6 +189,23 @@ TEST(Config, ParsesPyTorchNamesAndRejectsTypos) {
                  StatusCode::kInvalidArgument, "num_encoder_layers >= 1");
 }
 
+// nn.MultiheadAttention(add_zero_attn=True) appends a zero key and value to every sequence (no
+// tensor says so), add_bias_kv=True appends learned ones, and bias=False drops every bias: each
+// changes the output, so a value other than PyTorch's default is refused by name, never ignored.
+TEST(Config, RefusesAttentionOptionsItDoesNotCompute) {
+    const std::string base = R"({"model_type":"encoder_layer","d_model":8,"nhead":2,"dim_feedforward":16,)";
+    for (const char* off : {R"("add_zero_attn":false})", R"("add_bias_kv":false})", R"("bias":true})"})
+        SF_EXPECT_OK(parse_model_config(base + off).status());
+    expect_error(parse_model_config(base + R"("add_zero_attn":true})").status(), StatusCode::kUnsupported,
+                 "\"add_zero_attn\" = true is not supported");
+    expect_error(parse_model_config(base + R"("add_bias_kv":true})").status(), StatusCode::kUnsupported,
+                 "\"add_bias_kv\" = true is not supported");
+    expect_error(parse_model_config(base + R"("bias":false})").status(), StatusCode::kUnsupported,
+                 "\"bias\" = false is not supported");
+    expect_error(parse_model_config(base + R"("add_zero_attn":1})").status(), StatusCode::kInvalidArgument,
+                 "\"add_zero_attn\" must be true or false");
+}
+
 TEST(ModelFile, ConfigMayLiveInTheFileMetadata) {
     const std::vector<uint8_t> bytes = read_file(data_path("mha_self.safetensors"));
     auto f = SafetensorsFile::parse(bytes.data(), bytes.size());

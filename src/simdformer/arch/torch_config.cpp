@@ -3,6 +3,7 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <utility>
 
 #include "simdformer/config.h"
 #include "simdformer/io/json_limits.h"
@@ -16,8 +17,7 @@ using nlohmann::json;
 
 // Keys PyTorch's constructors accept that do not change inference (or that simdformer fixes).
 const std::set<std::string>& ignored_keys() {
-    static const std::set<std::string> keys = {"dropout", "batch_first", "device", "dtype", "bias",
-                                               "add_bias_kv", "add_zero_attn", "custom_encoder",
+    static const std::set<std::string> keys = {"dropout", "batch_first", "device", "dtype", "custom_encoder",
                                                "custom_decoder", "enable_nested_tensor", "name", "description"};
     return keys;
 }
@@ -182,7 +182,7 @@ Status check_known_keys(const json& j) {
         "model_type", "d_model", "embed_dim", "nhead", "num_heads", "dim_feedforward", "activation", "norm_first",
         "layer_norm_eps", "num_encoder_layers", "num_decoder_layers", "num_layers", "additive_dim",
         "src_vocab_size", "tgt_vocab_size", "vocab_size", "max_len", "positional", "scale_embedding",
-        "bos_token", "eos_token"};
+        "bos_token", "eos_token", "bias", "add_bias_kv", "add_zero_attn"};
     for (auto it = j.begin(); it != j.end(); ++it) {
         if (!known.count(it.key()) && !ignored_keys().count(it.key()))
             return Status::invalid(cat({"config has an unknown key \"", it.key(), "\""}));
@@ -235,6 +235,15 @@ Result<ModelConfig> parse_model_config(const std::string& text) {
     SF_RETURN_IF_ERROR(read_string(j, "activation", &activation));
     SF_RETURN_IF_ERROR(parse_named(kActivations, "activation", activation, &c.activation, kParsedActivations));
     SF_RETURN_IF_ERROR(read_bool(j, "norm_first", &c.norm_first));
+    // Constructor flags that change what is computed: add_zero_attn appends a zero key and value to
+    // every sequence (no tensor tells), add_bias_kv learned ones, bias=False drops every bias. Only
+    // PyTorch's defaults are computed here, so another value is refused by name, never ignored.
+    for (const auto& [key, expected] : {std::pair{"bias", true}, {"add_bias_kv", false}, {"add_zero_attn", false}}) {
+        bool value = expected;
+        SF_RETURN_IF_ERROR(read_bool(j, key, &value));
+        if (value != expected)
+            return Status::unsupported(cat({std::string("\""), key, "\" = ", value ? "true" : "false", " is not supported"}));
+    }
     if (auto it = j.find("layer_norm_eps"); it != j.end()) {
         if (!it->is_number()) return Status::invalid("\"layer_norm_eps\" must be a number");
         c.layer_norm_eps = it->get<float>();
