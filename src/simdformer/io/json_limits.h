@@ -128,8 +128,10 @@ bool sax_parse_json(std::string_view text, Sax* sax) {
 
 // Parses text (checked with check_json_limits first) into out->value, which is discarded
 // (is_discarded()) when the text is not JSON. The partial value of a failed parse lives in *out,
-// so it is released too. With duplicate_top_key, the first key of the top-level object that is
-// given twice is written there (left empty when there is none).
-void parse_json(std::string_view text, ParsedJson* out, std::string* duplicate_top_key = nullptr);
+// so it is released too. With `duplicate` (a safetensors header), the first key given twice is
+// described there (left empty when there is none): one of the top-level object as
+// "names tensor '<key>'", one of an object directly under a top-level key other than
+// "__metadata__" (a tensor entry) as "gives \"<field>\" of tensor '<key>'".
+void parse_json(std::string_view text, ParsedJson* out, std::string* duplicate = nullptr);
 
 }  // namespace simdformer
