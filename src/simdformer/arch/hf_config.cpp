@@ -250,6 +250,9 @@ Status HfConfig::activation(std::initializer_list<const char*> names, const std:
     const char* key = *names.begin();
     for (const char* n : names)
         if (j_.contains(n)) key = n;
+    // null is None, which ACT2FN[None] refuses: never the default's formula (string() reads null as absent).
+    if (auto it = j_.find(key); it != j_.end() && it->is_null())
+        return Status::invalid(cat({quoted(key), " must be a string, not null"}));
     SF_RETURN_IF_ERROR(string(key, fallback, name));
     // Hugging Face's ACT2FN (activations.py), each name mapped to the kernel computing the same
     // formula; a name whose formula no kernel computes (prelu and xielu, with weights of their
