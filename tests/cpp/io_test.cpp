@@ -206,11 +206,11 @@ TEST(Config, RefusesAttentionOptionsItDoesNotCompute) {
     for (const char* off : {R"("add_zero_attn":false})", R"("add_bias_kv":false})", R"("bias":true})"})
         SF_EXPECT_OK(parse_model_config(base + off).status());
     expect_error(parse_model_config(base + R"("add_zero_attn":true})").status(), StatusCode::kUnsupported,
-                 "\"add_zero_attn\" = true is not supported");
+                 "\"add_zero_attn\": true");
     expect_error(parse_model_config(base + R"("add_bias_kv":true})").status(), StatusCode::kUnsupported,
-                 "\"add_bias_kv\" = true is not supported");
+                 "\"add_bias_kv\": true");
     expect_error(parse_model_config(base + R"("bias":false})").status(), StatusCode::kUnsupported,
-                 "\"bias\" = false is not supported");
+                 "\"bias\": false");
     expect_error(parse_model_config(base + R"("add_zero_attn":1})").status(), StatusCode::kInvalidArgument,
                  "\"add_zero_attn\" must be true or false");
 }

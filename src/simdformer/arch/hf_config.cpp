@@ -207,9 +207,9 @@ Status HfConfig::positive_number(const char* name, double hi, float fallback, fl
     return Status::ok();
 }
 
-Status HfConfig::string(const char* name, const std::string& fallback, std::string* out) const {
+Status HfConfig::string(const char* name, const std::string& fallback, std::string* out, bool null_is_absent) const {
     auto it = j_.find(name);
-    if (it == j_.end() || it->is_null()) {
+    if (it == j_.end() || (it->is_null() && null_is_absent)) {
         *out = fallback;
         return Status::ok();
     }
@@ -250,10 +250,8 @@ Status HfConfig::activation(std::initializer_list<const char*> names, const std:
     const char* key = *names.begin();
     for (const char* n : names)
         if (j_.contains(n)) key = n;
-    // null is None, which ACT2FN[None] refuses: never the default's formula (string() reads null as absent).
-    if (auto it = j_.find(key); it != j_.end() && it->is_null())
-        return Status::invalid(cat({quoted(key), " must be a string, not null"}));
-    SF_RETURN_IF_ERROR(string(key, fallback, name));
+    // null is None, which ACT2FN[None] refuses (KeyError): never the default's formula.
+    SF_RETURN_IF_ERROR(string(key, fallback, name, /*null_is_absent=*/false));
     // Hugging Face's ACT2FN (activations.py), each name mapped to the kernel computing the same
     // formula; a name whose formula no kernel computes (prelu and xielu, with weights of their
     // own) is refused, never replaced.

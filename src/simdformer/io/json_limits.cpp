@@ -69,14 +69,13 @@ public:
     bool start_object(std::size_t n) { return ++depth_, dom_.start_object(n); }
     bool key(string_t& k) {
         if (duplicate_ && depth_ == 1) {
-            if (duplicate_->empty() && root_.find(k) != root_.end()) *duplicate_ = "names tensor '" + k + "'";
+            if (duplicate_->empty() && root_.find(k) != root_.end()) *duplicate_ = k;
             top_key_ = k;
         } else if (duplicate_ && depth_ == 2 && duplicate_->empty() && top_key_ != "__metadata__") {
             // A field of a tensor entry given twice ({"dtype": "F16", "dtype": "F32"}): safetensors'
             // own reader refuses it, a DOM keeps one of the two silently.
             const auto entry = root_.find(top_key_);
-            if (entry != root_.end() && entry->is_object() && entry->contains(k))
-                *duplicate_ = "gives \"" + k + "\" of tensor '" + top_key_ + "'";
+            if (entry != root_.end() && entry->contains(k)) *duplicate_ = top_key_;
         }
         return dom_.key(k);
     }

@@ -128,10 +128,9 @@ bool sax_parse_json(std::string_view text, Sax* sax) {
 
 // Parses text (checked with check_json_limits first) into out->value, which is discarded
 // (is_discarded()) when the text is not JSON. The partial value of a failed parse lives in *out,
-// so it is released too. With `duplicate` (a safetensors header), the first key given twice is
-// described there (left empty when there is none): one of the top-level object as
-// "names tensor '<key>'", one of an object directly under a top-level key other than
-// "__metadata__" (a tensor entry) as "gives \"<field>\" of tensor '<key>'".
+// so it is released too. With `duplicate` (a safetensors header), the first top-level key given
+// twice, or whose object (a tensor entry; not "__metadata__") gives a key twice, is written there
+// (left empty when there is none).
 void parse_json(std::string_view text, ParsedJson* out, std::string* duplicate = nullptr);
 
 }  // namespace simdformer
