@@ -181,10 +181,19 @@ Status check_known_keys(const json& j) {
         "model_type", "d_model", "embed_dim", "nhead", "num_heads", "dim_feedforward", "activation", "norm_first",
         "layer_norm_eps", "num_encoder_layers", "num_decoder_layers", "num_layers", "additive_dim",
         "src_vocab_size", "tgt_vocab_size", "vocab_size", "max_len", "positional", "scale_embedding",
-        "bos_token", "eos_token", "bias", "add_bias_kv", "add_zero_attn"};
+        "bos_token", "eos_token"};
     for (auto it = j.begin(); it != j.end(); ++it) {
-        if (!known.count(it.key()) && !ignored_keys().count(it.key()))
-            return Status::invalid(cat({"config has an unknown key \"", it.key(), "\""}));
+        const std::string& key = it.key();
+        // Constructor flags that change what is computed: add_zero_attn appends a zero key and value
+        // to every sequence (no tensor tells), add_bias_kv learned ones, bias=False drops every bias.
+        // Only PyTorch's defaults (bias true, the other two false) are computed here, so another
+        // value is refused by name, never ignored.
+        if (key == "bias" || key == "add_bias_kv" || key == "add_zero_attn") {
+            if (!it->is_boolean() || it->get<bool>() != (key == "bias"))
+                return Status::unsupported(cat({"\"", key, "\" = ", json_text(*it), " is not supported"}));
+        } else if (!known.count(key) && !ignored_keys().count(key)) {
+            return Status::invalid(cat({"config has an unknown key \"", key, "\""}));
+        }
     }
     return Status::ok();
 }
@@ -234,15 +243,6 @@ Result<ModelConfig> parse_model_config(const std::string& text) {
     SF_RETURN_IF_ERROR(read_string(j, "activation", &activation));
     SF_RETURN_IF_ERROR(parse_named(kActivations, "activation", activation, &c.activation, kParsedActivations));
     SF_RETURN_IF_ERROR(read_bool(j, "norm_first", &c.norm_first));
-    // Constructor flags that change what is computed: add_zero_attn appends a zero key and value to
-    // every sequence (no tensor tells), add_bias_kv learned ones, bias=False drops every bias. Only
-    // PyTorch's defaults are computed here, so another value is refused by name, never ignored.
-    bool bias = true, bias_kv = false, zero_attn = false;
-    SF_RETURN_IF_ERROR(read_bool(j, "bias", &bias));
-    SF_RETURN_IF_ERROR(read_bool(j, "add_bias_kv", &bias_kv));
-    SF_RETURN_IF_ERROR(read_bool(j, "add_zero_attn", &zero_attn));
-    if (!bias || bias_kv || zero_attn)
-        return Status::unsupported("\"bias\": false, \"add_bias_kv\": true and \"add_zero_attn\": true are not supported");
     if (auto it = j.find("layer_norm_eps"); it != j.end()) {
         if (!it->is_number()) return Status::invalid("\"layer_norm_eps\" must be a number");
         c.layer_norm_eps = it->get<float>();
