@@ -70,6 +70,26 @@ TEST(Checkpoint, DuplicateTensorNamesInAHeaderAreRejected) {
                  {"'w' more than once"});
 }
 
+// safetensors' own reader (serde: TensorInfo is a struct) refuses an entry that gives a field twice;
+// a JSON parser keeps one of them silently, so "F16" then "F32" would be read as one dtype here and
+// as another (or refused) elsewhere. __metadata__ is a map there, whose last value wins: accepted.
+TEST(Checkpoint, AFieldGivenTwiceInATensorEntryIsRejected) {
+    const std::vector<uint8_t> four(4, 0);
+    for (const char* entry : {R"({"w":{"dtype":"F16","dtype":"F32","shape":[1],"data_offsets":[0,4]}})",
+                              R"({"w":{"dtype":"F32","shape":[2],"shape":[1],"data_offsets":[0,4]}})",
+                              R"({"w":{"dtype":"F32","shape":[1],"data_offsets":[0,2],"data_offsets":[0,4]}})"}) {
+        auto bytes = raw_file(entry, four);
+        expect_error(status_of(SafetensorsFile::parse(bytes.data(), bytes.size())), StatusCode::kIoError,
+                     {"tensor 'w' more than once or gives a field of it twice"});
+    }
+    auto bytes = raw_file(R"({"__metadata__":{"format":"tf","format":"pt"},"w":{"dtype":"F32","shape":[1],)"
+                          R"("data_offsets":[0,4]}})",
+                          four);
+    auto f = SafetensorsFile::parse(bytes.data(), bytes.size());
+    SF_ASSERT_OK(f.status());
+    EXPECT_EQ(f.value().metadata("format"), "pt");
+}
+
 TEST(Checkpoint, IntegerBuffersAreKnownButAreNotWeights) {
     std::vector<uint8_t> data(16, 0);
     data[0] = 7;

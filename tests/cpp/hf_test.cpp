@@ -383,6 +383,18 @@ TEST(HfConfig, HiddenActComputesHuggingFacesFormulaOrIsUnsupported) {
         expect_error(simdformer::HfConfig(j).activation({"hidden_act"}, "gelu", &read, &act), StatusCode::kUnsupported,
                      {"hidden_act", std::string("\"") + name + "\"", "gelu_python"});
     }
+    // null is None, which ACT2FN[None] refuses (KeyError) in every family: never the default's
+    // formula (hidden_act of BERT / Llama, GPT-2's activation_function, DistilBERT's activation).
+    for (const char* key : {"hidden_act", "activation_function", "activation"}) {
+        const nlohmann::json j = {{key, nullptr}};
+        std::string read;
+        Activation act = Activation::kNone;
+        expect_error(simdformer::HfConfig(j).activation({key}, "gelu", &read, &act), StatusCode::kInvalidArgument,
+                     {key, "must be a string, not null"});
+    }
+    expect_error(load_bytes(replaced(config, "\"hidden_act\": \"gelu\"", "\"hidden_act\": null"),
+                            read_file(hf_path("bert/model.safetensors"))).status(),
+                 StatusCode::kInvalidArgument, {"\"hidden_act\" must be a string, not null"});
 }
 
 // Every ACT2FN name simdformer accepts against PyTorch: tests/data/hf/activations.safetensors holds

@@ -1,5 +1,9 @@
 // safetensors parsing, dtype conversion, config parsing and every way a model file can be bad:
 // each gives a Status naming the problem, and nothing is half-loaded.
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdlib>
 #include <cstring>
 #include <functional>
 
@@ -25,6 +29,11 @@ Status parse_status(const std::vector<uint8_t>& bytes) {
 void expect_error(const Status& st, StatusCode code, const std::string& fragment) {
     EXPECT_EQ(st.code(), code) << st.message();
     EXPECT_NE(st.message().find(fragment), std::string::npos) << "message: " << st.message();
+}
+
+Status status_of_open(const std::string& path) {
+    auto f = FileSource::open(path);
+    return f.is_ok() ? Status::ok() : f.status();
 }
 
 TEST(Safetensors, RoundTripsFloat32AndMetadata) {
@@ -187,6 +196,41 @@ TEST(Config, ParsesPyTorchNamesAndRejectsTypos) {
     expect_error(parse_model_config(R"({"d_model":-8})").status(), StatusCode::kInvalidArgument, "not -8");
     expect_error(parse_model_config(R"({"model_type":"encoder","d_model":8,"nhead":2,"dim_feedforward":16})").status(),
                  StatusCode::kInvalidArgument, "num_encoder_layers >= 1");
+}
+
+// nn.MultiheadAttention(add_zero_attn=True) appends a zero key and value to every sequence (no
+// tensor says so), add_bias_kv=True appends learned ones, and bias=False drops every bias: each
+// changes the output, so a value other than PyTorch's default is refused by name, never ignored.
+TEST(Config, RefusesAttentionOptionsItDoesNotCompute) {
+    const std::string base = R"({"model_type":"encoder_layer","d_model":8,"nhead":2,"dim_feedforward":16,)";
+    for (const char* off : {R"("add_zero_attn":false})", R"("add_bias_kv":false})", R"("bias":true})"})
+        SF_EXPECT_OK(parse_model_config(base + off).status());
+    expect_error(parse_model_config(base + R"("add_zero_attn":true})").status(), StatusCode::kUnsupported,
+                 "\"add_zero_attn\" = true is not supported");
+    expect_error(parse_model_config(base + R"("add_bias_kv":true})").status(), StatusCode::kUnsupported,
+                 "\"add_bias_kv\" = true is not supported");
+    expect_error(parse_model_config(base + R"("bias":false})").status(), StatusCode::kUnsupported,
+                 "\"bias\" = false is not supported");
+    expect_error(parse_model_config(base + R"("add_zero_attn":1})").status(), StatusCode::kUnsupported,
+                 "\"add_zero_attn\" = 1 is not supported");
+}
+
+// FileSource::open (the public C++ API) opens regular files only: a folder is refused by name, and a
+// FIFO without a writer is refused at once instead of blocking in open() forever; a device
+// (/dev/zero, whose size reads as 0, /dev/urandom) is no model file either.
+TEST(FileSource, OpensRegularFilesOnly) {
+    expect_error(status_of_open(data_path("hf")), StatusCode::kIoError, "is not a regular file");
+#if !defined(__EMSCRIPTEN__)
+    expect_error(status_of_open("/dev/zero"), StatusCode::kIoError, "is not a regular file");
+    char dir[] = "/tmp/simdformer-fifo-XXXXXX";
+    ASSERT_NE(mkdtemp(dir), nullptr);
+    const std::string fifo = std::string(dir) + "/model.safetensors";
+    ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+    expect_error(status_of_open(fifo), StatusCode::kIoError, "is not a regular file");
+    unlink(fifo.c_str());
+    rmdir(dir);
+#endif
+    SF_EXPECT_OK(status_of_open(data_path("mha_self.safetensors")));
 }
 
 TEST(ModelFile, ConfigMayLiveInTheFileMetadata) {

@@ -209,7 +209,9 @@ Status HfConfig::positive_number(const char* name, double hi, float fallback, fl
 
 Status HfConfig::string(const char* name, const std::string& fallback, std::string* out) const {
     auto it = j_.find(name);
-    if (it == j_.end() || it->is_null()) {
+    // null (None) is "" where that is the default (torch_dtype, problem_type); where a value is
+    // needed it is an error: ACT2FN[None] refuses a null hidden_act, never the default's formula.
+    if (it == j_.end() || (it->is_null() && fallback.empty())) {
         *out = fallback;
         return Status::ok();
     }
@@ -250,7 +252,7 @@ Status HfConfig::activation(std::initializer_list<const char*> names, const std:
     const char* key = *names.begin();
     for (const char* n : names)
         if (j_.contains(n)) key = n;
-    SF_RETURN_IF_ERROR(string(key, fallback, name));
+    SF_RETURN_IF_ERROR(string(key, fallback, name));  // null: an error (see string())
     // Hugging Face's ACT2FN (activations.py), each name mapped to the kernel computing the same
     // formula; a name whose formula no kernel computes (prelu and xielu, with weights of their
     // own) is refused, never replaced.

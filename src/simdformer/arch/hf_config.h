@@ -41,6 +41,7 @@ public:
                                 std::vector<std::pair<std::string, nlohmann::json>>* unused) const;
     // A finite number in (0, hi].
     Status positive_number(const char* name, double hi, float fallback, float* out) const;
+    // A string; absent is `fallback`, and so is null when `fallback` is "" (else null is an error).
     Status string(const char* name, const std::string& fallback, std::string* out) const;
     // true / false; null is false (None, which HF's code tests for truth); absent is `fallback`.
     Status boolean(const char* name, bool fallback, bool* out) const;

@@ -16,8 +16,7 @@ using nlohmann::json;
 
 // Keys PyTorch's constructors accept that do not change inference (or that simdformer fixes).
 const std::set<std::string>& ignored_keys() {
-    static const std::set<std::string> keys = {"dropout", "batch_first", "device", "dtype", "bias",
-                                               "add_bias_kv", "add_zero_attn", "custom_encoder",
+    static const std::set<std::string> keys = {"dropout", "batch_first", "device", "dtype", "custom_encoder",
                                                "custom_decoder", "enable_nested_tensor", "name", "description"};
     return keys;
 }
@@ -184,8 +183,17 @@ Status check_known_keys(const json& j) {
         "src_vocab_size", "tgt_vocab_size", "vocab_size", "max_len", "positional", "scale_embedding",
         "bos_token", "eos_token"};
     for (auto it = j.begin(); it != j.end(); ++it) {
-        if (!known.count(it.key()) && !ignored_keys().count(it.key()))
-            return Status::invalid(cat({"config has an unknown key \"", it.key(), "\""}));
+        const std::string& key = it.key();
+        // Constructor flags that change what is computed: add_zero_attn appends a zero key and value
+        // to every sequence (no tensor tells), add_bias_kv learned ones, bias=False drops every bias.
+        // Only PyTorch's defaults (bias true, the other two false) are computed here, so another
+        // value is refused by name, never ignored.
+        if (key == "bias" || key == "add_bias_kv" || key == "add_zero_attn") {
+            if (!it->is_boolean() || it->get<bool>() != (key == "bias"))
+                return Status::unsupported(cat({"\"", key, "\" = ", json_text(*it), " is not supported"}));
+        } else if (!known.count(key) && !ignored_keys().count(key)) {
+            return Status::invalid(cat({"config has an unknown key \"", key, "\""}));
+        }
     }
     return Status::ok();
 }

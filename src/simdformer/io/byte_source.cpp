@@ -1,4 +1,8 @@
 // Byte sources: memory and files. (The JavaScript-callback source lives in bindings/embind.cpp.)
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -42,15 +46,21 @@ FileSource& FileSource::operator=(FileSource&& other) noexcept {
 }
 
 Result<FileSource> FileSource::open(const std::string& path) {
-    std::FILE* f = std::fopen(path.c_str(), "rb");
-    if (!f) return Status::io(cat({"cannot open '", path, "'"}));
+    // Regular files only, checked on the open descriptor: fopen() of a FIFO without a writer blocks
+    // forever (a non-blocking open returns at once), and a folder or a device (/dev/zero, which
+    // seeks to a size of 0) is no model file.
+    const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) return Status::io(cat({"cannot open '", path, "'"}));
+    struct stat st;
+    std::FILE* f = nullptr;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < 0 || !(f = fdopen(fd, "rb"))) {
+        ::close(fd);
+        return Status::io(cat({"'", path, "' is not a regular file"}));
+    }
     FileSource source;
     source.file_ = f;
     source.path_ = path;
-    if (fseeko(f, 0, SEEK_END) != 0) return Status::io(cat({"cannot seek in '", path, "'"}));
-    const off_t end = ftello(f);
-    if (end < 0) return Status::io(cat({"cannot tell the size of '", path, "'"}));
-    source.size_ = uint64_t(end);
+    source.size_ = uint64_t(st.st_size);
     return source;
 }
 

@@ -44,9 +44,10 @@ void release_json(nlohmann::json& j) noexcept {
 namespace {
 
 // nlohmann's DOM builder (the one json::parse uses), which can also note the first top-level key
-// given twice: the safetensors header's check, done in the same pass so that only one SAX parser
-// is instantiated in the whole library. A duplicate does not stop the pass (the text must still
-// be valid JSON for the caller to say which error it is); the builder keeps the last value.
+// given twice, or a field given twice in a tensor entry: the safetensors header's check, done in
+// the same pass so that only one SAX parser is instantiated in the whole library. A duplicate does
+// not stop the pass (the text must still be valid JSON for the caller to say which error it is);
+// the builder keeps the last value.
 class DomBuilder {
 public:
     using json = nlohmann::json;
@@ -67,7 +68,15 @@ public:
     bool binary(binary_t& v) { return dom_.binary(v); }
     bool start_object(std::size_t n) { return ++depth_, dom_.start_object(n); }
     bool key(string_t& k) {
-        if (duplicate_ && depth_ == 1 && duplicate_->empty() && root_.find(k) != root_.end()) *duplicate_ = k;
+        if (duplicate_ && depth_ == 1) {
+            if (duplicate_->empty() && root_.find(k) != root_.end()) *duplicate_ = k;
+            top_key_ = k;
+        } else if (duplicate_ && depth_ == 2 && duplicate_->empty() && top_key_ != "__metadata__") {
+            // A field of a tensor entry given twice ({"dtype": "F16", "dtype": "F32"}): safetensors'
+            // own reader refuses it, a DOM keeps one of the two silently.
+            const auto entry = root_.find(top_key_);
+            if (entry != root_.end() && entry->contains(k)) *duplicate_ = top_key_;
+        }
         return dom_.key(k);
     }
     bool end_object() { return --depth_, dom_.end_object(); }
@@ -82,17 +91,18 @@ private:
     nlohmann::detail::json_sax_dom_parser<json> dom_;
     json& root_;
     std::string* duplicate_;
+    std::string top_key_;  // the top-level key whose value is being built
     size_t depth_ = 0;
 };
 
 }  // namespace
 
-void parse_json(std::string_view text, ParsedJson* out, std::string* duplicate_top_key) {
+void parse_json(std::string_view text, ParsedJson* out, std::string* duplicate) {
     release_json(out->value);
     out->value = nlohmann::json();
     // Writing into *out: json::parse keeps its result in a local that an exception would destroy
     // with nlohmann's allocating destructor.
-    DomBuilder builder(out->value, duplicate_top_key);
+    DomBuilder builder(out->value, duplicate);
     if (!sax_parse_json(text, &builder)) {
         release_json(out->value);
         out->value = nlohmann::json(nlohmann::json::value_t::discarded);

@@ -128,8 +128,9 @@ bool sax_parse_json(std::string_view text, Sax* sax) {
 
 // Parses text (checked with check_json_limits first) into out->value, which is discarded
 // (is_discarded()) when the text is not JSON. The partial value of a failed parse lives in *out,
-// so it is released too. With duplicate_top_key, the first key of the top-level object that is
-// given twice is written there (left empty when there is none).
-void parse_json(std::string_view text, ParsedJson* out, std::string* duplicate_top_key = nullptr);
+// so it is released too. With `duplicate` (a safetensors header), the first top-level key given
+// twice, or whose object (a tensor entry; not "__metadata__") gives a key twice, is written there
+// (left empty when there is none).
+void parse_json(std::string_view text, ParsedJson* out, std::string* duplicate = nullptr);
 
 }  // namespace simdformer

@@ -97,7 +97,8 @@ Status parse_header_json(const char* text, size_t n, ParsedJson* out) {
     const json& j = out->value;
     if (j.is_discarded()) return Status::io("not a safetensors file: the header is not valid JSON");
     if (!j.is_object()) return Status::io("not a safetensors file: the header is not a JSON object");
-    if (!duplicate.empty()) return Status::io(cat({"the header names tensor '", duplicate, "' more than once"}));
+    if (!duplicate.empty())
+        return Status::io(cat({"the header names tensor '", duplicate, "' more than once or gives a field of it twice"}));
     return Status::ok();
 }
 
