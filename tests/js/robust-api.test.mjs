@@ -1,0 +1,85 @@
+// The JavaScript API against callers whose values change under it (review of the API surface,
+// after hardening / validation / boundary / robust-*):
+// - typed arrays (Float32Array inputs of encode, attention, layerNorm) are read once, into a copy,
+//   as text-inputs.mjs reads arrays: a getter, a Proxy or a callback that runs after the checks
+//   and writes NaN into the caller's array, detaches its buffer or shrinks a resizable one cannot
+//   hand other values (or fewer) to the work than the checks saw;
+// - bytes that a load reads later (loadPretrained's objects, read tensor by tensor while
+//   onProgress runs) and that are detached or shrunk meanwhile are an io_error, never a short
+//   copy that leaves uninitialised wasm memory in the weights; a detached buffer given to
+//   loadModelSync / inspect is a SimdformerError, not a TypeError;
+// - applyChatTemplate's options (and generateText's chatTemplate) read only the object's own
+//   properties, as every other options object: Object.prototype.template, .tokenize,
+//   .addGenerationPrompt, .documents, .variables or .tools change nothing; tokenizer.decode's
+//   options likewise (and a misspelt key is refused), encodeOne's truncation only by its names;
+// - a URL folder's JSON files are at most 256 MiB, as from a folder on disk: a body that never
+//   ends, a gzip bomb or a Content-Length beyond it is an io_error, not memory grown to a crash.
+// Each failure leaves malloc's count where it was and the module working.
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+
+import { SimdformerError, init } from '../../dist/node.mjs';
+import { DATA, configOf, modelPath } from './helpers.mjs';
+
+const sf = await init();
+const detach = (buffer) => { structuredClone(buffer, { transfer: [buffer] }); };
+const sameBits = (a, b) => a.length === b.length && Buffer.compare(Buffer.from(a.buffer, a.byteOffset, a.byteLength),
+  Buffer.from(b.buffer, b.byteOffset, b.byteLength)) === 0;
+const error = (code, pattern) => (e) => {
+  assert.ok(e instanceof SimdformerError, `a SimdformerError, got ${e?.name}: ${e?.message}`);
+  assert.equal(e.code, code, e.message);
+  assert.match(e.message, pattern);
+  return true;
+};
+
+// A Float32Array of `values` over a resizable ArrayBuffer (which may grow to twice its size).
+function resizable(values) {
+  const buffer = new ArrayBuffer(values.length * 4, { maxByteLength: values.length * 8 });
+  const a = new Float32Array(buffer);  // length-tracking
+  a.set(values);
+  return a;
+}
+
+const Q = [0.1, 0.2, -0.3, 0.4, 0.5, -0.6, 0.7, 0.8], K = [0.3, -0.1, 0.2, 0.9, -0.4, 0.6, 0.1, 0.2], V = [1, 2, 3, 4];
+
+test('attention: Q changed by a later argument\'s getter (NaN written, buffer shrunk or detached) runs as it was checked', () => {
+  const expected = sf.attention({ data: new Float32Array(Q), shape: [2, 4] }, { data: new Float32Array(K), shape: [2, 4] },
+    { data: new Float32Array(V), shape: [2, 2] }).output.data;
+  const changes = {
+    nan: (q) => { q[0] = NaN; q[7] = Infinity; },
+    shrink: (q) => { q.buffer.resize(4); },
+    detach: (q) => { detach(q.buffer); },
+  };
+  const base = sf.mallocBytes;
+  for (const [name, change] of Object.entries(changes)) {
+    const q = resizable(Q);
+    const k = { data: new Float32Array(K), get shape() { change(q); return [2, 4]; } };
+    const r = sf.attention({ data: q, shape: [2, 4] }, k, { data: new Float32Array(V), shape: [2, 2] });
+    assert.ok(sameBits(r.output.data, expected), `${name}: ${Array.from(r.output.data)} against ${Array.from(expected)}`);
+    assert.equal(sf.mallocBytes, base, name);
+  }
+  // layerNorm's gamma read after x: x's buffer shrunk meanwhile.
+  const x = resizable(Q);
+  const plain = sf.layerNorm({ data: new Float32Array(Q), shape: [2, 4] }).data;
+  const gamma = new Proxy([1, 1, 1, 1], { get(t, p) { if (p === '0') x.buffer.resize(4); return Reflect.get(t, p); } });
+  assert.ok(sameBits(sf.layerNorm({ data: x, shape: [2, 4] }, { gamma: [gamma] }).data, plain));
+  assert.equal(sf.mallocBytes, base);
+});
+
+test('encode: the input changed by the padding mask\'s getter runs as it was checked', async () => {
+  const model = await sf.loadModel(modelPath('encoder'), configOf('encoder'));
+  const values = Array.from({ length: 3 * 12 }, (_, i) => Math.sin(i));
+  const expected = model.encode(new Float32Array(values), { paddingMask: [false, false, true] }).output;
+  const base = sf.mallocBytes;
+  for (const change of [(x) => { x.fill(NaN); }, (x) => { x.buffer.resize(4); }, (x) => { detach(x.buffer); }]) {
+    const x = resizable(values);
+    const mask = [false, false, true];
+    Object.defineProperty(mask, 0, { get() { change(x); return false; } });
+    const r = model.encode(x, { paddingMask: mask });
+    assert.ok(sameBits(r.output, expected), `${change}: ${r.output.slice(0, 4)}`);
+    assert.equal(sf.mallocBytes, base);
+  }
+  model.dispose();
+});
