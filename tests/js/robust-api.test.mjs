@@ -83,3 +83,51 @@ test('encode: the input changed by the padding mask\'s getter runs as it was che
   }
   model.dispose();
 });
+
+test('loadModelSync / inspect of a detached ArrayBuffer or view: a SimdformerError naming the bytes', async () => {
+  const bytes = readFileSync(modelPath('encoder'));
+  const base = sf.mallocBytes;
+  for (const make of [() => new Uint8Array(bytes).buffer, () => new DataView(new Uint8Array(bytes).buffer, 8)]) {
+    const source = make();
+    detach(source.buffer ?? source);
+    assert.throws(() => sf.loadModelSync(source, configOf('encoder')), error('invalid_argument', /model source .*detached/));
+    await assert.rejects(sf.inspect(source), error('invalid_argument', /safetensors source .*detached/));
+  }
+  assert.equal(sf.mallocBytes, base);
+  const model = sf.loadModelSync(bytes, configOf('encoder'));  // the module still loads
+  model.dispose();
+});
+
+test('loadPretrained: weights detached or shrunk while the load reads them are an io_error, and nothing is leaked', async () => {
+  const BERT = join(DATA, 'hf', 'bert');
+  const file = readFileSync(join(BERT, 'model.safetensors'));
+  const objects = (weights) => ({
+    config: readFileSync(join(BERT, 'config.json'), 'utf8'),
+    weights,
+    tokenizer: readFileSync(join(BERT, 'tokenizer.json'), 'utf8'),
+    tokenizerConfig: readFileSync(join(BERT, 'tokenizer_config.json'), 'utf8'),
+  });
+  const reference = await sf.loadPretrained(objects(file));
+  const expected = reference.embed('hello world');
+  reference.dispose();
+  const base = sf.mallocBytes;
+  const changes = {
+    shrink: (w) => { w.buffer.resize(Math.floor(w.byteLength / 2)); },
+    'shrink to nothing': (w) => { w.buffer.resize(0); },
+    detach: (w) => { detach(w.buffer); },
+  };
+  for (const [name, change] of Object.entries(changes)) {
+    const buffer = new ArrayBuffer(file.length, { maxByteLength: file.length });
+    const weights = new Uint8Array(buffer);
+    weights.set(file);
+    let changed = false;
+    const onProgress = (e) => { if (e.stage === 'load' && e.loaded > 0 && !changed) { changed = true; change(weights); } };
+    await assert.rejects(sf.loadPretrained(objects(weights), { onProgress }),
+      error('io_error', /model\.safetensors .*(changed|detached)/), name);
+    assert.ok(changed, name);
+    assert.equal(sf.mallocBytes, base, name);
+  }
+  const again = await sf.loadPretrained(objects(file));
+  assert.ok(sameBits(again.embed('hello world'), expected));
+  again.dispose();
+});

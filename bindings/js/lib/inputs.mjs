@@ -200,7 +200,13 @@ export function prepareBatch(input, { tokens, d, vocab, maxLen, paddingMask, mas
 /** Bytes given as a Uint8Array, an ArrayBuffer or any ArrayBuffer view -> Uint8Array (no copy). */
 export function asBytes(bytes, what) {
   if (bytes instanceof Uint8Array) return bytes;
-  if (bytes instanceof ArrayBuffer) return new Uint8Array(bytes);
-  if (ArrayBuffer.isView(bytes)) return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  return fail(`${what} must be bytes (Uint8Array, ArrayBuffer or a view of one), got ${bytes === null ? 'null' : typeof bytes}`);
+  if (!(bytes instanceof ArrayBuffer) && !ArrayBuffer.isView(bytes)) {
+    fail(`${what} must be bytes (Uint8Array, ArrayBuffer or a view of one), got ${bytes === null ? 'null' : typeof bytes}`);
+  }
+  // A detached ArrayBuffer (or a DataView of one) throws a TypeError when viewed.
+  try {
+    return bytes instanceof ArrayBuffer ? new Uint8Array(bytes) : new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  } catch (e) {
+    return fail(`${what} cannot be read: its ArrayBuffer is detached (${e?.message ?? e})`);
+  }
 }

@@ -53,7 +53,7 @@ export function urlFileSet(base, { signal, progress, cache = 'none' }) {
     },
     async binary(name, namedBy) {
       const bytes = await read(name, namedBy, progress);
-      return bytes === null ? null : memoryBinary(bytes);
+      return bytes === null ? null : memoryBinary(bytes, name);
     },
     exists: (name, namedBy) => files.exists(urlOf(name, namedBy), name),
     loaded: () => files.loaded(),
