@@ -131,3 +131,66 @@ test('loadPretrained: weights detached or shrunk while the load reads them are a
   assert.ok(sameBits(again.embed('hello world'), expected));
   again.dispose();
 });
+
+test('applyChatTemplate / generateText: options inherited from Object.prototype change nothing', async () => {
+  const folder = join(DATA, 'hf', 'llama_gqa');
+  const chat = JSON.parse(readFileSync(join(folder, 'texts.json'), 'utf8')).chat;
+  const model = await sf.loadPretrained(folder);
+  const plain = await model.applyChatTemplate(chat.messages);
+  const prompt = await model.applyChatTemplate(chat.messages, { addGenerationPrompt: true });
+  const generated = await model.generateText(chat.messages, { maxNewTokens: 3, stop: [] });
+  const polluted = {
+    template: 'polluted {{ messages | length }}', tokenize: true, addGenerationPrompt: true, documents: [{ text: 'x' }],
+    variables: 'not an object', tools: 'not a list',
+  };
+  try {
+    for (const [key, v] of Object.entries(polluted)) Object.defineProperty(Object.prototype, key, { value: v, configurable: true, writable: true });
+    assert.equal(await model.applyChatTemplate(chat.messages), plain);
+    assert.equal(await model.applyChatTemplate(chat.messages, {}), plain);
+    assert.equal(await model.applyChatTemplate(chat.messages, { addGenerationPrompt: true }), prompt);
+    const r = await model.generateText(chat.messages, { maxNewTokens: 3, stop: [], chatTemplate: {} });
+    assert.deepEqual(Array.from(r.ids), Array.from(generated.ids));
+    assert.deepEqual(Array.from(r.promptIds), Array.from(generated.promptIds));
+  } finally {
+    for (const key of Object.keys(polluted)) delete Object.prototype[key];
+  }
+  // A message's role inherited from Object.prototype is no role.
+  Object.defineProperty(Object.prototype, 'role', { value: 'user', configurable: true, writable: true });
+  try {
+    await assert.rejects(model.applyChatTemplate([{ content: 'hi' }]), error('invalid_argument', /messages\[0\] must be an object with a string role/));
+  } finally {
+    delete Object.prototype.role;
+  }
+  model.dispose();
+});
+
+test("tokenizer.decode's options and encodeOne's truncation: read as options are, misspellings refused by name", async () => {
+  const model = await sf.loadPretrained(join(DATA, 'hf', 'bert'));
+  const tok = model.tokenizer;
+  const ids = tok.encodeOne('hello world', 16).ids;
+  const withSpecials = tok.decode(ids);
+  const without = tok.decode(ids, { skipSpecialTokens: true });
+  assert.notEqual(withSpecials, without);
+  Object.defineProperty(Object.prototype, 'skipSpecialTokens', { value: true, configurable: true, writable: true });
+  try {
+    assert.equal(tok.decode(ids), withSpecials);
+    assert.equal(tok.decode(ids, {}), withSpecials);
+  } finally {
+    delete Object.prototype.skipSpecialTokens;
+  }
+  assert.throws(() => tok.decode(ids, { skipSpecialToken: true }), error('invalid_argument', /decode: unknown option 'skipSpecialToken'/));
+  assert.throws(() => tok.decode(ids, 'skip'), error('invalid_argument', /decode: options must be an object/));
+  // truncation: the two strategies it has, by name; a typo or HF's other names are refused, not run as longest_first.
+  const pair = ['hello world and more words here', 'short'];
+  assert.equal(tok.encodeOne(pair, 8, 'only_first').ids.length, 8);
+  assert.equal(tok.encodeOne(pair, 8, 'longest_first').ids.length, 8);
+  for (const t of ['onlyFirst', 'only_second', true, 'do_not_truncate', null]) {
+    assert.throws(() => tok.encodeOne(pair, 8, t), error('invalid_argument', /encodeOne: truncation must be 'longest_first' or 'only_first'/), String(t));
+  }
+  // A pair read once: a getter that gives the check a string and the tokenizer a number is read once.
+  let reads = 0;
+  const lying = ['a', 'b'];
+  Object.defineProperty(lying, 1, { get() { reads++; return reads === 1 ? 'b' : 5; } });
+  assert.deepEqual(Array.from(tok.encodeOne(lying, 16).ids), Array.from(tok.encodeOne(['a', 'b'], 16).ids));
+  model.dispose();
+});

@@ -361,7 +361,9 @@ export class TextModel {
       if (options !== undefined && (options === null || typeof options !== 'object' || Array.isArray(options))) {
         fail(`applyChatTemplate: options must be an object, got ${describe(options)}`);
       }
-      const { tokenize = false, ...rest } = options ?? {};
+      // tokenize read as an own property (the rest are read so by renderChat): Object.prototype's is none.
+      const { tokenize: given, ...rest } = options ?? {};
+      const tokenize = options !== undefined && Object.hasOwn(options, 'tokenize') && given !== undefined ? given : false;
       if (typeof tokenize !== 'boolean') fail(`applyChatTemplate: tokenize must be true or false, got ${typeof tokenize}`);
       const text = await renderChat(this.#chat, messages, rest, 'applyChatTemplate');
       return tokenize ? this.#tokenizer.encodeWithoutSpecialTokens(text) : text;

@@ -11,7 +11,7 @@
 //    long second text (truncation only_second with a stride), as question answering needs them;
 //  - convert_tokens_to_string (the decoder on token strings), as the pipelines build words.
 import { SimdformerError, fail } from './errors.mjs';
-import { describe } from './options.mjs';
+import { boolean, describe, readOptions } from './options.mjs';
 import { readList } from './text-inputs.mjs';
 import { NEW_TOKENS, withTokenizerClass } from './config-normalizer.mjs';
 import { checkTokenizerJson } from './tokenizer-checks.mjs';
@@ -163,8 +163,9 @@ export class TextTokenizer {
     const list = readList(Array.isArray(ids) ? ids : Array.from(ids), (id, i) => {
       if (!Number.isSafeInteger(id) || id < 0 || id >= this.#rows) fail(`decode: ids[${i}] is ${describe(id)}, not a token id in [0, ${this.#rows})`);
     });
-    const skip = options?.skipSpecialTokens ?? false;
-    if (skip !== true && skip !== false) fail(`decode: skipSpecialTokens must be true or false, got ${describe(skip)}`);
+    // Read as every options object is (options.mjs): own keys only, so Object.prototype's
+    // skipSpecialTokens changes nothing, and a misspelt key is refused, not ignored.
+    const skip = readOptions(options, { skipSpecialTokens: boolean() }, 'decode').skipSpecialTokens;
     if (list.length === 0) return '';
     return this.#library('decode', () => this.#tokenizer.decode(list, { skip_special_tokens: skip }));
   }
@@ -247,10 +248,16 @@ export class TextTokenizer {
    */
   encodeOne(input, maxLength, truncation = 'longest_first') {
     const pair = Array.isArray(input);
-    if (pair && !(input.length === 2 && typeof input[0] === 'string' && typeof input[1] === 'string')) {
+    // The pair read once (a getter could hand the check a string and the tokenizer something else).
+    const [textA, textB] = pair ? [input.length === 2 ? input[0] : undefined, input[1]] : [input, null];
+    if (pair && (typeof textA !== 'string' || typeof textB !== 'string')) {
       fail(`encodeOne: input must be a text or a [text, textPair] pair of strings, got ${describe(input)}`);
     }
-    const [textA, textB] = pair ? input : [input, null];
+    // The strategies it has; any other name (a typo, HF's 'only_second' or true) is refused, not
+    // run as longest_first.
+    if (truncation !== 'longest_first' && truncation !== 'only_first') {
+      fail(`encodeOne: truncation must be 'longest_first' or 'only_first', got ${describe(truncation)}`);
+    }
     const template = pair ? this.#templates.pair : this.#templates.single;
     if (!Number.isSafeInteger(maxLength)) fail(`encodeOne: maxLength must be an integer (tokens, special tokens included), got ${describe(maxLength)}`);
     if (maxLength < template.specials + 1) fail(`maxLength ${maxLength} leaves no room for text next to ${template.specials} special tokens`);
