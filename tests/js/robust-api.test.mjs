@@ -194,3 +194,36 @@ test("tokenizer.decode's options and encodeOne's truncation: read as options are
   assert.deepEqual(Array.from(tok.encodeOne(lying, 16).ids), Array.from(tok.encodeOne(['a', 'b'], 16).ids));
   model.dispose();
 });
+
+test('a URL folder whose config.json never ends, is a gzip bomb or announces more than 256 MiB: an io_error naming it', { timeout: 120_000 }, async () => {
+  const { createServer } = await import('node:http');
+  const { gzipSync } = await import('node:zlib');
+  const MiB = 2 ** 20;
+  const chunk = Buffer.alloc(4 * MiB, 0x20);
+  const bomb = gzipSync(Buffer.alloc(300 * MiB, 0x20), { level: 1 });  // ~0.3 MB on the wire
+  const kinds = {
+    endless: (res) => {  // chunked, no Content-Length, never ends
+      res.writeHead(200, { 'content-type': 'application/json' });
+      const more = () => { while (!res.destroyed && res.write(chunk)); };
+      res.on('drain', more);
+      more();
+    },
+    bomb: (res) => { res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip', 'content-length': bomb.length }).end(bomb); },
+    announced: (res) => { res.writeHead(200, { 'content-type': 'application/json', 'content-length': 2 ** 40 }); res.write('{'); },  // then nothing
+  };
+  const server = createServer((req, res) => {
+    const kind = req.url.split('/')[1];
+    if (!req.url.endsWith('/config.json')) { res.writeHead(404).end(); return; }
+    kinds[kind](res);
+  });
+  await new Promise((ok) => server.listen(0, '127.0.0.1', ok));
+  const base = `http://127.0.0.1:${server.address().port}/`;
+  try {
+    for (const kind of Object.keys(kinds)) {
+      await assert.rejects(sf.loadPretrained(`${base}${kind}/`), error('io_error', /config\.json has \d+ bytes or more, more than the 268435456/), kind);
+    }
+  } finally {
+    server.closeAllConnections();
+    await new Promise((ok) => server.close(ok));
+  }
+});
