@@ -227,3 +227,41 @@ test('a URL folder whose config.json never ends, is a gzip bomb or announces mor
     await new Promise((ok) => server.close(ok));
   }
 });
+
+test('a Proxy of a typed array (it passes instanceof, not ArrayBuffer.isView) is refused; a lying length never sizes a wasm block', async () => {
+  // Its length is the real one for the first two reads, then far more.
+  const lying = (real, big) => {
+    let reads = 0;
+    return new Proxy(real, { get(t, p) {
+      if (p === 'length') return ++reads <= 2 ? t.length : big;
+      const v = Reflect.get(t, p);
+      return typeof v === 'function' ? v.bind(t) : v;
+    } });
+  };
+  const w = Float32Array.of(1, 2, 3, 4);
+  const reference = sf.linear(w, null, 2, 2);
+  const expected = reference.forward(Float32Array.of(1, 2));
+  const base = sf.mallocBytes;
+  for (const big of [64, 100_000]) {
+    assert.throws(() => sf.linear(lying(w, big), null, 2, 2), error('invalid_argument', /linear: weight must be a Float32Array/));
+    assert.throws(() => sf.linear(w, lying(Float32Array.of(0, 0), big), 2, 2), error('invalid_argument', /linear: bias must be a Float32Array/));
+    assert.throws(() => reference.forward(lying(Float32Array.of(1, 2), big)), error('invalid_argument', /linear\.forward: x must be a Float32Array/));
+    assert.throws(() => sf.attention({ data: lying(new Float32Array(Q), big), shape: [2, 4] }, { data: new Float32Array(K), shape: [2, 4] },
+      { data: new Float32Array(V), shape: [2, 2] }), error('invalid_argument', /Q\.data: expected an array of numbers/));
+    const bytes = lying(new Uint8Array(readFileSync(modelPath('encoder'))), big * 1024);
+    assert.throws(() => sf.loadModelSync(bytes, configOf('encoder')), error('invalid_argument', /model source must be bytes/));
+    await assert.rejects(sf.inspect(lying(new Uint8Array(16), big * 1024)), error('invalid_argument', /safetensors source must be bytes/));
+    assert.equal(sf.mallocBytes, base, String(big));
+  }
+  // A Float32Array over a SharedArrayBuffer is a Float32Array: copied, and the same answer.
+  const shared = new Float32Array(new SharedArrayBuffer(8));
+  shared.set([1, 2]);
+  assert.ok(sameBits(reference.forward(shared), expected));
+  const sharedWeights = new Float32Array(new SharedArrayBuffer(16));
+  sharedWeights.set(w);
+  const fromShared = sf.linear(sharedWeights, null, 2, 2);
+  assert.ok(sameBits(fromShared.forward(Float32Array.of(1, 2)), expected));
+  fromShared.dispose();
+  reference.dispose();
+  assert.ok(sameBits(sf.attention([[1, 2]], [[1, 2]], [[3]]).output.data, Float32Array.of(3)), 'the module still works');
+});

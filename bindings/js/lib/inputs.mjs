@@ -12,7 +12,8 @@ const isTyped = (x) => ArrayBuffer.isView(x) && !(x instanceof DataView);
  * numbers; a BigInt would throw a TypeError).
  */
 export function floatArray(values, what) {
-  if (values instanceof Float32Array || values instanceof Float64Array) return floatCopy(values);
+  // isTyped (ArrayBuffer.isView): a Proxy of a Float32Array passes instanceof, and is no typed array.
+  if (isTyped(values) && (values instanceof Float32Array || values instanceof Float64Array)) return floatCopy(values);
   if (isTyped(values)) fail(`${what}: expected a Float32Array or Float64Array, got ${values.constructor.name}`);
   if (!Array.isArray(values)) fail(`${what}: expected an array of numbers, got ${describe(values)}`);
   // Each element read once: the one checked is the one converted (a getter could give a number to
@@ -199,7 +200,8 @@ export function prepareBatch(input, { tokens, d, vocab, maxLen, paddingMask, mas
 
 /** Bytes given as a Uint8Array, an ArrayBuffer or any ArrayBuffer view -> Uint8Array (no copy). */
 export function asBytes(bytes, what) {
-  if (bytes instanceof Uint8Array) return bytes;
+  // ArrayBuffer.isView: a Proxy of a Uint8Array passes instanceof, not isView, and is not bytes.
+  if (ArrayBuffer.isView(bytes) && bytes instanceof Uint8Array) return bytes;
   if (!(bytes instanceof ArrayBuffer) && !ArrayBuffer.isView(bytes)) {
     fail(`${what} must be bytes (Uint8Array, ArrayBuffer or a view of one), got ${bytes === null ? 'null' : typeof bytes}`);
   }
