@@ -265,3 +265,28 @@ test('a Proxy of a typed array (it passes instanceof, not ArrayBuffer.isView) is
   reference.dispose();
   assert.ok(sameBits(sf.attention([[1, 2]], [[1, 2]], [[3]]).output.data, Float32Array.of(3)), 'the module still works');
 });
+
+test("generateText: a prompt of ids or a stop list that says it holds 2^32 - 1 valid items is refused at once, not read for minutes", async () => {
+  const chat = await sf.loadPretrained(join(DATA, 'hf', 'llama_gqa'));
+  const positions = chat.info.max_positions;
+  // Every index answers a valid item.
+  const endless = (item) => new Proxy([item], { get: (t, k) => (k === 'length' ? 2 ** 32 - 1 : /^\d+$/.test(k) ? item : t[k]) });
+  // Up to the bounds, as before: a prompt of positions - 1 ids, a stop list of 65,536 items.
+  const longest = new Array(positions - 1).fill(5);
+  assert.equal((await chat.generateText(longest, { maxNewTokens: 1, stop: [] })).ids.length, 1);
+  await assert.rejects(chat.generateText([...longest, 5], { maxNewTokens: 1 }), error('invalid_argument', new RegExp(`too long: ${positions} tokens`)));
+  const stops = Array.from({ length: 65536 }, (_, i) => (i < 1000 ? i % 50 : `s${i}`));
+  assert.equal((await chat.generateText('hi', { maxNewTokens: 1, stop: stops })).ids.length, 1);
+  const base = sf.mallocBytes;  // (the model's workspace made)
+  const start = Date.now();
+  await assert.rejects(chat.generateText(endless(5), { maxNewTokens: 1 }), error('invalid_argument', /prompt is too long: 4294967295 tokens/));
+  await assert.rejects(chat.generateText([[5], endless(5)], { maxNewTokens: 1 }), error('invalid_argument', /prompt 1 is too long: 4294967295 tokens/));
+  for (const item of [5, 'x']) {
+    await assert.rejects(chat.generateText('hi', { maxNewTokens: 1, stop: endless(item) }),
+      error('invalid_argument', /generateText: stop holds 4294967295 items, more than the 65536/));
+  }
+  assert.ok(Date.now() - start < 10_000, `took ${Date.now() - start} ms`);
+  assert.equal(sf.mallocBytes, base);
+  chat.dispose();
+});
+
