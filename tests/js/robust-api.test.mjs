@@ -290,3 +290,20 @@ test("generateText: a prompt of ids or a stop list that says it holds 2^32 - 1 v
   chat.dispose();
 });
 
+test('a URL folder that redirects forever: an io_error naming the loop, not another origin without CORS', async () => {
+  const { createServer } = await import('node:http');
+  let requests = 0;
+  const server = createServer((req, res) => {
+    requests++;
+    res.writeHead(302, { location: req.url.replace(/^\/(\d+)\//, (_, k) => `/${Number(k) + 1}/`) }).end();
+  });
+  await new Promise((ok) => server.listen(0, '127.0.0.1', ok));
+  try {
+    await assert.rejects(sf.loadPretrained(`http://127.0.0.1:${server.address().port}/0/`),
+      error('io_error', /cannot fetch config\.json from .*: the server redirects it again and again \(a redirect loop\?\): redirect count exceeded/));
+    assert.ok(requests <= 25, `${requests} requests`);
+  } finally {
+    server.closeAllConnections();
+    await new Promise((ok) => server.close(ok));
+  }
+});

@@ -104,6 +104,9 @@ function networkFiles(label, signal) {
 // answer is an opaque redirect, so the message can say what happened.
 async function whyUnreachable(url, error, signal) {
   const message = error?.cause?.message ?? error?.message ?? String(error);
+  // Node's fetch names a redirect loop (20 redirects followed); asked again without following,
+  // its answer is a redirect too, which the CORS explanation below would misread.
+  if (/redirect count exceeded/i.test(message)) return `the server redirects it again and again (a redirect loop?): ${message}`;
   try {
     const r = await fetch(url, { redirect: 'manual', signal });
     if (r.type === 'opaqueredirect' || (r.status >= 300 && r.status < 400)) {
