@@ -307,3 +307,18 @@ test('a URL folder that redirects forever: an io_error naming the loop, not anot
     await new Promise((ok) => server.close(ok));
   }
 });
+
+test('model.info is frozen whole: its lists and config cannot be changed under later calls', async () => {
+  const chat = await sf.loadPretrained(join(DATA, 'hf', 'llama_gqa'));
+  const before = await chat.generateText('hi', { maxNewTokens: 3 });
+  assert.throws(() => chat.info.eos_token_ids.push(999999), TypeError);
+  assert.throws(() => { chat.info.config.vocab_size = 5; }, TypeError);
+  assert.throws(() => { chat.info.eos_token_ids[0] = 5; }, TypeError);
+  assert.deepEqual(Array.from((await chat.generateText('hi', { maxNewTokens: 3 })).ids), Array.from(before.ids));
+  chat.dispose();
+  const nli = await sf.loadPretrained(join(DATA, 'hf', 'roberta_nli'));
+  assert.throws(() => { nli.info.config.label2id.entailment = 0; }, TypeError);
+  assert.ok(Object.isFrozen(nli.info.config.id2label));
+  nli.dispose();
+});
+
