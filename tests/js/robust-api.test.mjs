@@ -322,3 +322,20 @@ test('model.info is frozen whole: its lists and config cannot be changed under l
   nli.dispose();
 });
 
+test("tokenizer.encodeWindows / encodeTextWindows: maxLength and stride are integers (stride >= 0), else refused by name, never windows without end", async () => {
+  const m = await sf.loadPretrained(join(DATA, 'hf', 'bert_qa'));
+  const tok = m.tokenizer;
+  const context = 'the quick brown fox jumps over the lazy dog '.repeat(20);
+  const windows = tok.encodeWindows('who?', context, 64, 8);
+  assert.ok(windows.length > 1 && windows.every((w) => w.ids.length <= 64));
+  assert.ok(tok.encodeTextWindows(context, 64, 0).length > 1);
+  for (const stride of [NaN, 'abc', '8', -1, 2.5, Infinity, 8n, null, undefined]) {
+    assert.throws(() => tok.encodeWindows('who?', context, 64, stride), error('invalid_argument', /encodeWindows: stride must be an integer >= 0/), String(stride));
+    assert.throws(() => tok.encodeTextWindows(context, 64, stride), error('invalid_argument', /encodeTextWindows: stride must be an integer >= 0/), String(stride));
+  }
+  for (const maxLength of [NaN, '64', 64.5, Infinity, 64n, undefined]) {
+    assert.throws(() => tok.encodeWindows('who?', context, maxLength, 8), error('invalid_argument', /encodeWindows: maxLength must be an integer/), String(maxLength));
+    assert.throws(() => tok.encodeTextWindows(context, maxLength, 8), error('invalid_argument', /encodeTextWindows: maxLength must be an integer/), String(maxLength));
+  }
+  m.dispose();
+});

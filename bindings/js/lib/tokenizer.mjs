@@ -283,6 +283,7 @@ export class TextTokenizer {
    * pair template. Every window also has wordIds (the context's words, null elsewhere).
    */
   encodeWindows(question, context, maxLength, stride) {
+    windowSizes('encodeWindows', maxLength, stride);
     const template = this.#templates.pair;
     const q = this.#content(question), c = this.#content(context, { words: true });
     const total = template.specials + q.ids.length + c.ids.length;
@@ -307,6 +308,7 @@ export class TextTokenizer {
    * single-text template. Offsets stay those of the whole text.
    */
   encodeTextWindows(text, maxLength, stride) {
+    windowSizes('encodeTextWindows', maxLength, stride);
     const template = this.#templates.single;
     if (maxLength < template.specials + 1) fail(`maxLength ${maxLength} leaves no room for text next to ${template.specials} special tokens`);
     const c = this.#content(text);
@@ -423,6 +425,15 @@ export class TextTokenizer {
     });
     return { sequences, nBatch: B, nSeq: n, ids, typeIds, attentionMask };
   }
+}
+
+// The window methods' sizes, as encodeOne checks maxLength (the task heads read theirs as options
+// first): a stride of NaN or a string passed 'stride >= room' and made windows that never reached
+// the end (strideWindows stepped by NaN for ever, growing its list until the process died);
+// negative or fractional ones cut windows no tokenizer cuts (Rust's stride is a usize).
+function windowSizes(what, maxLength, stride) {
+  if (!Number.isSafeInteger(maxLength)) fail(`${what}: maxLength must be an integer (tokens, special tokens included), got ${describe(maxLength)}`);
+  if (!Number.isSafeInteger(stride) || stride < 0) fail(`${what}: stride must be an integer >= 0 (tokens neighbouring windows share), got ${describe(stride)}`);
 }
 
 // Metaspace prepends ▁ to each word, aligned with the word's first character: a lone ▁ token
