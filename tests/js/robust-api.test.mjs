@@ -339,3 +339,26 @@ test("tokenizer.encodeWindows / encodeTextWindows: maxLength and stride are inte
   }
   m.dispose();
 });
+
+test('tokenizer.encodeBatch / padBatch / convertTokensToString: a hole is refused, never a row of padding; wrong items are a SimdformerError', async () => {
+  const m = await sf.loadPretrained(join(DATA, 'hf', 'bert'));
+  const tok = m.tokenizer;
+  const batch = tok.encodeBatch(['hello', 'world'], 16);
+  assert.equal(batch.nBatch, 2);
+  assert.deepEqual(tok.padBatch(batch.sequences).ids, batch.ids);
+  assert.equal(tok.convertTokensToString(['hello', 'world']), 'hello world');
+  assert.throws(() => tok.encodeBatch(['hello', , 'world'], 16), error('invalid_argument', /encodeBatch: inputs\[1\] is missing/));
+  const sparse = new Array(2 ** 32 - 1);
+  sparse[0] = 'hello';
+  assert.throws(() => tok.encodeBatch(sparse, 16), error('invalid_argument', /encodeBatch: inputs\[1\] is missing/));
+  const one = tok.encodeOne('hi', 8);
+  assert.throws(() => tok.padBatch([one, , one]), error('invalid_argument', /padBatch: sequences\[1\] is missing/));
+  for (const bad of [{ length: 3 }, null, 5, { ...one, length: one.length + 1 }, { ...one, ids: 'abc' }]) {
+    assert.throws(() => tok.padBatch([one, bad]), error('invalid_argument', /padBatch: sequences\[1\] must be an encoded text/), JSON.stringify(bad));
+  }
+  assert.throws(() => tok.padBatch('x'), error('invalid_argument', /padBatch: sequences must be an array/));
+  for (const bad of [undefined, 'hello', [1, 2], ['a', , 'b']]) {
+    assert.throws(() => tok.convertTokensToString(bad), error('invalid_argument', /convertTokensToString: tokens must be an array of strings/), String(bad));
+  }
+  m.dispose();
+});

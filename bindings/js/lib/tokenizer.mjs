@@ -12,7 +12,7 @@
 //  - convert_tokens_to_string (the decoder on token strings), as the pipelines build words.
 import { SimdformerError, fail } from './errors.mjs';
 import { boolean, describe, readOptions } from './options.mjs';
-import { readList } from './text-inputs.mjs';
+import { denseList, readList, stringList } from './text-inputs.mjs';
 import { NEW_TOKENS, withTokenizerClass } from './config-normalizer.mjs';
 import { checkTokenizerJson } from './tokenizer-checks.mjs';
 import { byteLevelSpans, metaspaceOffsets, tokenOffsets, trimByteLevelSpans } from './token-offsets.mjs';
@@ -177,6 +177,7 @@ export class TextTokenizer {
    * word, stands for its own UTF-8 bytes, as in the Rust decoder).
    */
   convertTokensToString(tokens) {
+    tokens = stringList(tokens, 'convertTokensToString: tokens');  // (read once; was a TypeError for a non-array)
     if (tokens.length === 0) return '';
     if (this.#byteDecoder) {
       const bytes = [];
@@ -410,11 +411,23 @@ export class TextTokenizer {
    */
   encodeBatch(inputs, maxLength, truncation = 'longest_first') {
     if (!Array.isArray(inputs)) fail(`encodeBatch: inputs must be an array of texts or [text, textPair] pairs, got ${describe(inputs)}`);
-    return this.padBatch(inputs.map((x) => this.encodeOne(x, maxLength, truncation)));
+    // denseList: map() skips a hole, and padBatch then made its row all padding (attentionMask 0)
+    // -- a hole run as an empty text, which every other batch refuses (text-inputs.mjs).
+    return this.padBatch(denseList(inputs, 'encodeBatch: inputs').map((x) => this.encodeOne(x, maxLength, truncation)));
   }
 
   /** Encoded sequences (encodeOne, encodeWindows) -> the padded batch of encodeBatch. */
   padBatch(sequences) {
+    // Checked like every batch: a hole was a row of padding, and a wrong item a TypeError.
+    if (!Array.isArray(sequences)) fail(`padBatch: sequences must be an array of encoded texts (encodeOne's), got ${describe(sequences)}`);
+    sequences = denseList(sequences, 'padBatch: sequences');
+    sequences.forEach((s, b) => {
+      const n = s?.length;
+      const fits = (a) => (Array.isArray(a) || ArrayBuffer.isView(a)) && a.length === n;
+      if (!Number.isSafeInteger(n) || n < 0 || !fits(s.ids) || !fits(s.typeIds)) {
+        fail(`padBatch: sequences[${b}] must be an encoded text (encodeOne's: length, and ids and typeIds of that length), got ${describe(s)}`);
+      }
+    });
     const n = sequences.reduce((m, s) => (s.length > m ? s.length : m), 0);
     const B = sequences.length;
     const ids = new Int32Array(B * n).fill(this.padId), typeIds = new Int32Array(B * n), attentionMask = new Uint8Array(B * n);
