@@ -362,3 +362,46 @@ test('tokenizer.encodeBatch / padBatch / convertTokensToString: a hole is refuse
   }
   m.dispose();
 });
+
+test("the browser entry's loadModel(url): a gzip-encoded model loads; a failed fetch, a cut body or a huge Content-Length is an io_error naming the model", async () => {
+  const { createServer } = await import('node:http');
+  const { gzipSync } = await import('node:zlib');
+  const browser = await import('../../dist/browser.mjs');
+  const web = await browser.init({ wasmBinary: readFileSync(join(DATA, '..', '..', 'dist', 'simdformer.wasm')), simd: true });
+  const bytes = readFileSync(modelPath('encoder'));
+  const gz = gzipSync(bytes);
+  const server = createServer((req, res) => {
+    const kind = req.url.slice(1);
+    if (kind === 'plain') res.writeHead(200, { 'content-length': bytes.length }).end(bytes);
+    else if (kind === 'chunked') res.writeHead(200).end(bytes);
+    else if (kind === 'gzip') res.writeHead(200, { 'content-encoding': 'gzip', 'content-length': gz.length }).end(gz);
+    else {  // announces 2^40 bytes or the file's, sends 100, and drops the connection
+      res.writeHead(200, { 'content-length': kind === 'huge' ? 2 ** 40 : bytes.length });
+      res.write(bytes.subarray(0, 100));
+      setTimeout(() => req.socket.destroy(), 50);
+    }
+  });
+  await new Promise((ok) => server.listen(0, '127.0.0.1', ok));
+  const base = `http://127.0.0.1:${server.address().port}/`;
+  try {
+    const x = new Float32Array(3 * 12).fill(0.5);
+    const reference = web.loadModelSync(bytes, configOf('encoder'));
+    const expected = reference.encode(x).output;
+    reference.dispose();
+    for (const kind of ['plain', 'chunked', 'gzip']) {
+      const events = [];
+      const m = await web.loadModel(`${base}${kind}`, configOf('encoder'), { onProgress: (e) => events.push(e) });
+      assert.ok(sameBits(m.encode(x).output, expected), kind);
+      assert.ok(events.some((e) => e.stage === 'download' && e.loaded === bytes.length), kind);
+      m.dispose();
+    }
+    for (const kind of ['huge', 'cut']) {
+      await assert.rejects(web.loadModel(`${base}${kind}`, configOf('encoder')), error('io_error', /model 'http:\/\/127\.0\.0\.1:\d+\/(huge|cut)'/), kind);
+    }
+    await assert.rejects(web.loadModel('http://127.0.0.1:9/model.safetensors', configOf('encoder')),
+      error('io_error', /cannot fetch model 'http:\/\/127\.0\.0\.1:9\/model\.safetensors'/));
+  } finally {
+    server.closeAllConnections();
+    await new Promise((ok) => server.close(ok));
+  }
+});

@@ -196,8 +196,9 @@ async function revalidate(record, { network, urlOf, progress, signal }) {
 // counts the encoded bytes (fetch hands over the decoded ones), and a cross-origin response
 // ('cors') hides its Content-Encoding, so then the total is unknown (0) and nothing is compared
 // (the browser itself fails a body cut short of its length).
-// limit: the most bytes the file may have (MAX_TEXT_BYTES for text, Infinity for weights).
-async function download(response, name, progress, signal, limit = Infinity) {
+// limit: the most bytes the file may have (MAX_TEXT_BYTES for text, Infinity for weights). Also
+// the browser entry's loadModel(url).
+export async function download(response, name, progress, signal, limit = Infinity) {
   const declared = Number(response.headers.get('content-length'));
   const encoded = (response.headers.get('content-encoding') ?? 'identity') !== 'identity' || response.type === 'cors';
   const total = !encoded && Number.isSafeInteger(declared) && declared > 0 ? declared : 0;
