@@ -1,9 +1,11 @@
-// The JavaScript API against callers whose values change under it (review of the API surface,
-// after hardening / validation / boundary / robust-*):
-// - typed arrays (Float32Array inputs of encode, attention, layerNorm) are read once, into a copy,
-//   as text-inputs.mjs reads arrays: a getter, a Proxy or a callback that runs after the checks
-//   and writes NaN into the caller's array, detaches its buffer or shrinks a resizable one cannot
-//   hand other values (or fewer) to the work than the checks saw;
+// The JavaScript API against callers whose values change under it, or who lie (review of the API
+// surface, after hardening / validation / boundary / robust-*):
+// - typed arrays (Float32Array inputs of encode, attention, layerNorm, linear) are read once, into
+//   a copy, as text-inputs.mjs reads arrays: a getter, a Proxy or a callback that runs after the
+//   checks and writes NaN into the caller's array, detaches its buffer or shrinks a resizable one
+//   cannot hand other values (or fewer) to the work than the checks saw; a Proxy of a typed array
+//   (instanceof passes, ArrayBuffer.isView does not) is refused, and a wasm block is sized from the
+//   array copied into it;
 // - bytes that a load reads later (loadPretrained's objects, read tensor by tensor while
 //   onProgress runs) and that are detached or shrunk meanwhile are an io_error, never a short
 //   copy that leaves uninitialised wasm memory in the weights; a detached buffer given to
@@ -12,8 +14,14 @@
 //   properties, as every other options object: Object.prototype.template, .tokenize,
 //   .addGenerationPrompt, .documents, .variables or .tools change nothing; tokenizer.decode's
 //   options likewise (and a misspelt key is refused), encodeOne's truncation only by its names;
-// - a URL folder's JSON files are at most 256 MiB, as from a folder on disk: a body that never
-//   ends, a gzip bomb or a Content-Length beyond it is an io_error, not memory grown to a crash.
+//   model.info is frozen whole;
+// - lists that say they hold 2^32 - 1 valid items (a prompt's ids, a stop list) are read no
+//   further than their bounds; the tokenizer's public window, batch and token methods check
+//   their arguments (a NaN stride made windows without end; a hole a row of padding);
+// - URLs: a folder's JSON files are at most 256 MiB, as from a folder on disk (a body that never
+//   ends, a gzip bomb or a Content-Length beyond it is an io_error, not memory grown to a crash);
+//   a redirect loop is named; the browser entry's loadModel(url) loads a gzip-encoded model and
+//   names a failed fetch or a cut body.
 // Each failure leaves malloc's count where it was and the module working.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
