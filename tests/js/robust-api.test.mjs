@@ -413,3 +413,19 @@ test("the browser entry's loadModel(url): a gzip-encoded model loads; a failed f
     await new Promise((ok) => server.close(ok));
   }
 });
+
+test('a Symbol, a null-prototype object or an object whose toString throws, as a token id or a mask entry: a SimdformerError naming it', async () => {
+  const seq = await sf.loadModel(modelPath('seq2seq'), configOf('seq2seq'));
+  const enc = await sf.loadModel(modelPath('encoder'), configOf('encoder'));
+  const x = new Float32Array(3 * 12).fill(0.5);
+  const base = sf.mallocBytes;
+  for (const bad of [Symbol('s'), Object.create(null), { toString() { throw new Error('the caller\'s toString'); } }]) {
+    assert.throws(() => seq.generate([3, bad, 5]), error('invalid_argument', /src\[0\]: token (Symbol\(s\)|an object) at index 1 is not an id/));
+    assert.throws(() => seq.forward([3, 4], [bad]), error('invalid_argument', /tgt\[0\]: token .* at index 0 is not an id/));
+    assert.throws(() => enc.encode(x, { paddingMask: [false, bad, false] }), error('invalid_argument', /paddingMask\[0\]: entry 1 is (Symbol\(s\)|an object)/));
+    assert.throws(() => sf.attention([[1, 2]], [[1, 2]], [[3]], { mask: [[bad]] }), error('invalid_argument', /mask\[0\]: entry 0 is/));
+  }
+  assert.equal(sf.mallocBytes, base);
+  seq.dispose();
+  enc.dispose();
+});

@@ -5,6 +5,10 @@ import { describe } from './options.mjs';
 import { denseList, readList } from './text-inputs.mjs';
 
 const isTyped = (x) => ArrayBuffer.isView(x) && !(x instanceof DataView);
+// Values in messages go through describe() or this: a template literal of a Symbol, of a
+// null-prototype object or of one whose toString throws turned the error into a TypeError (or
+// the caller's own error) while it was being written. ('Int32Array', never the caller's code.)
+const typeName = (x) => Object.prototype.toString.call(x).slice(8, -1);
 
 /**
  * Float values as a Float32Array: a Float32Array as is, a Float64Array converted, a plain array
@@ -14,7 +18,7 @@ const isTyped = (x) => ArrayBuffer.isView(x) && !(x instanceof DataView);
 export function floatArray(values, what) {
   // isTyped (ArrayBuffer.isView): a Proxy of a Float32Array passes instanceof, and is no typed array.
   if (isTyped(values) && (values instanceof Float32Array || values instanceof Float64Array)) return floatCopy(values);
-  if (isTyped(values)) fail(`${what}: expected a Float32Array or Float64Array, got ${values.constructor.name}`);
+  if (isTyped(values)) fail(`${what}: expected a Float32Array or Float64Array, got ${typeName(values)}`);
   if (!Array.isArray(values)) fail(`${what}: expected an array of numbers, got ${describe(values)}`);
   // Each element read once: the one checked is the one converted (a getter could give a number to
   // the check and an object with a valueOf to the conversion).
@@ -45,7 +49,7 @@ export function isBatch(input, tokens) {
 export function vectorSequence(seq, d, what) {
   let flat;
   if (isTyped(seq)) {
-    if (!(seq instanceof Float32Array) && !(seq instanceof Float64Array)) fail(`${what}: expected a Float32Array, got ${seq.constructor.name}`);
+    if (!(seq instanceof Float32Array) && !(seq instanceof Float64Array)) fail(`${what}: expected a Float32Array, got ${typeName(seq)}`);
     flat = floatCopy(seq);
   } else if (Array.isArray(seq)) {
     if (seq.length && (Array.isArray(seq[0]) || isTyped(seq[0]))) {
@@ -80,7 +84,7 @@ export function tokenSequence(seq, vocab, what) {
   const out = new Int32Array(seq.length);
   for (let i = 0; i < seq.length; i++) {
     const t = seq[i];
-    if (!Number.isInteger(t) || t < 0 || t >= vocab) fail(`${what}: token ${t} at index ${i} is not an id in [0, ${vocab})`);
+    if (!Number.isInteger(t) || t < 0 || t >= vocab) fail(`${what}: token ${describe(t)} at index ${i} is not an id in [0, ${vocab})`);
     out[i] = t;
   }
   return out;
@@ -94,7 +98,7 @@ export function maskArray(mask, n, what) {
   const out = new Uint8Array(n);
   for (let i = 0; i < n; i++) {
     const v = mask[i];
-    if (v !== true && v !== false && v !== 0 && v !== 1) fail(`${what}: entry ${i} is ${v}; use true/1 for masked, false/0 for kept`);
+    if (v !== true && v !== false && v !== 0 && v !== 1) fail(`${what}: entry ${i} is ${describe(v)}; use true/1 for masked, false/0 for kept`);
     out[i] = v ? 1 : 0;
   }
   return out;
