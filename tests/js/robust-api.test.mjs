@@ -18,6 +18,8 @@
 // - lists that say they hold 2^32 - 1 valid items (a prompt's ids, a stop list) are read no
 //   further than their bounds; the tokenizer's public window, batch and token methods check
 //   their arguments (a NaN stride made windows without end; a hole a row of padding);
+//   zeroShot's hypothesisTemplate is formatted as Python's str.format(label) ({0} taken, a second
+//   {} refused); a Symbol or a null-prototype object in a message is described, not a TypeError;
 // - URLs: a folder's JSON files are at most 256 MiB, as from a folder on disk (a body that never
 //   ends, a gzip bomb or a Content-Length beyond it is an io_error, not memory grown to a crash);
 //   a redirect loop is named; the browser entry's loadModel(url) loads a gzip-encoded model and
@@ -428,4 +430,23 @@ test('a Symbol, a null-prototype object or an object whose toString throws, as a
   assert.equal(sf.mallocBytes, base);
   seq.dispose();
   enc.dispose();
+});
+
+test("zeroShot's hypothesisTemplate is formatted as Python's str.format(label): {0} and {{ }} are taken, what Python refuses is refused by name", async () => {
+  const nli = await sf.loadPretrained(join(DATA, 'hf', 'roberta_nli'));
+  const text = 'The team won the match last night.';
+  const labels = ['sports', 'politics'];
+  const plain = nli.zeroShot(text, labels, { hypothesisTemplate: 'This is about {}.' });
+  assert.deepEqual(nli.zeroShot(text, labels, { hypothesisTemplate: 'This is about {0}.' }), plain);
+  assert.deepEqual(nli.zeroShot(text, labels, { hypothesisTemplate: 'This is about {00}.' }), plain);
+  const braces = nli.zeroShot(text, labels, { hypothesisTemplate: '{{about}} {}' });  // the hypothesis '{about} sports'
+  assert.deepEqual([...braces.labels].sort(), [...labels].sort());
+  for (const [template, why] of [  // IndexError, KeyError, ValueError in Python; fields it formats and simdformer does not
+    ['{} and {}', /has '\{\}': it is formatted as Python's str\.format\(label\)/], ['This is {1}.', /has '\{1\}'/],
+    ['This is {label}.', /has '\{label\}'/], ['{} or {0}', /has '\{0\}'/], ['a } b {}', /has a lone '\}'/], ['a { b', /has '\{'/],
+    ['{:>9}', /has '\{:>9\}'/], ['no slot', /has no \{\} where the label goes/],
+  ]) {
+    assert.throws(() => nli.zeroShot(text, labels, { hypothesisTemplate: template }), error('invalid_argument', why), template);
+  }
+  nli.dispose();
 });
