@@ -9,6 +9,7 @@ import { Simdformer, initOptions, instantiate } from './lib/instance.mjs';
 import { wasmSimdSupported } from './lib/simd-detect.mjs';
 import { startThreadsInBackground, threadedModuleOptions } from './lib/threads.mjs';
 import { chooseBuild } from './lib/wasm-build.mjs';
+import { download } from './lib/url-files.mjs';
 
 export { BUNDLED_MODELS, Model, Simdformer, SimdformerError, TextModel, bundledModelUrl, forgetModel, keptModels, wasmSimdSupported };
 
@@ -18,22 +19,19 @@ async function readSource(source, progress) {
   if (typeof source !== 'string' && !(source instanceof URL)) {
     throw new SimdformerError('model source must be bytes or a URL in the browser');
   }
-  const response = await fetch(source);
-  if (!response.ok) throw new SimdformerError(`cannot fetch model '${source}': HTTP ${response.status}`, 'io_error');
-  const total = Number(response.headers.get('content-length')) || 0;
-  if (!response.body || !total) return new Uint8Array(await response.arrayBuffer());
-  const bytes = new Uint8Array(total);
-  const reader = response.body.getReader();
-  let loaded = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    if (loaded + value.length > total) throw new SimdformerError(`model '${source}' is larger than its Content-Length`, 'io_error');
-    bytes.set(value, loaded);
-    loaded += value.length;
-    progress({ stage: 'download', loaded, total });
+  // The body as loadPretrained downloads a file (url-files.mjs download): a Content-Length that
+  // counts a Content-Encoding's bytes is no limit (a gzip-encoded model was refused as 'larger than
+  // its Content-Length'), no buffer is made from an announced length (2^40 was a RangeError, and a
+  // lying server made the page allocate it), and a failed fetch or a body cut short is an
+  // io_error naming the model (they were raw TypeErrors, 'fetch failed' and 'terminated').
+  let response;
+  try {
+    response = await fetch(source);
+  } catch (e) {
+    throw new SimdformerError(`cannot fetch model '${source}': ${e?.cause?.message ?? e?.message ?? e}`, 'io_error');
   }
-  return bytes.subarray(0, loaded);
+  if (!response.ok) throw new SimdformerError(`cannot fetch model '${source}': HTTP ${response.status}`, 'io_error');
+  return download(response, `model '${source}'`, ({ loaded, total }) => progress({ stage: 'download', loaded, total }));
 }
 
 /**

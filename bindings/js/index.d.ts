@@ -831,7 +831,7 @@ export interface GenerateTextOptions {
   topP?: number;
   /** Seed of the sampler (SplitMix64): the same seed repeats a run. Default: random, reported in the result. */
   seed?: number;
-  /** Token ids and/or texts that end a continuation (up to 1024 different ids). Default: the eos tokens, model.eosTokenIds (give them too when you set stop). */
+  /** Token ids and/or texts that end a continuation (up to 1024 different ids, and at most 65,536 items). Default: the eos tokens, model.eosTokenIds (give them too when you set stop). */
   stop?: number | string | readonly (number | string)[];
   /** Every token as it is chosen. Returning false stops all prompts; throwing rejects with that error; a promise is awaited. */
   onToken?: (event: TokenEvent) => void | boolean | Promise<void | boolean>;

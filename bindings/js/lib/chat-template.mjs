@@ -111,9 +111,13 @@ function checkMessages(messages, where) {
   if (!Array.isArray(messages)) empty();
   const tooMany = (n) => fail(`${where}: ${n} messages are more than any chat template can read within its budget of ${STEP_LIMIT} steps`);
   const list = readList(messages, (m, i) => {
-    if (!isPlainObject(m) || typeof m.role !== 'string') fail(`${where}: messages[${i}] must be an object with a string role, got ${describe(m)}`);
-    if (!(typeof m.content === 'string' || Array.isArray(m.content) || m.content === null || m.content === undefined)) {
-      fail(`${where}: messages[${i}].content must be a string or a list of parts, got ${describe(m.content)}`);
+    // Own role and content: the template gets a copy of the message's own keys (templateCopy), so
+    // a role inherited from Object.prototype would pass here and be absent there.
+    const own = (key) => (isPlainObject(m) && Object.hasOwn(m, key) ? m[key] : undefined);
+    if (typeof own('role') !== 'string') fail(`${where}: messages[${i}] must be an object with a string role, got ${describe(m)}`);
+    const content = own('content');
+    if (!(typeof content === 'string' || Array.isArray(content) || content === null || content === undefined)) {
+      fail(`${where}: messages[${i}].content must be a string or a list of parts, got ${describe(content)}`);
     }
   }, MAX_MESSAGES, tooMany);
   return list.length ? list : empty();
@@ -213,11 +217,19 @@ export async function renderChat(chat, messages, options = {}, where = 'applyCha
   const known = ['addGenerationPrompt', 'tools', 'documents', 'template', 'variables'];
   for (const key of Object.keys(options)) if (!known.includes(key)) fail(`${where}: unknown option '${key}' (known: ${known.join(', ')})`);
   const list = checkMessages(messages, where);
-  const { addGenerationPrompt = false, documents, variables = {} } = options;
-  const tools = readTools(options.tools, where);
+  // Own properties only, as options.mjs reads every options object: a key set on Object.prototype
+  // (template, documents, addGenerationPrompt, ...) must not change a call.
+  // (Defaults for undefined only: null is refused below, as before.)
+  const own = (key, fallback) => {
+    if (!Object.hasOwn(options, key)) return fallback;
+    const v = options[key];
+    return v === undefined ? fallback : v;
+  };
+  const addGenerationPrompt = own('addGenerationPrompt', false), documents = own('documents'), variables = own('variables', {});
+  const tools = readTools(own('tools'), where);
   if (typeof addGenerationPrompt !== 'boolean') fail(`${where}: addGenerationPrompt must be true or false, got ${describe(addGenerationPrompt)}`);
   if (!isPlainObject(variables)) fail(`${where}: variables must be an object, got ${describe(variables)}`);
-  const source = chooseTemplate(chat, { template: options.template, tools }, where);
+  const source = chooseTemplate(chat, { template: own('template'), tools }, where);
   const { Template, Environment, Interpreter } = await jinjaLibrary();
   let compiled;
   try {

@@ -17,11 +17,25 @@ import { fail } from './errors.mjs';
 import { insideFolder } from './file-names.mjs';
 import { describe } from './options.mjs';
 
-/** Bytes already in JS memory, served in slices. */
-export function memoryBinary(bytes) {
+/**
+ * Bytes already in JS memory, served in slices. The caller's buffer is not copied (weights are
+ * large), and the loader reads it tensor by tensor while onProgress runs: a buffer detached
+ * (transferred) or resized meanwhile would give a short slice, which set() copies without a word,
+ * leaving the rest of the wasm block as it was (stale heap bytes in the weights). Such a read is
+ * an io_error naming the file.
+ */
+export function memoryBinary(bytes, name = 'model.safetensors') {
+  const size = bytes.length;
   return {
-    size: bytes.length,
-    readInto(offset, dest) { dest.set(bytes.subarray(offset, offset + dest.length)); },
+    size,
+    readInto(offset, dest) {
+      // (A detached or out-of-bounds view has length 0; subarray() of one would throw a TypeError.)
+      if (bytes.length !== size) {
+        fail(`${name} changed while it was read: ${size} bytes when the load began, ${bytes.length} now `
+          + '(its ArrayBuffer was detached or resized)', 'io_error');
+      }
+      dest.set(bytes.subarray(offset, offset + dest.length));
+    },
   };
 }
 
@@ -56,7 +70,7 @@ export function filesFileSet(files, { signal }) {
     },
     async binary(name, namedBy) {
       const f = find(name, namedBy);
-      return f ? memoryBinary(await fileBytes(f, name, signal)) : null;
+      return f ? memoryBinary(await fileBytes(f, name, signal), name) : null;
     },
     async exists(name, namedBy) { return find(name, namedBy) !== undefined; },
     close() {},
@@ -137,7 +151,7 @@ export function objectFileSet(source) {
   return {
     label: 'the given objects',
     async text(name, namedBy) { const f = find(name, namedBy); return f ? f.text ?? memoryText(f.bytes) : null; },
-    async binary(name, namedBy) { const f = find(name, namedBy); return f?.bytes ? memoryBinary(f.bytes) : null; },
+    async binary(name, namedBy) { const f = find(name, namedBy); return f?.bytes ? memoryBinary(f.bytes, name) : null; },
     async exists(name, namedBy) { return find(name, namedBy) !== undefined; },
     close() {},
   };

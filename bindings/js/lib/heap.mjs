@@ -71,24 +71,18 @@ export class CallHeap {
     return p;
   }
 
-  f32(values) {
-    if (!values) return 0;
-    const p = this.alloc(values.length * 4);
-    writeHeap(this.module, Float32Array, p, values);
-    return p;
-  }
+  f32(values) { return values ? this.#copyIn(Float32Array, values) : 0; }
+  i32(values) { return values ? this.#copyIn(Int32Array, values) : 0; }
+  u8(values) { return values ? this.#copyIn(Uint8Array, values) : 0; }
 
-  i32(values) {
-    if (!values) return 0;
-    const p = this.alloc(values.length * 4);
-    writeHeap(this.module, Int32Array, p, values);
-    return p;
-  }
-
-  u8(values) {
-    if (!values) return 0;
-    const p = this.alloc(values.length);
-    writeHeap(this.module, Uint8Array, p, values);
+  // The block is sized from the array that is copied, read once. Anything but a genuine typed
+  // array of Type (a Proxy of one passes instanceof, and its length can differ from one read to
+  // the next) is first copied into one: sized from one read of its length and written from
+  // another, it overran its malloc block (a trap, or other blocks overwritten).
+  #copyIn(Type, values) {
+    const genuine = ArrayBuffer.isView(values) && values instanceof Type ? values : Type.from(values);
+    const p = this.alloc(genuine.length * Type.BYTES_PER_ELEMENT);
+    writeHeap(this.module, Type, p, genuine);
     return p;
   }
 

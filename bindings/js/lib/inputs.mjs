@@ -2,9 +2,13 @@
 // padded arrays the engine takes, validating as it goes.
 import { fail } from './errors.mjs';
 import { describe } from './options.mjs';
-import { denseList } from './text-inputs.mjs';
+import { denseList, readList } from './text-inputs.mjs';
 
 const isTyped = (x) => ArrayBuffer.isView(x) && !(x instanceof DataView);
+// Values in messages go through describe() or this: a template literal of a Symbol, of a
+// null-prototype object or of one whose toString throws turned the error into a TypeError (or
+// the caller's own error) while it was being written. ('Int32Array', never the caller's code.)
+const typeName = (x) => Object.prototype.toString.call(x).slice(8, -1);
 
 /**
  * Float values as a Float32Array: a Float32Array as is, a Float64Array converted, a plain array
@@ -12,15 +16,26 @@ const isTyped = (x) => ArrayBuffer.isView(x) && !(x instanceof DataView);
  * numbers; a BigInt would throw a TypeError).
  */
 export function floatArray(values, what) {
-  if (values instanceof Float32Array) return values;
-  if (values instanceof Float64Array) return Float32Array.from(values);
-  if (isTyped(values)) fail(`${what}: expected a Float32Array or Float64Array, got ${values.constructor.name}`);
+  // isTyped (ArrayBuffer.isView): a Proxy of a Float32Array passes instanceof, and is no typed array.
+  if (isTyped(values) && (values instanceof Float32Array || values instanceof Float64Array)) return floatCopy(values);
+  if (isTyped(values)) fail(`${what}: expected a Float32Array or Float64Array, got ${typeName(values)}`);
   if (!Array.isArray(values)) fail(`${what}: expected an array of numbers, got ${describe(values)}`);
-  for (let i = 0; i < values.length; i++) {
-    if (typeof values[i] !== 'number') fail(`${what}: element ${i} is ${describe(values[i])}, not a number`);
-  }
-  return Float32Array.from(values);
+  // Each element read once: the one checked is the one converted (a getter could give a number to
+  // the check and an object with a valueOf to the conversion).
+  return Float32Array.from(readList(values, (v, i) => {
+    if (typeof v !== 'number') fail(`${what}: element ${i} is ${describe(v)}, not a number`);
+  }));
 }
+
+/**
+ * A Float32Array copy of a Float32Array or Float64Array, made where the values are checked: the
+ * caller's array is read once, as text-inputs.mjs reads arrays. Checking the caller's own array
+ * and copying it into wasm memory later let code that runs in between (a getter or Proxy of a
+ * later argument or option, a mask's elements) write NaN into it, detach its buffer or shrink a
+ * resizable one: the work then got unchecked values, or a short block that C++ read past.
+ * (A detached or out-of-bounds view has length 0, and copying one would throw a TypeError.)
+ */
+const floatCopy = (values) => (values.length === 0 ? new Float32Array(0) : new Float32Array(values));
 
 export function isBatch(input, tokens) {
   if (!Array.isArray(input) || input.length === 0) return false;
@@ -34,14 +49,19 @@ export function isBatch(input, tokens) {
 export function vectorSequence(seq, d, what) {
   let flat;
   if (isTyped(seq)) {
-    if (!(seq instanceof Float32Array) && !(seq instanceof Float64Array)) fail(`${what}: expected a Float32Array, got ${seq.constructor.name}`);
-    flat = seq instanceof Float32Array ? seq : Float32Array.from(seq);
+    if (!(seq instanceof Float32Array) && !(seq instanceof Float64Array)) fail(`${what}: expected a Float32Array, got ${typeName(seq)}`);
+    flat = floatCopy(seq);
   } else if (Array.isArray(seq)) {
     if (seq.length && (Array.isArray(seq[0]) || isTyped(seq[0]))) {
-      flat = new Float32Array(seq.length * d);
-      denseList(seq, `${what}: row`).forEach((row, i) => {
-        if (!row || row.length !== d) fail(`${what}: row ${i} has ${row ? row.length : 'no'} values, expected d_model=${d}`);
-        flat.set(floatArray(row, `${what}: row ${i}`), i * d);
+      // Sizes from the copies, not from what the caller's arrays said before (a Proxy's length can
+      // change between two reads).
+      const rows = denseList(seq, `${what}: row`);
+      flat = new Float32Array(rows.length * d);
+      rows.forEach((row, i) => {
+        if (!row || (!Array.isArray(row) && !isTyped(row))) fail(`${what}: row ${i} has no values, expected d_model=${d}`);
+        const values = floatArray(row, `${what}: row ${i}`);
+        if (values.length !== d) fail(`${what}: row ${i} has ${values.length} values, expected d_model=${d}`);
+        flat.set(values, i * d);
       });
     } else {
       flat = floatArray(seq, what);
@@ -64,7 +84,7 @@ export function tokenSequence(seq, vocab, what) {
   const out = new Int32Array(seq.length);
   for (let i = 0; i < seq.length; i++) {
     const t = seq[i];
-    if (!Number.isInteger(t) || t < 0 || t >= vocab) fail(`${what}: token ${t} at index ${i} is not an id in [0, ${vocab})`);
+    if (!Number.isInteger(t) || t < 0 || t >= vocab) fail(`${what}: token ${describe(t)} at index ${i} is not an id in [0, ${vocab})`);
     out[i] = t;
   }
   return out;
@@ -78,7 +98,7 @@ export function maskArray(mask, n, what) {
   const out = new Uint8Array(n);
   for (let i = 0; i < n; i++) {
     const v = mask[i];
-    if (v !== true && v !== false && v !== 0 && v !== 1) fail(`${what}: entry ${i} is ${v}; use true/1 for masked, false/0 for kept`);
+    if (v !== true && v !== false && v !== 0 && v !== 1) fail(`${what}: entry ${i} is ${describe(v)}; use true/1 for masked, false/0 for kept`);
     out[i] = v ? 1 : 0;
   }
   return out;
@@ -94,11 +114,15 @@ export function matrix(m, rows, cols, what, { allowNegInf = false } = {}) {
     flat = floatArray(m.data, `${what}.data`);
   } else if (Array.isArray(m) && m.length && (Array.isArray(m[0]) || isTyped(m[0]))) {
     if (m.length !== rows) fail(`${what}: has ${m.length} rows, expected ${rows}`);
+    const list = denseList(m, `${what}: row`);  // sizes from the copies, as in vectorSequence
+    if (list.length !== rows) fail(`${what}: has ${list.length} rows, expected ${rows}`);
     flat = new Float32Array(rows * cols);
-    denseList(m, `${what}: row`).forEach((row, i) => {
+    list.forEach((row, i) => {
       if (!Array.isArray(row) && !isTyped(row)) fail(`${what}: row ${i} is ${describe(row)}, not an array`);
       if (row.length !== cols) fail(`${what}: row ${i} has ${row.length} values, expected ${cols}`);
-      flat.set(floatArray(row, `${what}: row ${i}`), i * cols);
+      const values = floatArray(row, `${what}: row ${i}`);
+      if (values.length !== cols) fail(`${what}: row ${i} has ${values.length} values, expected ${cols}`);
+      flat.set(values, i * cols);
     });
   } else if (isTyped(m) || Array.isArray(m)) {
     flat = floatArray(m, what);
@@ -180,8 +204,15 @@ export function prepareBatch(input, { tokens, d, vocab, maxLen, paddingMask, mas
 
 /** Bytes given as a Uint8Array, an ArrayBuffer or any ArrayBuffer view -> Uint8Array (no copy). */
 export function asBytes(bytes, what) {
-  if (bytes instanceof Uint8Array) return bytes;
-  if (bytes instanceof ArrayBuffer) return new Uint8Array(bytes);
-  if (ArrayBuffer.isView(bytes)) return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  return fail(`${what} must be bytes (Uint8Array, ArrayBuffer or a view of one), got ${bytes === null ? 'null' : typeof bytes}`);
+  // ArrayBuffer.isView: a Proxy of a Uint8Array passes instanceof, not isView, and is not bytes.
+  if (ArrayBuffer.isView(bytes) && bytes instanceof Uint8Array) return bytes;
+  if (!(bytes instanceof ArrayBuffer) && !ArrayBuffer.isView(bytes)) {
+    fail(`${what} must be bytes (Uint8Array, ArrayBuffer or a view of one), got ${bytes === null ? 'null' : typeof bytes}`);
+  }
+  // A detached ArrayBuffer (or a DataView of one) throws a TypeError when viewed.
+  try {
+    return bytes instanceof ArrayBuffer ? new Uint8Array(bytes) : new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  } catch (e) {
+    return fail(`${what} cannot be read: its ArrayBuffer is detached (${e?.message ?? e})`);
+  }
 }

@@ -3,6 +3,7 @@
 import { check, fail, jsonReply, translateInternalErrors } from './errors.mjs';
 import { CallHeap, heapBytes } from './heap.mjs';
 import { asBytes } from './inputs.mjs';
+import { memoryBinary } from './file-sets.mjs';
 import { createLinear } from './linear-layer.mjs';
 import { Model } from './model.mjs';
 import { attention, layerNorm, positionalEncoding } from './ops.mjs';
@@ -117,7 +118,7 @@ export class Simdformer {
     }
     const progress = onProgress ?? (() => {});
     progress({ stage: 'load', loaded: 0, total: bytes.length });
-    const file = { size: bytes.length, readInto: (offset, dst) => dst.set(bytes.subarray(offset, offset + dst.length)) };
+    const file = memoryBinary(bytes, 'model source');
     const handle = loadWeights(this.#module, configText, { indexText: '', shards: [{ name: 'model.safetensors', file }] },
       { progress: () => {}, signal: undefined, weightsKind: weights, where });
     let model = null;

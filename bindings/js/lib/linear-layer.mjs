@@ -19,7 +19,7 @@ export class LinearLayer {
   /** x: Float32Array [rows * inFeatures] -> Float32Array [rows * outFeatures]. */
   forward(x) {
     if (!this.#handle) fail('this LinearLayer has been disposed', 'disposed');
-    if (!(x instanceof Float32Array)) fail('linear.forward: x must be a Float32Array');
+    x = float32Copy(x, 'linear.forward: x must be a Float32Array');
     if (x.length === 0 || x.length % this.inFeatures !== 0) fail(`linear.forward: ${x.length} values is not a whole number of rows of ${this.inFeatures}`);
     for (let i = 0; i < x.length; i++) if (!Number.isFinite(x[i])) fail(`linear.forward: x[${i}] is ${x[i]}, not a finite number`);
     const rows = x.length / this.inFeatures;
@@ -44,16 +44,29 @@ export class LinearLayer {
 disposable(LinearLayer);
 translateInternalErrors(LinearLayer);
 
+/**
+ * A Float32Array as this call's own copy, checked and copied into wasm memory from there, else
+ * `message`. A Proxy of a Float32Array passes instanceof (not ArrayBuffer.isView) and gave one
+ * length to the checks and another to the copy into wasm memory, which overran its block (a
+ * RuntimeError, and 80 KB never freed); a SharedArrayBuffer's values can change meanwhile.
+ * (A detached view has length 0, and copying one would throw a TypeError.)
+ */
+function float32Copy(values, message) {
+  if (!(ArrayBuffer.isView(values) && values instanceof Float32Array)) fail(message);
+  return values.length === 0 ? new Float32Array(0) : new Float32Array(values);
+}
+
 /** Creates a LinearLayer from an nn.Linear weight [outFeatures * inFeatures] and optional bias. */
 export function createLinear(module, weight, bias, inFeatures, outFeatures) {
   for (const [name, x] of [['inFeatures', inFeatures], ['outFeatures', outFeatures]]) {
     if (!Number.isSafeInteger(x) || x < 1) fail(`linear: ${name} must be a positive integer, got ${describe(x)}`);
   }
-  if (!(weight instanceof Float32Array) || weight.length !== inFeatures * outFeatures) {
-    fail(`linear: weight must be a Float32Array of ${outFeatures} x ${inFeatures} = ${inFeatures * outFeatures} values`);
-  }
-  if (bias !== undefined && bias !== null && (!(bias instanceof Float32Array) || bias.length !== outFeatures)) {
-    fail(`linear: bias must be a Float32Array of ${outFeatures} values`);
+  const weightMessage = `linear: weight must be a Float32Array of ${outFeatures} x ${inFeatures} = ${inFeatures * outFeatures} values`;
+  weight = float32Copy(weight, weightMessage);
+  if (weight.length !== inFeatures * outFeatures) fail(weightMessage);
+  if (bias !== undefined && bias !== null) {
+    bias = float32Copy(bias, `linear: bias must be a Float32Array of ${outFeatures} values`);
+    if (bias.length !== outFeatures) fail(`linear: bias must be a Float32Array of ${outFeatures} values`);
   }
   const heap = new CallHeap(module);
   const handle = createHandle(module, 'linear');

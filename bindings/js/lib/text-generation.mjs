@@ -25,6 +25,10 @@ const chatOptions = () => ({
 });
 
 const MAX_STOP_TOKENS = 1024;  // kMaxStopTokens in model/decoding.h
+// A stop list is read no further than this many items (at most 1024 different ids, and the texts
+// are each searched for at every step): a Proxy saying it holds 2^32 - 1 valid items was read
+// item by item for minutes. (A wrong item before it is named as such, holes included.)
+const MAX_STOP_ITEMS = 65536;
 
 // As Hugging Face reads them: top_k 0 is no top-k filter and one above the vocabulary keeps it
 // all (TopKLogitsWarper's min(top_k, vocab)); top_p in [0, 1], 0 keeping the best token.
@@ -63,8 +67,13 @@ function promptIds(prompt, i, tokenizer, info) {
   const check = (id, k) => {
     if (!Number.isSafeInteger(id) || id < 0 || id >= info.vocab_size) fail(`${where}: token id ${describe(id)} at index ${k} is outside [0, ${info.vocab_size})`);
   };
-  // An array is read once, id by id (a hole is refused at once, however long the array says it is).
-  const ids = Array.isArray(prompt) ? Int32Array.from(readList(prompt, check)) : Int32Array.from(prompt, (id, k) => { check(id, k); return id; });
+  // An array is read once, id by id (a hole is refused at once, however long the array says it
+  // is), and no further than the model's positions: a prompt that long is too long whatever
+  // follows. (A Proxy saying it holds 2^32 - 1 valid ids was read for minutes, into an array.)
+  const n = prompt.length;
+  const ids = Array.isArray(prompt)
+    ? Int32Array.from(readList(prompt, (id, k) => { if (k >= info.max_positions) tooLong(where, n, info); check(id, k); }))
+    : Int32Array.from(prompt, (id, k) => { check(id, k); return id; });
   if (!ids.length) fail(`${where} has no token ids`);
   if (ids.length >= info.max_positions) tooLong(where, ids.length, info);
   return ids;
@@ -128,7 +137,9 @@ function readStop(stop, info, generation) {
   if (stop === undefined) {
     for (const id of defaultStopIds(info, generation)) ids.add(id);
   } else {
-    readList(Array.isArray(stop) ? stop : [stop], (s, k) => {
+    const list = Array.isArray(stop) ? stop : [stop], n = list.length;
+    readList(list, (s, k) => {
+      if (k >= MAX_STOP_ITEMS) fail(`generateText: stop holds ${n} items, more than the ${MAX_STOP_ITEMS} a stop list may have`);
       if (typeof s === 'string' && s.length > 0) texts.add(s);
       else if (Number.isSafeInteger(s) && s >= 0 && s < info.vocab_size) ids.add(s);
       else fail(`generateText: stop[${k}] must be a token id in [0, ${info.vocab_size}) or a non-empty text, got ${describe(s)}`);

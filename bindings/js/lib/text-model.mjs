@@ -27,6 +27,19 @@ import { textItems } from './text-inputs.mjs';
 import { defaultStopIds, generateText } from './text-generation.mjs';
 import { renderChat } from './chat-template.mjs';
 
+// info is the model's own and handed out as is (model.info): frozen whole, not only at the top.
+// Its lists and objects (eos_token_ids, config with label2id and architectures, rotary) are read
+// by every later call, and a caller that pushed to model.info.eos_token_ids made every
+// generateText fail ('stop token 999999 is outside [0, 1057)'), or changed zeroShot's entailment
+// label or a cross-encoder's activation through model.info.config.
+function deepFreeze(value) {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const child of Object.values(value)) deepFreeze(child);
+  }
+  return value;
+}
+
 export class TextModel {
   #module;
   #handle;
@@ -44,7 +57,7 @@ export class TextModel {
   constructor(module, handle, info, tokenizer, pooling, { chat = null, generation = {} } = {}) {
     this.#module = module;
     this.#handle = handle;
-    this.#info = Object.freeze(info);
+    this.#info = deepFreeze(info);
     this.#tokenizer = tokenizer;
     this.#pooling = pooling;
     this.#chat = chat;
@@ -361,7 +374,9 @@ export class TextModel {
       if (options !== undefined && (options === null || typeof options !== 'object' || Array.isArray(options))) {
         fail(`applyChatTemplate: options must be an object, got ${describe(options)}`);
       }
-      const { tokenize = false, ...rest } = options ?? {};
+      // tokenize read as an own property (the rest are read so by renderChat): Object.prototype's is none.
+      const { tokenize: given, ...rest } = options ?? {};
+      const tokenize = options !== undefined && Object.hasOwn(options, 'tokenize') && given !== undefined ? given : false;
       if (typeof tokenize !== 'boolean') fail(`applyChatTemplate: tokenize must be true or false, got ${typeof tokenize}`);
       const text = await renderChat(this.#chat, messages, rest, 'applyChatTemplate');
       return tokenize ? this.#tokenizer.encodeWithoutSpecialTokens(text) : text;

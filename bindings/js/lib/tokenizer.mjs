@@ -11,8 +11,8 @@
 //    long second text (truncation only_second with a stride), as question answering needs them;
 //  - convert_tokens_to_string (the decoder on token strings), as the pipelines build words.
 import { SimdformerError, fail } from './errors.mjs';
-import { describe } from './options.mjs';
-import { readList } from './text-inputs.mjs';
+import { boolean, describe, readOptions } from './options.mjs';
+import { denseList, readList, stringList } from './text-inputs.mjs';
 import { NEW_TOKENS, withTokenizerClass } from './config-normalizer.mjs';
 import { checkTokenizerJson } from './tokenizer-checks.mjs';
 import { byteLevelSpans, metaspaceOffsets, tokenOffsets, trimByteLevelSpans } from './token-offsets.mjs';
@@ -163,8 +163,9 @@ export class TextTokenizer {
     const list = readList(Array.isArray(ids) ? ids : Array.from(ids), (id, i) => {
       if (!Number.isSafeInteger(id) || id < 0 || id >= this.#rows) fail(`decode: ids[${i}] is ${describe(id)}, not a token id in [0, ${this.#rows})`);
     });
-    const skip = options?.skipSpecialTokens ?? false;
-    if (skip !== true && skip !== false) fail(`decode: skipSpecialTokens must be true or false, got ${describe(skip)}`);
+    // Read as every options object is (options.mjs): own keys only, so Object.prototype's
+    // skipSpecialTokens changes nothing, and a misspelt key is refused, not ignored.
+    const skip = readOptions(options, { skipSpecialTokens: boolean() }, 'decode').skipSpecialTokens;
     if (list.length === 0) return '';
     return this.#library('decode', () => this.#tokenizer.decode(list, { skip_special_tokens: skip }));
   }
@@ -176,6 +177,7 @@ export class TextTokenizer {
    * word, stands for its own UTF-8 bytes, as in the Rust decoder).
    */
   convertTokensToString(tokens) {
+    tokens = stringList(tokens, 'convertTokensToString: tokens');  // (read once; was a TypeError for a non-array)
     if (tokens.length === 0) return '';
     if (this.#byteDecoder) {
       const bytes = [];
@@ -247,10 +249,16 @@ export class TextTokenizer {
    */
   encodeOne(input, maxLength, truncation = 'longest_first') {
     const pair = Array.isArray(input);
-    if (pair && !(input.length === 2 && typeof input[0] === 'string' && typeof input[1] === 'string')) {
+    // The pair read once (a getter could hand the check a string and the tokenizer something else).
+    const [textA, textB] = pair ? [input.length === 2 ? input[0] : undefined, input[1]] : [input, null];
+    if (pair && (typeof textA !== 'string' || typeof textB !== 'string')) {
       fail(`encodeOne: input must be a text or a [text, textPair] pair of strings, got ${describe(input)}`);
     }
-    const [textA, textB] = pair ? input : [input, null];
+    // The strategies it has; any other name (a typo, HF's 'only_second' or true) is refused, not
+    // run as longest_first.
+    if (truncation !== 'longest_first' && truncation !== 'only_first') {
+      fail(`encodeOne: truncation must be 'longest_first' or 'only_first', got ${describe(truncation)}`);
+    }
     const template = pair ? this.#templates.pair : this.#templates.single;
     if (!Number.isSafeInteger(maxLength)) fail(`encodeOne: maxLength must be an integer (tokens, special tokens included), got ${describe(maxLength)}`);
     if (maxLength < template.specials + 1) fail(`maxLength ${maxLength} leaves no room for text next to ${template.specials} special tokens`);
@@ -276,6 +284,7 @@ export class TextTokenizer {
    * pair template. Every window also has wordIds (the context's words, null elsewhere).
    */
   encodeWindows(question, context, maxLength, stride) {
+    windowSizes('encodeWindows', maxLength, stride);
     const template = this.#templates.pair;
     const q = this.#content(question), c = this.#content(context, { words: true });
     const total = template.specials + q.ids.length + c.ids.length;
@@ -300,6 +309,7 @@ export class TextTokenizer {
    * single-text template. Offsets stay those of the whole text.
    */
   encodeTextWindows(text, maxLength, stride) {
+    windowSizes('encodeTextWindows', maxLength, stride);
     const template = this.#templates.single;
     if (maxLength < template.specials + 1) fail(`maxLength ${maxLength} leaves no room for text next to ${template.specials} special tokens`);
     const c = this.#content(text);
@@ -401,11 +411,23 @@ export class TextTokenizer {
    */
   encodeBatch(inputs, maxLength, truncation = 'longest_first') {
     if (!Array.isArray(inputs)) fail(`encodeBatch: inputs must be an array of texts or [text, textPair] pairs, got ${describe(inputs)}`);
-    return this.padBatch(inputs.map((x) => this.encodeOne(x, maxLength, truncation)));
+    // denseList: map() skips a hole, and padBatch then made its row all padding (attentionMask 0)
+    // -- a hole run as an empty text, which every other batch refuses (text-inputs.mjs).
+    return this.padBatch(denseList(inputs, 'encodeBatch: inputs').map((x) => this.encodeOne(x, maxLength, truncation)));
   }
 
   /** Encoded sequences (encodeOne, encodeWindows) -> the padded batch of encodeBatch. */
   padBatch(sequences) {
+    // Checked like every batch: a hole was a row of padding, and a wrong item a TypeError.
+    if (!Array.isArray(sequences)) fail(`padBatch: sequences must be an array of encoded texts (encodeOne's), got ${describe(sequences)}`);
+    sequences = denseList(sequences, 'padBatch: sequences');
+    sequences.forEach((s, b) => {
+      const n = s?.length;
+      const fits = (a) => (Array.isArray(a) || ArrayBuffer.isView(a)) && a.length === n;
+      if (!Number.isSafeInteger(n) || n < 0 || !fits(s.ids) || !fits(s.typeIds)) {
+        fail(`padBatch: sequences[${b}] must be an encoded text (encodeOne's: length, and ids and typeIds of that length), got ${describe(s)}`);
+      }
+    });
     const n = sequences.reduce((m, s) => (s.length > m ? s.length : m), 0);
     const B = sequences.length;
     const ids = new Int32Array(B * n).fill(this.padId), typeIds = new Int32Array(B * n), attentionMask = new Uint8Array(B * n);
@@ -416,6 +438,15 @@ export class TextTokenizer {
     });
     return { sequences, nBatch: B, nSeq: n, ids, typeIds, attentionMask };
   }
+}
+
+// The window methods' sizes, as encodeOne checks maxLength (the task heads read theirs as options
+// first): a stride of NaN or a string passed 'stride >= room' and made windows that never reached
+// the end (strideWindows stepped by NaN for ever, growing its list until the process died);
+// negative or fractional ones cut windows no tokenizer cuts (Rust's stride is a usize).
+function windowSizes(what, maxLength, stride) {
+  if (!Number.isSafeInteger(maxLength)) fail(`${what}: maxLength must be an integer (tokens, special tokens included), got ${describe(maxLength)}`);
+  if (!Number.isSafeInteger(stride) || stride < 0) fail(`${what}: stride must be an integer >= 0 (tokens neighbouring windows share), got ${describe(stride)}`);
 }
 
 // Metaspace prepends ▁ to each word, aligned with the word's first character: a lone ▁ token

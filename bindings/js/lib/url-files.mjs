@@ -19,6 +19,12 @@ import { describe } from './options.mjs';
 // revision of a model changes them; the Hub's ETag of a weights file is its content hash).
 const VALIDATORS = ['model.safetensors', 'model.safetensors.index.json'];
 
+// A JSON or text file (config, tokenizer, index) is at most this large, as from a folder on disk
+// (node/files.mjs). Checked against the Content-Length before the body is read and while it
+// arrives: a server that streams a config.json without end, or a gzip bomb (a Content-Length that
+// counts the small encoded body), grew JS memory until the process died.
+const MAX_TEXT_BYTES = 256 * 2 ** 20;
+
 /**
  * A folder served over HTTP(S): files are fetched relative to `base` (see model-cache.mjs for
  * the key and the file URLs). Binary files are downloaded whole into JS memory, with progress.
@@ -37,23 +43,23 @@ export function urlFileSet(base, { signal, progress, cache = 'none' }) {
   };
   const network = networkFiles(key, signal);
   const files = cache === 'browser' ? keptFiles(key, { network, urlOf, signal, progress }) : network;
-  const read = async (name, namedBy, report) => {
+  const read = async (name, namedBy, report, limit) => {
     const r = await files.get(urlOf(name, namedBy), name);
     if (r === null) return null;
-    if (!r.kept) return files.arrived(name, r, await download(r.response, name, report, signal));
-    const bytes = await download(r.response, name, () => {}, signal);
+    if (!r.kept) return files.arrived(name, r, await download(r.response, name, report, signal, limit));
+    const bytes = await download(r.response, name, () => {}, signal, limit);
     report({ stage: 'download', file: name, loaded: bytes.length, total: bytes.length });
     return bytes;
   };
   return {
     label: key,
     async text(name, namedBy) {
-      const bytes = await read(name, namedBy, () => {});
+      const bytes = await read(name, namedBy, () => {}, MAX_TEXT_BYTES);
       return bytes === null ? null : memoryText(bytes);
     },
     async binary(name, namedBy) {
-      const bytes = await read(name, namedBy, progress);
-      return bytes === null ? null : memoryBinary(bytes);
+      const bytes = await read(name, namedBy, progress, Infinity);
+      return bytes === null ? null : memoryBinary(bytes, name);
     },
     exists: (name, namedBy) => files.exists(urlOf(name, namedBy), name),
     loaded: () => files.loaded(),
@@ -98,6 +104,9 @@ function networkFiles(label, signal) {
 // answer is an opaque redirect, so the message can say what happened.
 async function whyUnreachable(url, error, signal) {
   const message = error?.cause?.message ?? error?.message ?? String(error);
+  // Node's fetch names a redirect loop (20 redirects followed); asked again without following,
+  // its answer is a redirect too, which the CORS explanation below would misread.
+  if (/redirect count exceeded/i.test(message)) return `the server redirects it again and again (a redirect loop?): ${message}`;
   try {
     const r = await fetch(url, { redirect: 'manual', signal });
     if (r.type === 'opaqueredirect' || (r.status >= 300 && r.status < 400)) {
@@ -187,10 +196,17 @@ async function revalidate(record, { network, urlOf, progress, signal }) {
 // counts the encoded bytes (fetch hands over the decoded ones), and a cross-origin response
 // ('cors') hides its Content-Encoding, so then the total is unknown (0) and nothing is compared
 // (the browser itself fails a body cut short of its length).
-async function download(response, name, progress, signal) {
+// limit: the most bytes the file may have (MAX_TEXT_BYTES for text, Infinity for weights). Also
+// the browser entry's loadModel(url).
+export async function download(response, name, progress, signal, limit = Infinity) {
   const declared = Number(response.headers.get('content-length'));
   const encoded = (response.headers.get('content-encoding') ?? 'identity') !== 'identity' || response.type === 'cors';
   const total = !encoded && Number.isSafeInteger(declared) && declared > 0 ? declared : 0;
+  const tooLarge = (n) => `${name} has ${n} bytes or more, more than the ${limit} a JSON or text file may have`;
+  if (total > limit) {
+    response.body?.cancel().catch(() => {});
+    fail(tooLarge(total), 'io_error');
+  }
   const chunks = [];
   let loaded = 0;
   const reader = response.body?.getReader();
@@ -204,13 +220,16 @@ async function download(response, name, progress, signal) {
       if (done) break;
       chunks.push(value);
       loaded += value.length;
+      if (loaded > limit) throw new RangeError('too large');  // the catch cancels the reader and says so
       progress({ stage: 'download', file: name, loaded, total: Math.max(total, loaded) });
     }
   } catch (e) {
     reader?.cancel().catch(() => {});
     throwIfAborted(signal);
+    if (loaded > limit) fail(tooLarge(loaded), 'io_error');
     fail(`${name}: the download failed: ${e?.message ?? e}`, 'io_error');
   }
+  if (loaded > limit) fail(tooLarge(loaded), 'io_error');
   if (total && loaded !== total) fail(`${name}: received ${loaded} bytes, the server announced ${total}`, 'io_error');
   if (!reader) progress({ stage: 'download', file: name, loaded, total: loaded });
   return joined(chunks, loaded);

@@ -35,11 +35,33 @@ export function candidateLabels(labels) {
   return list;
 }
 
-/** hypothesisTemplate with {} replaced by the label (Python's str.format with one field). */
+/**
+ * hypothesisTemplate.format(label), as the pipeline makes each hypothesis (Python's str.format
+ * with the label as its one argument): '{}' or '{0}' (any number of times) is the label, '{{' and
+ * '}}' are braces. What Python refuses is refused by name: a second '{}' (index 1 of one label),
+ * '{1}' or '{name}', mixed '{}' and '{0}', a lone brace; and as the pipeline refuses a template
+ * that formats to itself (no field), so is one here. Conversions, format specs and '{0[0]}' /
+ * '{0.x}' are refused as unsupported. (replaceAll('{}') took '{} and {}' -- an IndexError in
+ * Python -- and refused 'This is {0}.', which the pipeline takes.)
+ */
 export function hypothesis(template, label) {
-  if (!template.includes('{}')) fail(`zeroShot: hypothesisTemplate ${describe(template)} has no {} where the label goes`);
-  return template.replaceAll('{}', label);
+  let out = '', auto = 0, manual = false;
+  for (let i = 0; i < template.length; i++) {
+    const c = template[i];
+    if ((c === '{' || c === '}') && template[i + 1] === c) { out += c; i++; continue; }
+    if (c !== '{') { out += c === '}' ? badTemplate(template, "a lone '}'") : c; continue; }
+    const end = template.indexOf('}', i + 1), field = template.slice(i + 1, end);
+    // A field Python refuses with one value (or that simdformer does not format): named.
+    if (end < 0 || (field ? auto || !/^0+$/.test(field) : manual || auto++)) badTemplate(template, `'${end < 0 ? '{' : `{${field}}`}'`);
+    manual ||= field !== '';
+    out += label;
+    i = end;
+  }
+  return out === template ? badTemplate(template, 'no {} where the label goes') : out;
 }
+
+const badTemplate = (template, what) => fail(`zeroShot: hypothesisTemplate ${describe(template)} has ${what}: `
+  + "it is formatted as Python's str.format(label), where only {} or {0} (the label), '{{' and '}}' are valid");
 
 // softmax(x), shifted by the max (Math.exp overflows past 709: Infinity / Infinity is NaN).
 function softmax(x) {
