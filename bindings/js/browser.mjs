@@ -21,9 +21,9 @@ async function readSource(source, progress) {
   }
   // The body as loadPretrained downloads a file (url-files.mjs download): a Content-Length that
   // counts a Content-Encoding's bytes is no limit (a gzip-encoded model was refused as 'larger than
-  // its Content-Length'), no buffer is made from an announced length (2^40 was a RangeError, and a
-  // lying server made the page allocate it), and a failed fetch or a body cut short is an
-  // io_error naming the model (they were raw TypeErrors, 'fetch failed' and 'terminated').
+  // its Content-Length'), an announced length is a buffer only where one can be made (2^40 was a
+  // RangeError) and up to 2 GiB, and a failed fetch or a body cut short is an io_error naming the
+  // model (they were raw TypeErrors, 'fetch failed' and 'terminated').
   let response;
   try {
     response = await fetch(source);

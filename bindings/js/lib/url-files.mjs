@@ -210,6 +210,13 @@ export async function download(response, name, progress, signal, limit = Infinit
   const chunks = [];
   let loaded = 0;
   const reader = response.body?.getReader();
+  // Where the length is announced, the body goes straight into one buffer of that length: a
+  // 500 MB model is held once, not as its chunks and then their join (twice its size at the
+  // peak). A length no buffer can be made for (a lying 2^40) is no error by itself: the chunks
+  // are kept instead, and the body is still held to the announced length below. Past 2 GiB (more
+  // than the wasm builds' whole memory) no buffer is made up front for a length only announced.
+  const buffer = reader && total && total <= 2 ** 31 ? tryBuffer(total) : null;
+  let overrun = false;
   try {
     if (!reader) {
       chunks.push(new Uint8Array(await response.arrayBuffer()));
@@ -218,21 +225,35 @@ export async function download(response, name, progress, signal, limit = Infinit
     for (;;) {
       const { done, value } = reader ? await reader.read() : { done: true };
       if (done) break;
-      chunks.push(value);
+      if (buffer && loaded + value.length > total) {
+        overrun = true;
+        throw new RangeError('more than announced');  // the catch cancels the reader and says so
+      }
+      if (buffer) buffer.set(value, loaded);
+      else chunks.push(value);
       loaded += value.length;
-      if (loaded > limit) throw new RangeError('too large');  // the catch cancels the reader and says so
+      if (loaded > limit) throw new RangeError('too large');
       progress({ stage: 'download', file: name, loaded, total: Math.max(total, loaded) });
     }
   } catch (e) {
     reader?.cancel().catch(() => {});
     throwIfAborted(signal);
     if (loaded > limit) fail(tooLarge(loaded), 'io_error');
+    if (overrun) fail(`${name}: received more than the ${total} bytes the server announced`, 'io_error');
     fail(`${name}: the download failed: ${e?.message ?? e}`, 'io_error');
   }
   if (loaded > limit) fail(tooLarge(loaded), 'io_error');
   if (total && loaded !== total) fail(`${name}: received ${loaded} bytes, the server announced ${total}`, 'io_error');
   if (!reader) progress({ stage: 'download', file: name, loaded, total: loaded });
-  return joined(chunks, loaded);
+  return buffer ?? joined(chunks, loaded);
+}
+
+function tryBuffer(length) {
+  try {
+    return new Uint8Array(length);
+  } catch {
+    return null;  // RangeError: more than this engine can allocate
+  }
 }
 
 function joined(chunks, length) {
