@@ -16,7 +16,7 @@
 // cannot be replaced, so the template runs in an environment with these globals instead:
 // templateGlobals, the same names and behaviour but for that bound.)
 import { SimdformerError, fail } from './errors.mjs';
-import { describe } from './options.mjs';
+import { describe, readOptions } from './options.mjs';
 import { readList } from './text-inputs.mjs';
 
 let library = null;
@@ -214,22 +214,18 @@ const templateGlobals = () => ({
  */
 export async function renderChat(chat, messages, options = {}, where = 'applyChatTemplate') {
   if (!isPlainObject(options)) fail(`${where}: options must be an object, got ${describe(options)}`);
-  const known = ['addGenerationPrompt', 'tools', 'documents', 'template', 'variables'];
-  for (const key of Object.keys(options)) if (!known.includes(key)) fail(`${where}: unknown option '${key}' (known: ${known.join(', ')})`);
+  // readOptions reads own properties only: a key set on Object.prototype (template, documents,
+  // addGenerationPrompt, ...) changes no call. Each is checked below, after the messages (null
+  // refused there: `given` keeps it, where options.mjs's value() would read it as absent).
+  const given = (fallback) => ({ fallback, read: (v) => v });
+  const { addGenerationPrompt, tools: toolsGiven, documents, template, variables } = readOptions(options, {
+    addGenerationPrompt: given(false), tools: given(), documents: given(), template: given(), variables: given({}),
+  }, where);
   const list = checkMessages(messages, where);
-  // Own properties only, as options.mjs reads every options object: a key set on Object.prototype
-  // (template, documents, addGenerationPrompt, ...) must not change a call.
-  // (Defaults for undefined only: null is refused below, as before.)
-  const own = (key, fallback) => {
-    if (!Object.hasOwn(options, key)) return fallback;
-    const v = options[key];
-    return v === undefined ? fallback : v;
-  };
-  const addGenerationPrompt = own('addGenerationPrompt', false), documents = own('documents'), variables = own('variables', {});
-  const tools = readTools(own('tools'), where);
+  const tools = readTools(toolsGiven, where);
   if (typeof addGenerationPrompt !== 'boolean') fail(`${where}: addGenerationPrompt must be true or false, got ${describe(addGenerationPrompt)}`);
   if (!isPlainObject(variables)) fail(`${where}: variables must be an object, got ${describe(variables)}`);
-  const source = chooseTemplate(chat, { template: own('template'), tools }, where);
+  const source = chooseTemplate(chat, { template, tools }, where);
   const { Template, Environment, Interpreter } = await jinjaLibrary();
   let compiled;
   try {

@@ -35,7 +35,7 @@ export function floatArray(values, what) {
  * resizable one: the work then got unchecked values, or a short block that C++ read past.
  * (A detached or out-of-bounds view has length 0, and copying one would throw a TypeError.)
  */
-const floatCopy = (values) => (values.length === 0 ? new Float32Array(0) : new Float32Array(values));
+export const floatCopy = (values) => (values.length === 0 ? new Float32Array(0) : new Float32Array(values));
 
 export function isBatch(input, tokens) {
   if (!Array.isArray(input) || input.length === 0) return false;

@@ -2,6 +2,7 @@
 import { check, fail, translateInternalErrors } from './errors.mjs';
 import { CallHeap, copyF32, createHandle } from './heap.mjs';
 import { disposable, forget, watch } from './lifetime.mjs';
+import { floatCopy } from './inputs.mjs';
 import { describe } from './options.mjs';
 
 export class LinearLayer {
@@ -45,15 +46,15 @@ disposable(LinearLayer);
 translateInternalErrors(LinearLayer);
 
 /**
- * A Float32Array as this call's own copy, checked and copied into wasm memory from there, else
- * `message`. A Proxy of a Float32Array passes instanceof (not ArrayBuffer.isView) and gave one
- * length to the checks and another to the copy into wasm memory, which overran its block (a
- * RuntimeError, and 80 KB never freed); a SharedArrayBuffer's values can change meanwhile.
- * (A detached view has length 0, and copying one would throw a TypeError.)
+ * A Float32Array as this call's own copy (inputs.mjs floatCopy), checked and copied into wasm
+ * memory from there, else `message`. A Proxy of a Float32Array passes instanceof (not
+ * ArrayBuffer.isView) and gave one length to the checks and another to the copy into wasm
+ * memory, which overran its block (a RuntimeError, and 80 KB never freed); a SharedArrayBuffer's
+ * values can change meanwhile.
  */
 function float32Copy(values, message) {
   if (!(ArrayBuffer.isView(values) && values instanceof Float32Array)) fail(message);
-  return values.length === 0 ? new Float32Array(0) : new Float32Array(values);
+  return floatCopy(values);
 }
 
 /** Creates a LinearLayer from an nn.Linear weight [outFeatures * inFeatures] and optional bias. */

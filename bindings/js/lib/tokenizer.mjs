@@ -260,7 +260,7 @@ export class TextTokenizer {
       fail(`encodeOne: truncation must be 'longest_first' or 'only_first', got ${describe(truncation)}`);
     }
     const template = pair ? this.#templates.pair : this.#templates.single;
-    if (!Number.isSafeInteger(maxLength)) fail(`encodeOne: maxLength must be an integer (tokens, special tokens included), got ${describe(maxLength)}`);
+    checkMaxLength('encodeOne', maxLength);
     if (maxLength < template.specials + 1) fail(`maxLength ${maxLength} leaves no room for text next to ${template.specials} special tokens`);
     const a = this.#content(textA), b = pair ? this.#content(textB) : null;
     const originalLength = template.specials + a.ids.length + (b ? b.ids.length : 0);
@@ -440,12 +440,16 @@ export class TextTokenizer {
   }
 }
 
+function checkMaxLength(what, maxLength) {
+  if (!Number.isSafeInteger(maxLength)) fail(`${what}: maxLength must be an integer (tokens, special tokens included), got ${describe(maxLength)}`);
+}
+
 // The window methods' sizes, as encodeOne checks maxLength (the task heads read theirs as options
 // first): a stride of NaN or a string passed 'stride >= room' and made windows that never reached
 // the end (strideWindows stepped by NaN for ever, growing its list until the process died);
 // negative or fractional ones cut windows no tokenizer cuts (Rust's stride is a usize).
 function windowSizes(what, maxLength, stride) {
-  if (!Number.isSafeInteger(maxLength)) fail(`${what}: maxLength must be an integer (tokens, special tokens included), got ${describe(maxLength)}`);
+  checkMaxLength(what, maxLength);
   if (!Number.isSafeInteger(stride) || stride < 0) fail(`${what}: stride must be an integer >= 0 (tokens neighbouring windows share), got ${describe(stride)}`);
 }
 
